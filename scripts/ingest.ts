@@ -1,0 +1,39 @@
+/** `npm run ingest -- FILE...`: ingests Eskom Data Portal CSV files into the store at DATA_DIR. */
+import { resolve } from "node:path";
+import { ingestFiles, type IngestProgress } from "../src/ingest/ingest.ts";
+
+const files = process.argv.slice(2);
+if (files.length === 0 || files.includes("--help") || files.includes("-h")) {
+  process.stderr.write(
+    "Usage: npm run ingest -- FILE.csv [FILE.csv ...]\n" + "Stores into DATA_DIR (default ./data).\n",
+  );
+  process.exit(files.length === 0 ? 2 : 0);
+}
+const dir = resolve(process.env.DATA_DIR || "data");
+
+const progress: IngestProgress | undefined = process.stderr.isTTY
+  ? (stage, done, total) => {
+      const label = stage === "parse" ? "parsing files" : "writing days";
+      process.stderr.write(`\r${label}: ${done}/${total}${done === total ? "\n" : ""}`);
+    }
+  : undefined;
+
+const started = performance.now();
+const summary = ingestFiles(files, { dir, onProgress: progress });
+const ms = Math.round(performance.now() - started);
+
+for (const failure of summary.failures) process.stderr.write(`error: ${failure.message}\n`);
+const skipped = [
+  `${summary.skipped.blank} blank (hour not yet published)`,
+  `${summary.skipped.placeholder} all-zero placeholder (hour not yet published)`,
+].join(", ");
+process.stdout.write(
+  [
+    `Ingested ${summary.files - summary.failures.filter((f) => f.kind === "source").length} of ${summary.files} files into ${dir} in ${ms} ms`,
+    `  rows read:      ${summary.rowsRead}`,
+    `  hours written:  ${summary.hoursChanged} (hours whose stored reading changed)`,
+    `  days touched:   ${summary.daysTouched} (${summary.daysWritten} rewritten)`,
+    `  rows skipped:   ${skipped}`,
+  ].join("\n") + "\n",
+);
+process.exitCode = summary.failures.length > 0 ? 1 : 0;

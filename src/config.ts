@@ -1,0 +1,48 @@
+/** The service's settings, read once from the environment and validated. */
+import * as v from "valibot";
+import { resolve } from "node:path";
+
+const Port = v.pipe(
+  v.string(),
+  v.regex(/^\d+$/, "must be a whole number"),
+  v.transform(Number),
+  v.maxValue(65535, "must be at most 65535"),
+);
+const Positive = v.pipe(
+  v.string(),
+  v.regex(/^\d+$/, "must be a whole number"),
+  v.transform(Number),
+  v.minValue(1, "must be at least 1"),
+);
+
+const EnvSchema = v.object({
+  DATA_DIR: v.optional(v.string(), "data"),
+  HOST: v.optional(v.string(), "127.0.0.1"),
+  PORT: v.optional(Port, "8000"),
+  CACHE_DAYS: v.optional(Positive, "1200"),
+});
+
+/** Validated settings. */
+export interface Config {
+  /** The store directory. */
+  readonly dataDir: string;
+  readonly host: string;
+  readonly port: number;
+  /** How many parsed days the server keeps in memory (about 10 KB each). */
+  readonly cacheDays: number;
+}
+
+/** Reads the settings from `env`; throws a TypeError naming the bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value !== ""),
+  );
+  const result = v.safeParse(EnvSchema, present);
+  if (!result.success) {
+    const issue = result.issues[0];
+    const name = issue.path?.[0]?.key ?? "environment";
+    throw new TypeError(`Invalid ${String(name)}: "${String(issue.input)}" ${issue.message}`);
+  }
+  const { DATA_DIR, HOST, PORT, CACHE_DAYS } = result.output;
+  return { dataDir: resolve(DATA_DIR), host: HOST, port: PORT, cacheDays: CACHE_DAYS };
+}

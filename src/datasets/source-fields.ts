@@ -1,0 +1,79 @@
+/**
+ * How served fields are read from stored source columns (decisions section 1), shared by every
+ * dataset so that a field means the same thing wherever it appears.
+ */
+import { requireColumn } from "../source/columns.ts";
+import { type Reading, valueAt } from "../source/reading.ts";
+
+/** Catalog positions of the columns the datasets serve. */
+export const COL = {
+  residualDemand: requireColumn("residual_demand"),
+  residualForecast: requireColumn("residual_forecast"),
+  totalRe: requireColumn("total_re"),
+  imports: requireColumn("international_imports"),
+  exports: requireColumn("international_exports"),
+  thermal: requireColumn("thermal_generation"),
+  nuclear: requireColumn("nuclear_generation"),
+  utilityGas: requireColumn("eskom_gas_generation"),
+  utilityOcgt: requireColumn("eskom_ocgt_generation"),
+  hydroWater: requireColumn("hydro_water_generation"),
+  pumpedWaterGen: requireColumn("pumped_water_generation"),
+  wind: requireColumn("wind"),
+  pv: requireColumn("pv"),
+  csp: requireColumn("csp"),
+  otherRe: requireColumn("other_re"),
+} as const;
+
+/** The generation-mix fields (spec 2.5) and their source columns, in served order. */
+export const MIX_FIELDS = [
+  ["thermal_mw", COL.thermal],
+  ["nuclear_mw", COL.nuclear],
+  ["utility_gas_mw", COL.utilityGas],
+  ["utility_ocgt_mw", COL.utilityOcgt],
+  ["hydro_water_mw", COL.hydroWater],
+  ["pumped_water_gen_mw", COL.pumpedWaterGen],
+  ["wind_mw", COL.wind],
+  ["pv_mw", COL.pv],
+  ["csp_mw", COL.csp],
+  ["other_re_mw", COL.otherRe],
+] as const;
+
+/** Adds values, or null when any is null. */
+export function sumOrNull(values: readonly (number | null)[]): number | null {
+  let total = 0;
+  for (const v of values) {
+    if (v === null) return null;
+    total += v;
+  }
+  return total;
+}
+
+/** Total renewable output: the `Total RE` column, else wind + PV + CSP + other RE. */
+export function totalRe(reading: Reading | undefined): number | null {
+  return (
+    valueAt(reading, COL.totalRe) ??
+    sumOrNull([COL.wind, COL.pv, COL.csp, COL.otherRe].map((c) => valueAt(reading, c)))
+  );
+}
+
+/** Total generation: the sum of the ten generation-mix fields, or null when any is missing. */
+export function totalGeneration(reading: Reading | undefined): number | null {
+  return sumOrNull(MIX_FIELDS.map(([, c]) => valueAt(reading, c)));
+}
+
+/** `a / b`, or null when either is null or `b` is zero. */
+export function ratioOrNull(a: number | null, b: number | null): number | null {
+  return a === null || b === null || b === 0 ? null : a / b;
+}
+
+/** `a - b`, or null when either is null. */
+export function differenceOrNull(a: number | null, b: number | null): number | null {
+  return a === null || b === null ? null : a - b;
+}
+
+/** Rounds to 3 decimals, halves away from zero; null stays null and -0 becomes 0. */
+export function round3(value: number | null | undefined): number | null {
+  if (value === null || value === undefined || Number.isNaN(value)) return null;
+  const rounded = (Math.sign(value) * Math.round(Math.abs(value) * 1000)) / 1000;
+  return rounded === 0 ? 0 : rounded;
+}

@@ -1,0 +1,179 @@
+/**
+ * `grid.system_state`: residual demand, forecast, renewables, trade and the derived metrics of
+ * decisions section 2, hourly or aggregated per UTC day (section 3).
+ */
+import * as aq from "arquero";
+import { type Reading, valueAt } from "../source/reading.ts";
+import { dayKey, dayRange, formatInstant, HOUR_MS } from "../time.ts";
+import type { DataRecord, Dataset, RangeRequest } from "./dataset.ts";
+import { COL, differenceOrNull, ratioOrNull, round3, totalGeneration, totalRe } from "./source-fields.ts";
+import { forEachStoredHour } from "./stored-hours.ts";
+import type { ReadingStore } from "../store/reading-store.ts";
+
+/** One hour of system state, unrounded; the share inputs feed the daily energy-weighted share. */
+export interface SystemStateHour {
+  readonly residual_demand_mw: number | null;
+  readonly residual_forecast_mw: number | null;
+  readonly total_re_mw: number | null;
+  readonly imports_mw: number | null;
+  readonly exports_mw: number | null;
+  readonly net_import_mw: number | null;
+  readonly renewable_share_pct: number | null;
+  readonly ocgt_ramp_mw: number | null;
+  readonly forecast_error_mw: number | null;
+  readonly generation_mw: number | null;
+}
+
+/** The hourly fields, in served order. */
+export const SYSTEM_STATE_HOURLY_FIELDS = [
+  "residual_demand_mw",
+  "residual_forecast_mw",
+  "total_re_mw",
+  "imports_mw",
+  "exports_mw",
+  "net_import_mw",
+  "renewable_share_pct",
+  "ocgt_ramp_mw",
+  "forecast_error_mw",
+] as const;
+
+/** The daily fields, in served order (after `date` and `hours`). */
+export const SYSTEM_STATE_DAILY_FIELDS = [
+  "avg_residual_demand_mw",
+  "max_residual_demand_mw",
+  "avg_residual_forecast_mw",
+  "avg_total_re_mw",
+  "avg_imports_mw",
+  "avg_exports_mw",
+  "avg_net_import_mw",
+  "renewable_share_pct",
+  "max_ocgt_ramp_mw",
+  "min_ocgt_ramp_mw",
+  "avg_forecast_error_mw",
+] as const;
+
+/**
+ * The system state of one hour from its reading and the previous hour's (for the OCGT ramp), or
+ * null when the reading holds none of the dataset's base fields.
+ */
+export function systemStateHour(reading: Reading, previous: Reading | undefined): SystemStateHour | null {
+  const residualDemand = valueAt(reading, COL.residualDemand);
+  const residualForecast = valueAt(reading, COL.residualForecast);
+  const re = totalRe(reading);
+  const imports = valueAt(reading, COL.imports);
+  const exports = valueAt(reading, COL.exports);
+  if (
+    residualDemand === null &&
+    residualForecast === null &&
+    re === null &&
+    imports === null &&
+    exports === null
+  ) {
+    return null;
+  }
+  const generation = totalGeneration(reading);
+  const share = ratioOrNull(re, generation);
+  return {
+    residual_demand_mw: residualDemand,
+    residual_forecast_mw: residualForecast,
+    total_re_mw: re,
+    imports_mw: imports,
+    exports_mw: exports,
+    net_import_mw: differenceOrNull(imports, exports),
+    renewable_share_pct: share === null ? null : 100 * share,
+    ocgt_ramp_mw: differenceOrNull(valueAt(reading, COL.utilityOcgt), valueAt(previous, COL.utilityOcgt)),
+    forecast_error_mw: differenceOrNull(residualDemand, residualForecast),
+    generation_mw: generation,
+  };
+}
+
+/** The unrounded system state of every stored hour in [from, to). */
+export function systemStateHours(
+  store: ReadingStore,
+  from: number,
+  to: number,
+): { hour: number; state: SystemStateHour }[] {
+  const out: { hour: number; state: SystemStateHour }[] = [];
+  let previousHour = NaN;
+  let previous: Reading | undefined;
+  forEachStoredHour(store, from, to, (hour, reading) => {
+    const before = previousHour === hour - HOUR_MS ? previous : store.reading(hour - HOUR_MS);
+    const state = systemStateHour(reading, before);
+    previousHour = hour;
+    previous = reading;
+    if (state !== null) out.push({ hour, state });
+  });
+  return out;
+}
+
+/** Served hourly records. */
+export function systemStateHourlyRecords(store: ReadingStore, from: number, to: number): DataRecord[] {
+  return systemStateHours(store, from, to).map(({ hour, state }) => {
+    const record: DataRecord = { ts: formatInstant(hour) };
+    for (const field of SYSTEM_STATE_HOURLY_FIELDS) record[field] = round3(state[field]);
+    return record;
+  });
+}
+
+/** Aggregates hourly system state into one record per UTC day (decisions section 3). */
+export function aggregateSystemStateDays(
+  hours: readonly { hour: number; state: SystemStateHour }[],
+): DataRecord[] {
+  if (hours.length === 0) return [];
+  const rows = hours.map(({ hour, state }) => {
+    const shared = state.total_re_mw !== null && state.generation_mw !== null;
+    return {
+      date: dayKey(hour),
+      ...state,
+      share_re: shared ? state.total_re_mw : null,
+      share_generation: shared ? state.generation_mw : null,
+    };
+  });
+  const daily = aq
+    .from(rows)
+    .groupby("date")
+    .rollup({
+      hours: aq.op.count(),
+      avg_residual_demand_mw: aq.op.mean("residual_demand_mw"),
+      max_residual_demand_mw: aq.op.max("residual_demand_mw"),
+      avg_residual_forecast_mw: aq.op.mean("residual_forecast_mw"),
+      avg_total_re_mw: aq.op.mean("total_re_mw"),
+      avg_imports_mw: aq.op.mean("imports_mw"),
+      avg_exports_mw: aq.op.mean("exports_mw"),
+      avg_net_import_mw: aq.op.mean("net_import_mw"),
+      share_re: aq.op.sum("share_re"),
+      share_generation: aq.op.sum("share_generation"),
+      share_hours: aq.op.valid("share_re"),
+      max_ocgt_ramp_mw: aq.op.max("ocgt_ramp_mw"),
+      min_ocgt_ramp_mw: aq.op.min("ocgt_ramp_mw"),
+      avg_forecast_error_mw: aq.op.mean("forecast_error_mw"),
+    })
+    .derive({
+      renewable_share_pct: (d: Record<string, number>) =>
+        d.share_hours! > 0 && d.share_generation !== 0 ? (100 * d.share_re!) / d.share_generation! : null,
+    })
+    .orderby("date")
+    .objects() as Record<string, string | number | null | undefined>[];
+  return daily.map((day) => {
+    const record: DataRecord = { date: day.date as string, hours: day.hours as number };
+    for (const field of SYSTEM_STATE_DAILY_FIELDS)
+      record[field] = round3(day[field] as number | null | undefined);
+    return record;
+  });
+}
+
+/** The `grid.system_state` dataset. */
+export const systemState: Dataset = {
+  id: "grid.system_state",
+  path: "/api/v1/grid/system-state",
+  scope: "normalized_data",
+  meta: (interval) => ({
+    derived: true,
+    derivation_method: interval === "1h" ? "computed_from_source" : "aggregation_from_1h",
+  }),
+  records(store: ReadingStore, { start, end, interval }: RangeRequest): DataRecord[] {
+    if (interval === "1h") return systemStateHourlyRecords(store, start, end);
+    const { from, to } = dayRange(start, end);
+    return aggregateSystemStateDays(systemStateHours(store, from, to));
+  },
+};

@@ -1,0 +1,55 @@
+/** The one error type the HTTP layer throws, and the one function that writes any error. */
+import type { ServerResponse } from "node:http";
+
+/** 400 codes of decisions section 5, in the order that decides which one a request gets. */
+export const BAD_REQUEST_CODES = [
+  "missing_params",
+  "unknown_parameter",
+  "invalid_parameter",
+  "invalid_datetime",
+  "unsupported_interval",
+  "bad_request",
+  "range_too_large",
+] as const;
+
+export type BadRequestCode = (typeof BAD_REQUEST_CODES)[number];
+
+/** An error with its response: status, `detail`, the `error` code on a 400, and extra headers. */
+export class HttpError extends Error {
+  readonly status: number;
+  readonly code: BadRequestCode | undefined;
+  readonly detail: string;
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(
+    status: number,
+    detail: string,
+    options: { code?: BadRequestCode; headers?: Record<string, string> } = {},
+  ) {
+    super(detail);
+    this.name = "HttpError";
+    this.status = status;
+    this.code = options.code;
+    this.detail = detail;
+    this.headers = options.headers ?? {};
+  }
+}
+
+/** A 400 with its code. */
+export function badRequest(code: BadRequestCode, detail: string): HttpError {
+  return new HttpError(400, detail, { code });
+}
+
+/** Writes an error as JSON; anything that is not an HttpError becomes a 500 that hides its cause. */
+export function writeError(res: ServerResponse, error: unknown): void {
+  const known = error instanceof HttpError ? error : new HttpError(500, "Internal server error.");
+  const body =
+    known.code === undefined ? { detail: known.detail } : { error: known.code, detail: known.detail };
+  const payload = JSON.stringify(body);
+  res.writeHead(known.status, {
+    ...known.headers,
+    "Content-Type": "application/json",
+    "Content-Length": Buffer.byteLength(payload),
+  });
+  res.end(payload);
+}

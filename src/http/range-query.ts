@@ -1,0 +1,126 @@
+/**
+ * Validates the query string of a dataset request (decisions section 4) into a `RangeRequest`.
+ * When several rules are broken, the first in the order of `BAD_REQUEST_CODES` is reported.
+ */
+import * as v from "valibot";
+import type { Interval, RangeRequest } from "../datasets/dataset.ts";
+import { DAY_MS } from "../time.ts";
+import { badRequest } from "./http-error.ts";
+import { type Instant, InstantSchema } from "./instant.ts";
+
+/** The longest span, in days, allowed at each interval. */
+export const MAX_SPAN_DAYS: Readonly<Record<Interval, number>> = { "1h": 366, "1d": 7320 };
+
+export const INTERVALS: readonly Interval[] = ["1h", "1d"];
+const IntervalSchema = v.picklist(INTERVALS);
+
+/** A dataset-specific parameter: its schema turns the raw string into the option's value. */
+export interface ExtraParameter {
+  readonly schema: v.GenericSchema<string, unknown>;
+  /** What the value may be, for the error detail. */
+  readonly expected: string;
+  readonly default: unknown;
+}
+
+const RANGE_PARAMETERS = ["start", "end", "interval"];
+
+/** The validated range and options, plus whether each bound carried a fraction of a second. */
+export interface ParsedRange extends RangeRequest {
+  readonly startFractional: boolean;
+  readonly endFractional: boolean;
+}
+
+/** Parses and validates a dataset query; throws a 400 HttpError. */
+export function parseRangeQuery(
+  params: URLSearchParams,
+  extras: Readonly<Record<string, ExtraParameter>> = {},
+): ParsedRange {
+  const allowed = [...RANGE_PARAMETERS, ...Object.keys(extras)];
+  const names = [...new Set(params.keys())];
+
+  const missing = ["start", "end"].filter((name) => (params.get(name) ?? "") === "");
+  if (missing.length > 0) {
+    throw badRequest(
+      "missing_params",
+      `Missing required query parameter${missing.length > 1 ? "s" : ""}: ${missing.join(", ")}. ` +
+        "Both 'start' and 'end' are required, as ISO-8601 date-times with an offset (e.g. 2024-01-01T00:00:00Z) or dates.",
+    );
+  }
+  const unknown = names.filter((name) => !allowed.includes(name));
+  if (unknown.length > 0) {
+    throw badRequest(
+      "unknown_parameter",
+      `Unknown query parameter${unknown.length > 1 ? "s" : ""}: ${unknown.map((n) => `'${n}'`).join(", ")}. ` +
+        `Allowed: ${allowed.join(", ")}.`,
+    );
+  }
+  const repeated = names.find((name) => params.getAll(name).length > 1);
+  if (repeated !== undefined) {
+    throw badRequest(
+      "invalid_parameter",
+      `Query parameter '${repeated}' is given more than once; give it once.`,
+    );
+  }
+  const options: Record<string, unknown> = {};
+  for (const [name, extra] of Object.entries(extras)) {
+    const raw = params.get(name);
+    if (raw === null) {
+      options[name] = extra.default;
+      continue;
+    }
+    const result = v.safeParse(extra.schema, raw);
+    if (!result.success) {
+      throw badRequest(
+        "invalid_parameter",
+        `Query parameter '${name}' must be ${extra.expected}, not '${raw}'.`,
+      );
+    }
+    options[name] = result.output;
+  }
+
+  const start = instant(params, "start");
+  const end = instant(params, "end");
+
+  const rawInterval = params.get("interval") ?? "1h";
+  const interval = v.safeParse(IntervalSchema, rawInterval);
+  if (!interval.success) {
+    throw badRequest(
+      "unsupported_interval",
+      `Unsupported interval '${rawInterval}'. Supported intervals: ${INTERVALS.join(", ")}.`,
+    );
+  }
+  if (end.ms <= start.ms) {
+    throw badRequest("bad_request", "'end' must be after 'start'; the range is [start, end).");
+  }
+  const limit = MAX_SPAN_DAYS[interval.output];
+  if (end.ms - start.ms > limit * DAY_MS) {
+    throw badRequest(
+      "range_too_large",
+      `The range spans more than ${limit} days, the longest allowed at interval ${interval.output}. ` +
+        "Split it into several requests" +
+        (interval.output === "1h" ? ", or ask for interval 1d." : "."),
+    );
+  }
+  return {
+    start: start.ms,
+    end: end.ms,
+    interval: interval.output,
+    options,
+    startFractional: start.fractional,
+    endFractional: end.fractional,
+  };
+}
+
+function instant(params: URLSearchParams, name: string): Instant {
+  const raw = params.get(name)!;
+  const result = v.safeParse(InstantSchema, raw);
+  if (result.success) return result.output;
+  const problem = result.issues[0].message;
+  const detail =
+    problem === "no_offset"
+      ? `'${name}' has no UTC offset: '${raw}'. Add 'Z' for UTC or an offset such as '+02:00' (e.g. '${raw}Z').`
+      : problem === "impossible"
+        ? `'${name}' is not a real date-time: '${raw}'.`
+        : `'${name}' is not an ISO-8601 date-time: '${raw}'. Use e.g. 2024-01-01T00:00:00Z or 2024-01-01.`;
+  throw badRequest("invalid_datetime", detail);
+}

@@ -1,0 +1,35 @@
+/**
+ * The route table is plain data: a path, the methods it answers, and a handler. The router only
+ * finds the route for a path; the app decides 404 (no route) and 405 (wrong method), in the order
+ * decisions section 5 gives.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+
+/** What a handler gets besides the raw request and response. */
+export interface RequestContext {
+  readonly url: URL;
+  readonly requestId: string;
+  /** The key prefix, once authentication has run; for the access log. */
+  keyPrefix: string | null;
+}
+
+export type Handler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx: RequestContext,
+) => void | Promise<void>;
+
+/** One entry of the route table. */
+export interface Route {
+  readonly path: string;
+  readonly methods: readonly string[];
+  /** The limiter scope, or null for a route that needs no key (health, documents). */
+  readonly scope: string | null;
+  readonly handler: Handler;
+}
+
+/** Finds the route for a path; a single trailing slash is ignored. */
+export function createRouter(routes: readonly Route[]): (path: string) => Route | undefined {
+  const table = new Map(routes.map((route) => [route.path, route]));
+  return (path) => table.get(path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path);
+}

@@ -1,0 +1,129 @@
+/**
+ * Ingest: portal CSV files in, day files out. Every file is parsed whole before anything is
+ * written, so a bad file contributes nothing; the good files of the same call still land. Each
+ * touched day is rewritten atomically only when its bytes change, and the manifest last, so a
+ * killed ingest leaves every file whole and a re-run completes the same store.
+ */
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { basename, join } from "node:path";
+import { parsePortalCsv, PortalCsvError, type PortalFile, type SkipReason } from "../source/portal-csv.ts";
+import { fsyncDirectory, removeStaleTempFiles, writeFileAtomic } from "../store/atomic-write.ts";
+import { type Day, dayFileName, emptyDay, parseDay, serializeDay } from "../store/day-file.ts";
+import { withLock } from "../store/lock-file.ts";
+import {
+  dayEntry,
+  loadManifest,
+  MANIFEST_FILE,
+  READINGS_DIR,
+  serializeManifest,
+  writeManifest,
+} from "../store/manifest.ts";
+import { mergeFile } from "./merge.ts";
+
+/** What one call did; `failures` lists the files refused, with the reason. */
+export interface IngestSummary {
+  readonly files: number;
+  readonly rowsRead: number;
+  readonly hoursChanged: number;
+  readonly daysTouched: number;
+  readonly daysWritten: number;
+  readonly skipped: Record<SkipReason, number>;
+  /** Files refused (nothing of them was stored) and day files left alone because unreadable. */
+  readonly failures: { file: string; kind: "source" | "day"; message: string }[];
+}
+
+/** Progress as the work goes, for a terminal. */
+export type IngestProgress = (stage: "parse" | "write", done: number, total: number) => void;
+
+/** Ingests `paths` in order into the store at `dir`. */
+export function ingestFiles(
+  paths: readonly string[],
+  options: { dir: string; onProgress?: IngestProgress },
+): IngestSummary {
+  const { dir, onProgress } = options;
+  const readingsDir = join(dir, READINGS_DIR);
+  mkdirSync(readingsDir, { recursive: true });
+  const failures: IngestSummary["failures"] = [];
+
+  const parsed: PortalFile[] = [];
+  paths.forEach((path, i) => {
+    onProgress?.("parse", i, paths.length);
+    try {
+      parsed.push(parsePortalCsv(readFileSync(path, "utf8"), basename(path)));
+    } catch (error) {
+      const message =
+        error instanceof PortalCsvError
+          ? error.message
+          : `Cannot read "${basename(path)}": ${(error as Error).message}`;
+      failures.push({ file: path, kind: "source", message });
+    }
+  });
+  onProgress?.("parse", paths.length, paths.length);
+
+  const skipped: Record<SkipReason, number> = { blank: 0, placeholder: 0 };
+  let rowsRead = 0;
+  for (const file of parsed) {
+    rowsRead += file.rowsRead;
+    skipped.blank += file.skipped.blank;
+    skipped.placeholder += file.skipped.placeholder;
+  }
+
+  return withLock(join(dir, ".ingest.lock"), () => {
+    removeStaleTempFiles(readingsDir);
+    const days = new Map<string, { day: Day; before: string }>();
+    const corrupt = new Set<string>();
+    const loadDay = (key: string): Day => {
+      let entry = days.get(key);
+      if (entry === undefined) {
+        const path = join(readingsDir, dayFileName(key));
+        const before = existsSync(path) ? readFileSync(path, "utf8") : "";
+        let day: Day;
+        try {
+          day = before === "" ? emptyDay(key) : parseDay(before, key);
+        } catch (error) {
+          // Never overwrite what cannot be read: leave the file for the operator to inspect.
+          if (!corrupt.has(key))
+            failures.push({ file: path, kind: "day", message: (error as Error).message });
+          corrupt.add(key);
+          day = emptyDay(key);
+        }
+        entry = { day, before };
+        days.set(key, entry);
+      }
+      return entry.day;
+    };
+
+    let hoursChanged = 0;
+    for (const file of parsed) hoursChanged += mergeFile(file, loadDay);
+
+    const manifestPath = join(dir, MANIFEST_FILE);
+    const manifestBefore = existsSync(manifestPath) ? readFileSync(manifestPath, "utf8") : null;
+    const manifest = loadManifest(dir);
+    const keys = [...days.keys()].filter((k) => !corrupt.has(k)).sort();
+    let daysWritten = 0;
+    keys.forEach((key, i) => {
+      if (i % 64 === 0) onProgress?.("write", i, keys.length);
+      const { day, before } = days.get(key)!;
+      const text = serializeDay(day);
+      if (text === "") return;
+      if (text !== before) {
+        writeFileAtomic(join(readingsDir, dayFileName(key)), text);
+        daysWritten++;
+      }
+      manifest.set(key, dayEntry(day, text));
+    });
+    onProgress?.("write", keys.length, keys.length);
+    if (daysWritten > 0) fsyncDirectory(readingsDir);
+    if (serializeManifest(manifest) !== manifestBefore) writeManifest(dir, manifest);
+
+    return {
+      files: paths.length,
+      rowsRead,
+      hoursChanged,
+      daysTouched: keys.length,
+      daysWritten,
+      skipped,
+      failures,
+    };
+  });
+}

@@ -1,0 +1,103 @@
+/**
+ * The catalog of Eskom Data Portal columns the service understands, named in snake_case.
+ *
+ * A stored reading keeps every catalog column its source file carried. The catalog is closed on
+ * purpose: a column the service does not know is refused at ingest with a clear error, rather than
+ * guessed at, so that a renamed or new portal column is noticed by the operator.
+ */
+
+/** What a column measures; `forecast` columns do not count as actual readings. */
+export type ColumnKind = "forecast" | "actual" | "capacity" | "storage";
+
+/** One known source column. */
+export interface Column {
+  readonly name: string;
+  readonly kind: ColumnKind;
+}
+
+const COLUMNS: readonly Column[] = [
+  // Demand and forecasts (export and live `System_hourly_actual_and_forecasted_demand.csv`).
+  { name: "original_res_forecast_before_lockdown", kind: "forecast" },
+  { name: "residual_forecast", kind: "forecast" },
+  { name: "rsa_contracted_forecast", kind: "forecast" },
+  { name: "dispatchable_generation", kind: "actual" },
+  { name: "residual_demand", kind: "actual" },
+  { name: "rsa_contracted_demand", kind: "actual" },
+  { name: "international_exports", kind: "actual" },
+  { name: "international_imports", kind: "actual" },
+  // Generation by source.
+  { name: "thermal_generation", kind: "actual" },
+  { name: "thermal_gen_excl_pumping_and_sco", kind: "actual" },
+  { name: "nuclear_generation", kind: "actual" },
+  { name: "eskom_gas_generation", kind: "actual" },
+  { name: "eskom_ocgt_generation", kind: "actual" },
+  { name: "hydro_water_generation", kind: "actual" },
+  { name: "pumped_water_generation", kind: "actual" },
+  // Load reduction and interruptible supply.
+  { name: "ils_usage", kind: "actual" },
+  { name: "manual_load_reduction_mlr", kind: "actual" },
+  { name: "ios_excl_ils_and_mlr", kind: "actual" },
+  { name: "dispatchable_ipp_ocgt", kind: "actual" },
+  // Synchronous-condenser operation and pumping (negative values are consumption).
+  { name: "eskom_gas_sco", kind: "actual" },
+  { name: "eskom_ocgt_sco", kind: "actual" },
+  { name: "hydro_water_sco", kind: "actual" },
+  { name: "pumped_water_sco_pumping", kind: "actual" },
+  { name: "eskom_ocgt_sco_pumping", kind: "actual" },
+  { name: "eskom_gas_sco_pumping", kind: "actual" },
+  { name: "hydro_water_sco_pumping", kind: "actual" },
+  // Renewables.
+  { name: "wind", kind: "actual" },
+  { name: "pv", kind: "actual" },
+  { name: "csp", kind: "actual" },
+  { name: "other_re", kind: "actual" },
+  { name: "total_re", kind: "actual" },
+  // Installed capacity and capacity lost to outages (MW).
+  { name: "wind_installed_capacity", kind: "capacity" },
+  { name: "pv_installed_capacity", kind: "capacity" },
+  { name: "csp_installed_capacity", kind: "capacity" },
+  { name: "other_re_installed_capacity", kind: "capacity" },
+  { name: "total_re_installed_capacity", kind: "capacity" },
+  { name: "installed_eskom_capacity", kind: "capacity" },
+  { name: "total_pclf", kind: "capacity" },
+  { name: "total_uclf", kind: "capacity" },
+  { name: "total_oclf", kind: "capacity" },
+  { name: "total_uclf_oclf", kind: "capacity" },
+  { name: "non_comm_sentout", kind: "actual" },
+  // Pumped-storage energy levels, in hours of generation.
+  { name: "drakensberg_gen_unit_hours", kind: "storage" },
+  { name: "palmiet_gen_unit_hours", kind: "storage" },
+  { name: "ingula_gen_unit_hours", kind: "storage" },
+];
+
+/** Every known column, in the order readings are stored. */
+export const columns: readonly Column[] = COLUMNS;
+
+/** How many columns a reading has room for. */
+export const COLUMN_COUNT = COLUMNS.length;
+
+const INDEX = new Map(COLUMNS.map((column, i) => [column.name, i]));
+
+/** The header names (normalized) that hold the hour-beginning timestamp. */
+export const TIMESTAMP_COLUMNS: ReadonlySet<string> = new Set(["date_time_hour_beginning", "datetimekey"]);
+
+/** Turns a portal header name into the snake_case name the store uses. */
+export function normalizeColumnName(header: string): string {
+  return header
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "_")
+    .replace(/^_+|_+$/g, "");
+}
+
+/** The position of a column in a reading, or -1 for a name the catalog does not know. */
+export function columnIndex(name: string): number {
+  return INDEX.get(name) ?? -1;
+}
+
+/** The position of a column that must exist; throws for a programming error. */
+export function requireColumn(name: string): number {
+  const i = INDEX.get(name);
+  if (i === undefined) throw new RangeError(`Unknown column "${name}"`);
+  return i;
+}

@@ -1,0 +1,53 @@
+/** Crash-safe file replacement: a reader sees the old bytes or the new, never a mix. */
+import { closeSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, writeSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { randomBytes } from "node:crypto";
+
+const TEMP_MARK = ".tmp-";
+
+/** Writes `data` to a temp file beside `path`, fsyncs it, then renames it over `path`. */
+export function writeFileAtomic(
+  path: string,
+  data: string | Uint8Array,
+  options: { mode?: number } = {},
+): void {
+  const temp = `${path}${TEMP_MARK}${process.pid}-${randomBytes(4).toString("hex")}`;
+  const fd = openSync(temp, "wx", options.mode ?? 0o644);
+  try {
+    writeSync(fd, typeof data === "string" ? Buffer.from(data) : data);
+    fsyncSync(fd);
+  } catch (error) {
+    closeSync(fd);
+    rmSync(temp, { force: true });
+    throw error;
+  }
+  closeSync(fd);
+  renameSync(temp, path);
+}
+
+/** Makes completed renames in a directory durable. */
+export function fsyncDirectory(dir: string): void {
+  const fd = openSync(dir, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Removes temp files a killed writer left in `dir`; call only while holding the writers' lock. */
+export function removeStaleTempFiles(dir: string): number {
+  let removed = 0;
+  for (const name of readdirSync(dir)) {
+    if (name.includes(TEMP_MARK)) {
+      rmSync(join(dir, name), { force: true });
+      removed++;
+    }
+  }
+  return removed;
+}
+
+/** Whether a file name is a writer's temp file, which readers must ignore. */
+export function isTempFile(path: string): boolean {
+  return basename(path).includes(TEMP_MARK) || dirname(path).includes(TEMP_MARK);
+}

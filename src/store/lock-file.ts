@@ -1,0 +1,72 @@
+/**
+ * An exclusive lock between processes: a file that names its owner's pid, put in place with
+ * link(2), which fails atomically when the lock exists. A lock whose owner has died (a killed
+ * ingest) is taken over, so a crash never blocks the store for good.
+ */
+import { linkSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+
+/** Raised when the lock is still held by a live process after the wait. */
+export class LockBusyError extends Error {
+  constructor(path: string, pid: number) {
+    super(`Cannot take the lock "${path}": process ${pid} holds it`);
+    this.name = "LockBusyError";
+  }
+}
+
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+
+function sleep(ms: number): void {
+  Atomics.wait(sleeper, 0, 0, ms);
+}
+
+function alive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+function owner(path: string): number | undefined {
+  try {
+    return Number(readFileSync(path, "utf8"));
+  } catch {
+    return undefined; // released meanwhile
+  }
+}
+
+/** Runs `fn` while holding the lock at `path`, waiting up to `waitMs` for another holder. */
+export function withLock<T>(path: string, fn: () => T, options: { waitMs?: number } = {}): T {
+  const deadline = Date.now() + (options.waitMs ?? 10_000);
+  const mine = `${path}.${process.pid}-${randomBytes(4).toString("hex")}`;
+  writeFileSync(mine, String(process.pid), { mode: 0o600 });
+  try {
+    for (;;) {
+      try {
+        linkSync(mine, path);
+        break;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      }
+      const pid = owner(path);
+      if (pid === undefined) continue;
+      // Re-read right before removing, so that a lock just retaken by a live process survives.
+      if (!alive(pid) && owner(path) === pid) {
+        rmSync(path, { force: true });
+        continue;
+      }
+      if (Date.now() >= deadline) throw new LockBusyError(path, pid);
+      sleep(10 + Math.random() * 20);
+    }
+  } finally {
+    rmSync(mine, { force: true });
+  }
+  try {
+    return fn();
+  } finally {
+    rmSync(path, { force: true });
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * The server's view of the store. Day files are read on demand, only for the days a range
+ * touches, and the most recently used stay in memory (at most `cacheDays`). Each call to
+ * `refresh` stats `manifest.json`; when an ingest has replaced it, days whose hash changed are
+ * dropped, so a running server sees new data without a restart.
+ */
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import type { Reading } from "../source/reading.ts";
+import { dayKey, HOUR_MS } from "../time.ts";
+import { type Day, dayFileName, parseDay } from "./day-file.ts";
+import { loadManifest, MANIFEST_FILE, READINGS_DIR, type DayEntry, type Manifest } from "./manifest.ts";
+import { Lru } from "./lru.ts";
+
+/** What the store held at the last refresh. */
+export interface StoreSnapshot {
+  readonly manifest: Manifest;
+  /** The newest hour (UTC ms) holding an actual reading, or null for an empty store. */
+  readonly lastActual: number | null;
+  /** Increases whenever the manifest changes. */
+  readonly version: number;
+}
+
+/** Read access to stored readings. */
+export interface ReadingStore {
+  /** Picks up a new ingest, if any, and returns the current snapshot. */
+  refresh(): StoreSnapshot;
+  /** The stored day with that key, or undefined when there is none. */
+  day(key: string): Day | undefined;
+  /** The reading of the hour beginning at `hour` (UTC ms), if stored. */
+  reading(hour: number): Reading | undefined;
+  /** The manifest entry of a day, if stored. */
+  entry(key: string): DayEntry | undefined;
+}
+
+/** Opens the store in `dir`, keeping at most `cacheDays` parsed days in memory. */
+export function createReadingStore(options: { dir: string; cacheDays?: number }): ReadingStore {
+  const { dir } = options;
+  const manifestPath = join(dir, MANIFEST_FILE);
+  const cache = new Lru<string, { hash: string; day: Day }>(options.cacheDays ?? 1000);
+  let stamp = "";
+  let snapshot: StoreSnapshot = { manifest: new Map(), lastActual: null, version: 0 };
+
+  function refresh(): StoreSnapshot {
+    const stat = statSync(manifestPath, { throwIfNoEntry: false });
+    const next = stat ? `${stat.ino}:${stat.size}:${stat.mtimeMs}` : "none";
+    if (next === stamp) return snapshot;
+    stamp = next;
+    const manifest = loadManifest(dir);
+    let lastActual: number | null = null;
+    for (const entry of manifest.values()) {
+      if (entry.lastActual !== null && (lastActual === null || entry.lastActual > lastActual)) {
+        lastActual = entry.lastActual;
+      }
+    }
+    snapshot = { manifest, lastActual, version: snapshot.version + 1 };
+    return snapshot;
+  }
+
+  function day(key: string): Day | undefined {
+    const entry = snapshot.manifest.get(key);
+    if (entry === undefined) return undefined;
+    const cached = cache.get(key);
+    if (cached !== undefined && cached.hash === entry.hash) return cached.day;
+    const text = readFileSync(join(dir, READINGS_DIR, dayFileName(key)), "utf8");
+    const parsed = parseDay(text, key);
+    cache.set(key, { hash: entry.hash, day: parsed });
+    return parsed;
+  }
+
+  function reading(hour: number): Reading | undefined {
+    const found = day(dayKey(hour));
+    return found?.hours[Math.floor((hour - found.start) / HOUR_MS)];
+  }
+
+  refresh();
+  return { refresh, day, reading, entry: (key) => snapshot.manifest.get(key) };
+}

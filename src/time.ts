@@ -1,0 +1,43 @@
+/** Millisecond arithmetic and formatting for UTC instants, hours and days. */
+
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 24 * HOUR_MS;
+
+function pad(n: number, width = 2): string {
+  return String(n).padStart(width, "0");
+}
+
+/** The UTC calendar day of an instant, `YYYY-MM-DD`. */
+export function dayKey(ms: number): string {
+  const d = new Date(ms);
+  return `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
+}
+
+/** The instant at 00:00 UTC of a `YYYY-MM-DD` day key. */
+export function dayStart(key: string): number {
+  return Date.UTC(Number(key.slice(0, 4)), Number(key.slice(5, 7)) - 1, Number(key.slice(8, 10)));
+}
+
+/** An instant as the service writes it: `YYYY-MM-DDThh:mm:ss+00:00`, with `.sss` on request. */
+export function formatInstant(ms: number, withMillis = false): string {
+  const d = new Date(ms);
+  const base = `${dayKey(ms)}T${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
+  return withMillis ? `${base}.${pad(d.getUTCMilliseconds(), 3)}+00:00` : `${base}+00:00`;
+}
+
+/** The first whole hour at or after an instant. */
+export function ceilHour(ms: number): number {
+  return Math.ceil(ms / HOUR_MS) * HOUR_MS;
+}
+
+/** The first 00:00 UTC at or after an instant. */
+export function ceilDay(ms: number): number {
+  return Math.ceil(ms / DAY_MS) * DAY_MS;
+}
+
+/** The whole UTC days whose 00:00 lies in [start, end): from the first 00:00 to the last day's end. */
+export function dayRange(start: number, end: number): { from: number; to: number } {
+  const from = ceilDay(start);
+  const days = Math.max(0, Math.ceil((end - from) / DAY_MS));
+  return { from, to: from + days * DAY_MS };
+}
