@@ -72,7 +72,8 @@ export function systemStateHour(reading: Reading, previous: Reading | undefined)
     return null;
   }
   const generation = totalGeneration(reading);
-  const share = ratioOrNull(re, generation);
+  // As decisions section 2 writes it, 100 * total_re / generation, evaluated left to right.
+  const share = ratioOrNull(re === null ? null : 100 * re, generation);
   return {
     residual_demand_mw: residualDemand,
     residual_forecast_mw: residualForecast,
@@ -80,7 +81,7 @@ export function systemStateHour(reading: Reading, previous: Reading | undefined)
     imports_mw: imports,
     exports_mw: exports,
     net_import_mw: differenceOrNull(imports, exports),
-    renewable_share_pct: share === null ? null : 100 * share,
+    renewable_share_pct: share,
     ocgt_ramp_mw: differenceOrNull(valueAt(reading, COL.utilityOcgt), valueAt(previous, COL.utilityOcgt)),
     forecast_error_mw: differenceOrNull(residualDemand, residualForecast),
     generation_mw: generation,

@@ -1,0 +1,31 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { resolve } from "node:path";
+import { loadConfig } from "../src/config.ts";
+
+test("defaults: ./data, 127.0.0.1:8000", () => {
+  assert.deepEqual(loadConfig({}), {
+    dataDir: resolve("data"),
+    host: "127.0.0.1",
+    port: 8000,
+    cacheDays: 1200,
+  });
+});
+
+test("settings come from the environment; empty values mean the default", () => {
+  const config = loadConfig({
+    DATA_DIR: "/srv/gds",
+    HOST: "0.0.0.0",
+    PORT: "9000",
+    CACHE_DAYS: "10",
+    EXTRA: "x",
+  });
+  assert.deepEqual(config, { dataDir: "/srv/gds", host: "0.0.0.0", port: 9000, cacheDays: 10 });
+  assert.equal(loadConfig({ PORT: "" }).port, 8000);
+});
+
+test("a bad setting is refused, naming the variable", () => {
+  assert.throws(() => loadConfig({ PORT: "eighty" }), /Invalid PORT: "eighty" must be a whole number/);
+  assert.throws(() => loadConfig({ PORT: "70000" }), /Invalid PORT: "70000" must be at most 65535/);
+  assert.throws(() => loadConfig({ CACHE_DAYS: "0" }), /Invalid CACHE_DAYS: "0" must be at least 1/);
+});

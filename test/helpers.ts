@@ -1,0 +1,117 @@
+/** Shared test fixtures: temp stores, CSV builders and a real server on port 0. */
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { TestContext } from "node:test";
+import { ingestFiles } from "../src/ingest/ingest.ts";
+import { createService, type ServiceOptions } from "../src/service.ts";
+import { createReadingStore } from "../src/store/reading-store.ts";
+
+/** A temp directory removed when the test ends. */
+export function tempDir(t: TestContext, prefix = "gds-"): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** Writes `text` to `name` in `dir` and returns its path. */
+export function writeFile(dir: string, name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+/** Ingests CSV texts (written to temp files in order) into `dataDir`, asserting no failures. */
+export function ingestTexts(dataDir: string, texts: Record<string, string>): ReturnType<typeof ingestFiles> {
+  const sources = mkdtempSync(join(tmpdir(), "gds-src-"));
+  try {
+    const paths = Object.entries(texts).map(([name, text]) => writeFile(sources, name, text));
+    const summary = ingestFiles(paths, { dir: dataDir });
+    if (summary.failures.length > 0) throw new Error(summary.failures.map((f) => f.message).join("\n"));
+    return summary;
+  } finally {
+    rmSync(sources, { recursive: true, force: true });
+  }
+}
+
+/** Every file under a directory with its bytes, for byte-identity checks. */
+export function snapshotDir(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (sub: string) => {
+    for (const entry of readdirSync(join(dir, sub), { withFileTypes: true })) {
+      const rel = sub ? `${sub}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) walk(rel);
+      else out[rel] = readFileSync(join(dir, rel), "utf8");
+    }
+  };
+  if (existsSync(dir)) walk("");
+  return out;
+}
+
+/** The export header for a subset of columns, in the given order. */
+export function exportCsv(
+  columns: readonly string[],
+  rows: readonly (readonly (string | number)[])[],
+): string {
+  return (
+    [["Date Time Hour Beginning", ...columns].join(","), ...rows.map((r) => r.join(","))].join("\n") + "\n"
+  );
+}
+
+/** A live-format file: `;` delimiter, `,` decimals, CRLF. */
+export function liveCsv(header: readonly string[], rows: readonly (readonly (string | number)[])[]): string {
+  const cell = (v: string | number) => (typeof v === "number" ? String(v).replace(".", ",") : v);
+  return [header.join(";"), ...rows.map((r) => r.map(cell).join(";"))].join("\r\n") + "\r\n";
+}
+
+/** A running service on an ephemeral port, closed when the test ends. */
+export interface TestServer {
+  readonly url: string;
+  readonly server: Server;
+  readonly logs: Record<string, unknown>[];
+  readonly errors: unknown[];
+  get(path: string, init?: RequestInit): Promise<Response>;
+}
+
+/** Starts the real service on port 0 over the store at `dataDir`. */
+export async function startServer(
+  t: TestContext,
+  dataDir: string,
+  options: Partial<Omit<ServiceOptions, "store">> & { cacheDays?: number } = {},
+): Promise<TestServer> {
+  const logs: Record<string, unknown>[] = [];
+  const errors: unknown[] = [];
+  const store = createReadingStore({ dir: dataDir, cacheDays: options.cacheDays ?? 50 });
+  const server = createServer(
+    createService({
+      store,
+      log: (entry) => logs.push({ ...entry }),
+      logError: (error) => errors.push(error),
+      ...options,
+    }),
+  );
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  t.after(
+    () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  );
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    server,
+    logs,
+    errors,
+    get: (path, init) => fetch(url + path, init),
+  };
+}
+
+/** Where the real Eskom files are, or undefined (with the reason logged) when absent. */
+export const REAL_DATA_DIR = join(import.meta.dirname, "..", "..", "shared", "data", "eskom");
+export const REAL_DATA_SKIP = existsSync(REAL_DATA_DIR)
+  ? false
+  : `real Eskom data not found at ${REAL_DATA_DIR}; these tests need ../shared/data/eskom beside the checkout`;

@@ -1,0 +1,82 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { ingestFiles } from "../src/ingest/ingest.ts";
+import { generateSampleExport } from "../src/sample/sample-export.ts";
+import { parseDay } from "../src/store/day-file.ts";
+import { snapshotDir, tempDir, writeFile } from "./helpers.ts";
+
+const ROOT = join(import.meta.dirname, "..");
+
+function runIngest(dataDir: string, file: string) {
+  return spawn(process.execPath, ["--import", "tsx", "scripts/ingest.ts", file], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: dataDir },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+}
+
+test("an ingest killed part-way, then re-run, gives the same store as one uninterrupted run", async (t) => {
+  const src = tempDir(t);
+  const before = writeFile(
+    src,
+    "before.csv",
+    generateSampleExport({ firstDay: "2024-01-01", days: 540, seed: 1 }),
+  );
+  const update = writeFile(
+    src,
+    "update.csv",
+    generateSampleExport({ firstDay: "2024-01-01", days: 540, seed: 2 }),
+  );
+
+  const reference = tempDir(t);
+  ingestFiles([before, update], { dir: reference });
+  const expected = snapshotDir(reference);
+
+  const dir = tempDir(t);
+  ingestFiles([before], { dir });
+  const old = snapshotDir(dir);
+  const days = readdirSync(join(dir, "readings")).sort();
+  const firstDay = join(dir, "readings", days[0]!);
+  const firstMtime = statSync(firstDay).mtimeMs;
+
+  // Kill the update as soon as it has replaced its first day file.
+  const child = runIngest(dir, update);
+  const killedAt = await new Promise<string>((resolve) => {
+    const poll = setInterval(() => {
+      if (statSync(firstDay).mtimeMs !== firstMtime) {
+        clearInterval(poll);
+        child.kill("SIGKILL");
+        resolve("part-way");
+      }
+    }, 1);
+    child.on("exit", () => {
+      clearInterval(poll);
+      resolve("after exit");
+    });
+  });
+  await new Promise((resolve) =>
+    child.exitCode !== null || child.signalCode !== null ? resolve(null) : child.on("exit", resolve),
+  );
+  t.diagnostic(`killed ${killedAt}`);
+
+  // Every day file is whole: either its old bytes or its new bytes, never a mix.
+  const killed = snapshotDir(dir);
+  let replaced = 0;
+  for (const [name, text] of Object.entries(killed)) {
+    if (!name.startsWith("readings/")) continue;
+    if (name.includes(".tmp-")) continue; // a temp file the kill left behind; readers ignore it
+    assert.ok(text === old[name] || text === expected[name], `${name} is neither old nor new`);
+    if (text !== old[name]) replaced++;
+    parseDay(text, name.slice("readings/".length, -".jsonl".length));
+  }
+  if (killedAt === "part-way")
+    assert.ok(replaced >= 1 && replaced < days.length, `${replaced} of ${days.length} replaced`);
+
+  const rerun = runIngest(dir, update);
+  const code = await new Promise((resolve) => rerun.on("exit", resolve));
+  assert.equal(code, 0);
+  assert.deepEqual(snapshotDir(dir), expected);
+});
