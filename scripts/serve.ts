@@ -1,6 +1,6 @@
 /**
  * `make serve`: seeds an empty store with a year of generated sample data (through the real
- * ingest path), then starts the service.
+ * ingest path), creates a first key when there is none, then starts the service.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -8,6 +8,8 @@ import { loadConfig } from "../src/config.ts";
 import { ingestFiles } from "../src/ingest/ingest.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
 import { loadManifest } from "../src/store/manifest.ts";
+import { createKey } from "../src/keys/key-admin.ts";
+import { readKeys } from "../src/keys/key-file.ts";
 
 const SAMPLE_FIRST_DAY = "2025-01-01";
 const SAMPLE_DAYS = 365;
@@ -28,5 +30,24 @@ if (loadManifest(config.dataDir).size === 0) {
     process.exit(1);
   }
   process.stderr.write(`Ingested ${summary.rowsRead} sample rows into ${summary.daysTouched} day files\n`);
+}
+if (readKeys(config.dataDir).length === 0) {
+  const { key } = createKey(config.dataDir, { name: "bootstrap", account: "admin" });
+  const host = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
+  process.stderr.write(
+    [
+      "",
+      "Created the first API key (account admin, name bootstrap). It is shown only this once:",
+      "",
+      `    ${key}`,
+      "",
+      "Try it:",
+      "",
+      `    curl -H 'X-API-KEY: ${key}' 'http://${host}:${config.port}/api/v1/grid/system-state?start=2025-06-01T00:00:00Z&end=2025-06-01T06:00:00Z'`,
+      "",
+      "Manage keys with: npm run --silent keys -- help",
+      "",
+    ].join("\n") + "\n",
+  );
 }
 await import("../src/main.ts");

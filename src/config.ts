@@ -1,6 +1,7 @@
 /** The service's settings, read once from the environment and validated. */
 import * as v from "valibot";
 import { resolve } from "node:path";
+import { configuredLimits, type Scope } from "./limits/scopes.ts";
 
 const Port = v.pipe(
   v.string(),
@@ -20,6 +21,7 @@ const EnvSchema = v.object({
   HOST: v.optional(v.string(), "127.0.0.1"),
   PORT: v.optional(Port, "8000"),
   CACHE_DAYS: v.optional(Positive, "1200"),
+  RATE_LIMITS: v.optional(v.string(), ""),
 });
 
 /** Validated settings. */
@@ -30,6 +32,8 @@ export interface Config {
   readonly port: number;
   /** How many parsed days the server keeps in memory (about 10 KB each). */
   readonly cacheDays: number;
+  /** Requests per key in any 60 s, by scope, before a key's own overrides. */
+  readonly limits: Readonly<Record<Scope, number>>;
 }
 
 /** Reads the settings from `env`; throws a TypeError naming the bad variable. */
@@ -43,6 +47,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const name = issue.path?.[0]?.key ?? "environment";
     throw new TypeError(`Invalid ${String(name)}: "${String(issue.input)}" ${issue.message}`);
   }
-  const { DATA_DIR, HOST, PORT, CACHE_DAYS } = result.output;
-  return { dataDir: resolve(DATA_DIR), host: HOST, port: PORT, cacheDays: CACHE_DAYS };
+  const { DATA_DIR, HOST, PORT, CACHE_DAYS, RATE_LIMITS } = result.output;
+  let limits: Record<Scope, number>;
+  try {
+    limits = configuredLimits(RATE_LIMITS);
+  } catch (error) {
+    throw new TypeError(`Invalid RATE_LIMITS: ${(error as Error).message}`);
+  }
+  return { dataDir: resolve(DATA_DIR), host: HOST, port: PORT, cacheDays: CACHE_DAYS, limits };
 }

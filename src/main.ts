@@ -1,16 +1,23 @@
-/** The entry point: reads the settings, opens the store and serves until stopped. */
+/** The entry point: reads the settings, opens the stores and serves until stopped. */
 import { createServer } from "node:http";
 import { loadConfig } from "./config.ts";
+import { createKeyGuard } from "./http/key-guard.ts";
+import { createKeyRegistry } from "./keys/key-registry.ts";
+import { createLimiter } from "./limits/limiter.ts";
 import { createService } from "./service.ts";
 import { createReadingStore } from "./store/reading-store.ts";
 
+const logError = (error: unknown) => process.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);
 const config = loadConfig();
 const store = createReadingStore({ dir: config.dataDir, cacheDays: config.cacheDays });
+const registry = createKeyRegistry({ dir: config.dataDir, onError: logError });
+const guard = createKeyGuard({ registry, limiter: createLimiter(), defaults: config.limits });
 const server = createServer(
   createService({
     store,
+    guard,
     log: (entry) => process.stdout.write(JSON.stringify(entry) + "\n"),
-    logError: (error) => process.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`),
+    logError,
   }),
 );
 server.listen(config.port, config.host, () => {
@@ -22,6 +29,7 @@ server.listen(config.port, config.host, () => {
 });
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
+    registry.flushUsage();
     server.close(() => process.exit(0));
     server.closeAllConnections();
   });

@@ -11,7 +11,8 @@ const READ_METHODS = ["GET", "HEAD"];
 
 export interface ServiceOptions {
   readonly store: ReadingStore;
-  readonly guard?: Guard;
+  /** Authentication and limits for every route with a scope. */
+  readonly guard: Guard;
   readonly log?: (entry: AccessLogEntry) => void;
   readonly logError?: (error: unknown) => void;
 }

@@ -3,12 +3,13 @@ import assert from "node:assert/strict";
 import { resolve } from "node:path";
 import { loadConfig } from "../src/config.ts";
 
-test("defaults: ./data, 127.0.0.1:8000", () => {
+test("defaults: ./data, 127.0.0.1:8000, the spec's limits", () => {
   assert.deepEqual(loadConfig({}), {
     dataDir: resolve("data"),
     host: "127.0.0.1",
     port: 8000,
     cacheDays: 1200,
+    limits: { normalized_data: 10, features: 3 },
   });
 });
 
@@ -18,9 +19,16 @@ test("settings come from the environment; empty values mean the default", () => 
     HOST: "0.0.0.0",
     PORT: "9000",
     CACHE_DAYS: "10",
+    RATE_LIMITS: "features=5",
     EXTRA: "x",
   });
-  assert.deepEqual(config, { dataDir: "/srv/gds", host: "0.0.0.0", port: 9000, cacheDays: 10 });
+  assert.deepEqual(config, {
+    dataDir: "/srv/gds",
+    host: "0.0.0.0",
+    port: 9000,
+    cacheDays: 10,
+    limits: { normalized_data: 10, features: 5 },
+  });
   assert.equal(loadConfig({ PORT: "" }).port, 8000);
 });
 
@@ -28,4 +36,12 @@ test("a bad setting is refused, naming the variable", () => {
   assert.throws(() => loadConfig({ PORT: "eighty" }), /Invalid PORT: "eighty" must be a whole number/);
   assert.throws(() => loadConfig({ PORT: "70000" }), /Invalid PORT: "70000" must be at most 65535/);
   assert.throws(() => loadConfig({ CACHE_DAYS: "0" }), /Invalid CACHE_DAYS: "0" must be at least 1/);
+  assert.throws(
+    () => loadConfig({ RATE_LIMITS: "features=many" }),
+    /Invalid RATE_LIMITS: "features=many" is not SCOPE=N/,
+  );
+  assert.throws(
+    () => loadConfig({ RATE_LIMITS: "everything=5" }),
+    /Invalid RATE_LIMITS: "everything" is not a scope/,
+  );
 });

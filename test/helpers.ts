@@ -6,7 +6,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestContext } from "node:test";
 import { ingestFiles } from "../src/ingest/ingest.ts";
-import { createService, type ServiceOptions } from "../src/service.ts";
+import { createKeyGuard } from "../src/http/key-guard.ts";
+import { createKey } from "../src/keys/key-admin.ts";
+import { createKeyRegistry } from "../src/keys/key-registry.ts";
+import { createLimiter } from "../src/limits/limiter.ts";
+import { DEFAULT_LIMITS, SCOPES } from "../src/limits/scopes.ts";
+import { createService } from "../src/service.ts";
 import { createReadingStore } from "../src/store/reading-store.ts";
 
 /** A temp directory removed when the test ends. */
@@ -72,24 +77,46 @@ export interface TestServer {
   readonly server: Server;
   readonly logs: Record<string, unknown>[];
   readonly errors: unknown[];
+  /** A key with limits high enough never to be throttled in a test. */
+  readonly key: string;
+  /** A request with `key` in X-API-KEY, unless `init.headers` names its own. */
   get(path: string, init?: RequestInit): Promise<Response>;
+  /** A request with exactly the headers given. */
+  raw(path: string, init?: RequestInit): Promise<Response>;
 }
 
-/** Starts the real service on port 0 over the store at `dataDir`. */
+export interface TestServerOptions {
+  readonly cacheDays?: number;
+  /** The limiter's clock. */
+  readonly now?: () => number;
+  /** Default limits per scope. */
+  readonly limits?: Record<string, number>;
+}
+
+/** Starts the real service, keys and limits included, on port 0 over the store at `dataDir`. */
 export async function startServer(
   t: TestContext,
   dataDir: string,
-  options: Partial<Omit<ServiceOptions, "store">> & { cacheDays?: number } = {},
+  options: TestServerOptions = {},
 ): Promise<TestServer> {
   const logs: Record<string, unknown>[] = [];
   const errors: unknown[] = [];
   const store = createReadingStore({ dir: dataDir, cacheDays: options.cacheDays ?? 50 });
+  const unlimited = Object.fromEntries(SCOPES.map((s) => [s, 1_000_000]));
+  const { key } = createKey(dataDir, { name: "test", account: "tests", limits: unlimited });
+  const registry = createKeyRegistry({
+    dir: dataDir,
+    now: options.now,
+    onError: (error) => errors.push(error),
+  });
+  const limiter = createLimiter({ now: options.now });
+  const guard = createKeyGuard({ registry, limiter, defaults: options.limits ?? DEFAULT_LIMITS });
   const server = createServer(
     createService({
       store,
+      guard,
       log: (entry) => logs.push({ ...entry }),
       logError: (error) => errors.push(error),
-      ...options,
     }),
   );
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -106,7 +133,13 @@ export async function startServer(
     server,
     logs,
     errors,
-    get: (path, init) => fetch(url + path, init),
+    key,
+    get: (path, init = {}) => {
+      const headers = new Headers(init.headers);
+      if (!headers.has("x-api-key")) headers.set("X-API-KEY", key);
+      return fetch(url + path, { ...init, headers });
+    },
+    raw: (path, init) => fetch(url + path, init),
   };
 }
 

@@ -1,0 +1,51 @@
+/**
+ * Authentication and throttling for every route with a scope, in DRF's order: a missing or bad
+ * key is a 401 (never counted), then the key's window for the route's scope is checked (a 429 is
+ * not counted either). Every authenticated response carries the IETF RateLimit fields
+ * (draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy: "<scope>";q=<limit>;w=60` and
+ * `RateLimit: "<scope>";r=<remaining>;t=<seconds>`.
+ */
+import type { KeyRegistry } from "../keys/key-registry.ts";
+import type { Limiter } from "../limits/limiter.ts";
+import { WINDOW_MS } from "../limits/scopes.ts";
+import type { Guard } from "./app.ts";
+import { HttpError } from "./http-error.ts";
+
+const CHALLENGE = { "WWW-Authenticate": "X-API-KEY" };
+
+/** The 429 detail, worded as DRF words it. */
+export function throttledDetail(seconds: number): string {
+  return `Request was throttled. Expected available in ${seconds} second${seconds === 1 ? "" : "s"}.`;
+}
+
+/** A guard checking keys in `registry` and limits in `limiter`; `defaults` are per scope. */
+export function createKeyGuard(options: {
+  registry: KeyRegistry;
+  limiter: Limiter;
+  defaults: Readonly<Record<string, number>>;
+}): Guard {
+  const { registry, limiter, defaults } = options;
+  const windowSeconds = WINDOW_MS / 1000;
+  return (req, res, route, ctx) => {
+    const header = req.headers["x-api-key"];
+    const auth = registry.authenticate(Array.isArray(header) ? header.join(",") : header);
+    if (!auth.ok) {
+      const detail =
+        auth.reason === "missing" ? "Authentication credentials were not provided." : "Invalid API key.";
+      throw new HttpError(401, detail, { headers: CHALLENGE });
+    }
+    const { caller } = auth;
+    ctx.keyPrefix = caller.prefix;
+    const scope = route.scope!;
+    const limit = caller.limits[scope] ?? defaults[scope];
+    if (limit === undefined) throw new TypeError(`No limit is configured for scope "${scope}"`);
+    const result = limiter.check(caller.id, scope, limit);
+    res.setHeader("RateLimit-Policy", `"${scope}";q=${limit};w=${windowSeconds}`);
+    res.setHeader("RateLimit", `"${scope}";r=${result.remaining};t=${result.reset}`);
+    if (!result.success) {
+      throw new HttpError(429, throttledDetail(result.reset), {
+        headers: { "Retry-After": String(result.reset) },
+      });
+    }
+  };
+}

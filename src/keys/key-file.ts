@@ -1,0 +1,100 @@
+/**
+ * The key store, `DATA_DIR/keys.json` (mode 0600): one record per key with only its hash. The
+ * CLI changes it under a lock with read-modify-write and an atomic replace, so concurrent
+ * commands never lose a key; a running server only reads it. Key use times live beside it in
+ * `key-usage.json`, written by the server, so that reads stay cheap and the operator's file is
+ * never rewritten behind their back.
+ */
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import * as v from "valibot";
+import { writeFileAtomic } from "../store/atomic-write.ts";
+import { withLock } from "../store/lock-file.ts";
+
+export const KEYS_FILE = "keys.json";
+export const USAGE_FILE = "key-usage.json";
+const LOCK_FILE = ".keys.lock";
+const FORMAT = 1;
+
+const Iso = v.pipe(v.string(), v.isoTimestamp());
+
+const KeyRecordSchema = v.object({
+  id: v.pipe(v.string(), v.minLength(1)),
+  account: v.pipe(v.string(), v.minLength(1)),
+  name: v.pipe(v.string(), v.minLength(1)),
+  prefix: v.pipe(v.string(), v.minLength(4)),
+  hash: v.pipe(v.string(), v.startsWith("sha256:")),
+  created: Iso,
+  revoked: v.nullable(Iso),
+  limits: v.record(v.string(), v.pipe(v.number(), v.integer(), v.minValue(0))),
+});
+
+const KeyFileSchema = v.object({ format: v.literal(FORMAT), keys: v.array(KeyRecordSchema) });
+const UsageSchema = v.record(v.string(), Iso);
+
+/** One key as stored: never the key itself. `limits` holds only per-scope overrides. */
+export type KeyRecord = v.InferOutput<typeof KeyRecordSchema>;
+
+/** Last-use times by key id. */
+export type KeyUsage = Record<string, string>;
+
+/** Parses the key file's text; throws a SyntaxError naming what is wrong. */
+export function parseKeyFile(text: string): KeyRecord[] {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (error) {
+    throw new SyntaxError(`Cannot parse "${KEYS_FILE}": ${(error as Error).message}`);
+  }
+  const result = v.safeParse(KeyFileSchema, doc);
+  if (!result.success) {
+    const issue = result.issues[0];
+    const where = v.getDotPath(issue) ?? "the document";
+    throw new SyntaxError(`Cannot read "${KEYS_FILE}": ${where}: ${issue.message}`);
+  }
+  return result.output.keys;
+}
+
+/** Reads every key record in `dir` (none when the file does not exist yet). */
+export function readKeys(dir: string): KeyRecord[] {
+  const path = join(dir, KEYS_FILE);
+  return existsSync(path) ? parseKeyFile(readFileSync(path, "utf8")) : [];
+}
+
+function serialize(keys: readonly KeyRecord[]): string {
+  return JSON.stringify({ format: FORMAT, keys }, null, 2) + "\n";
+}
+
+/** Changes the key records under the store's lock; `change` returns its result. */
+export function updateKeys<T>(dir: string, change: (keys: KeyRecord[]) => T): T {
+  mkdirSync(dir, { recursive: true });
+  return withLock(join(dir, LOCK_FILE), () => {
+    const keys = readKeys(dir);
+    const result = change(keys);
+    writeFileAtomic(join(dir, KEYS_FILE), serialize(keys), { mode: 0o600 });
+    return result;
+  });
+}
+
+/** Reads the last-use times (an unreadable file counts as empty: it is only informative). */
+export function readUsage(dir: string): KeyUsage {
+  const path = join(dir, USAGE_FILE);
+  if (!existsSync(path)) return {};
+  try {
+    const result = v.safeParse(UsageSchema, JSON.parse(readFileSync(path, "utf8")));
+    return result.success ? result.output : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Merges last-use times into the usage file, keeping the later time of each key. */
+export function recordUsage(dir: string, seen: Readonly<KeyUsage>): void {
+  withLock(join(dir, LOCK_FILE), () => {
+    const usage = readUsage(dir);
+    for (const [id, time] of Object.entries(seen)) {
+      if (usage[id] === undefined || usage[id]! < time) usage[id] = time;
+    }
+    writeFileAtomic(join(dir, USAGE_FILE), JSON.stringify(usage, null, 2) + "\n", { mode: 0o600 });
+  });
+}

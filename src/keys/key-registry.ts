@@ -1,0 +1,113 @@
+/**
+ * The server's view of the key store. Each check stats `keys.json`, so a key created or revoked
+ * with the CLI takes effect on the next request, without a restart. Keys are found by their
+ * non-secret prefix and then compared by hash in constant time. Last use is written to the usage
+ * file at most once a minute per key, after the response, never on its path.
+ */
+import { statSync } from "node:fs";
+import { timingSafeEqual } from "node:crypto";
+import { join } from "node:path";
+import { hashKey, keyPrefix, looksLikeKey } from "./api-key.ts";
+import { KEYS_FILE, type KeyRecord, readKeys, recordUsage } from "./key-file.ts";
+
+/** Who a request is, once its key is accepted. */
+export interface Caller {
+  readonly id: string;
+  readonly account: string;
+  readonly prefix: string;
+  readonly limits: Readonly<Record<string, number>>;
+}
+
+/** The outcome of authentication: a caller, or why not. */
+export type Authentication = { ok: true; caller: Caller } | { ok: false; reason: "missing" | "invalid" };
+
+export interface KeyRegistry {
+  authenticate(presented: string | undefined): Authentication;
+  /** Writes pending last-use times now (on shutdown). */
+  flushUsage(): void;
+}
+
+const USAGE_INTERVAL_MS = 60_000;
+
+/** Opens the key store in `dir`; `onError` hears of unreadable key files and failed usage writes. */
+export function createKeyRegistry(options: {
+  dir: string;
+  now?: () => number;
+  onError?: (error: unknown) => void;
+}): KeyRegistry {
+  const { dir } = options;
+  const now = options.now ?? Date.now;
+  const onError = options.onError ?? ((error) => console.error(error));
+  const path = join(dir, KEYS_FILE);
+  let stamp = "";
+  let byPrefix = new Map<string, KeyRecord[]>();
+  const written = new Map<string, number>();
+  const pending = new Map<string, string>();
+  let flushScheduled = false;
+
+  function reload(): void {
+    const stat = statSync(path, { throwIfNoEntry: false });
+    const next = stat ? `${stat.ino}:${stat.size}:${stat.mtimeMs}` : "none";
+    if (next === stamp) return;
+    stamp = next;
+    try {
+      const index = new Map<string, KeyRecord[]>();
+      for (const record of readKeys(dir)) {
+        const list = index.get(record.prefix) ?? [];
+        list.push(record);
+        index.set(record.prefix, list);
+      }
+      byPrefix = index;
+    } catch (error) {
+      // Keep serving the last good set: only a hand edit can break the file the CLI writes.
+      onError(error);
+    }
+  }
+
+  function flushUsage(): void {
+    flushScheduled = false;
+    if (pending.size === 0) return;
+    const batch = Object.fromEntries(pending);
+    pending.clear();
+    try {
+      recordUsage(dir, batch);
+    } catch (error) {
+      onError(error);
+    }
+  }
+
+  function noteUse(id: string): void {
+    const t = now();
+    const last = written.get(id);
+    if (last !== undefined && t - last < USAGE_INTERVAL_MS) return;
+    written.set(id, t);
+    pending.set(id, new Date(t).toISOString());
+    if (!flushScheduled) {
+      flushScheduled = true;
+      setImmediate(flushUsage);
+    }
+  }
+
+  function authenticate(presented: string | undefined): Authentication {
+    if (presented === undefined || presented.trim() === "") return { ok: false, reason: "missing" };
+    reload();
+    const value = presented.trim();
+    if (!looksLikeKey(value)) return { ok: false, reason: "invalid" };
+    const digest = Buffer.from(hashKey(value));
+    for (const record of byPrefix.get(keyPrefix(value)) ?? []) {
+      const stored = Buffer.from(record.hash);
+      if (stored.length === digest.length && timingSafeEqual(stored, digest)) {
+        if (record.revoked !== null) return { ok: false, reason: "invalid" };
+        noteUse(record.id);
+        return {
+          ok: true,
+          caller: { id: record.id, account: record.account, prefix: record.prefix, limits: record.limits },
+        };
+      }
+    }
+    return { ok: false, reason: "invalid" };
+  }
+
+  reload();
+  return { authenticate, flushUsage };
+}
