@@ -26,7 +26,7 @@ async function setup(t: Parameters<typeof tempDir>[0], options: { limits?: Recor
 
 test("no key, or an empty one, is a 401 with the contract's body and a challenge", async (t) => {
   const { server } = await setup(t);
-  for (const headers of [{}, { "X-API-KEY": "" }, { "X-API-KEY": "   " }]) {
+  for (const headers of [{}, { "X-API-KEY": "" }, { "X-API-KEY": "   " }] as Record<string, string>[]) {
     const res = await server.raw(STATE, { headers });
     assert.equal(res.status, 401);
     assert.equal(res.headers.get("www-authenticate"), "X-API-KEY");
