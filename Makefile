@@ -3,7 +3,7 @@ SHELL := /bin/bash
 NODE_BIN := node_modules/.bin
 TESTS := $(sort $(wildcard test/*.test.ts))
 
-.PHONY: serve test typecheck format-check format coverage-check ingest bench clean install
+.PHONY: serve test typecheck format-check format evaluate-stress bench clean install
 
 # Reinstall when the lock file changes; `npm ci` gives exactly the locked versions.
 node_modules/.installed: package.json package-lock.json
@@ -27,6 +27,9 @@ format: node_modules/.installed
 test: node_modules/.installed typecheck format-check
 	$(NODE_BIN)/c8 --reporter=text-summary --reporter=text --all --src src --exclude 'test/**' --exclude 'scripts/**' \
 		node --import tsx --test --test-reporter=spec $(TESTS)
+
+evaluate-stress: node_modules/.installed
+	$(NODE_BIN)/tsx scripts/evaluate-stress.ts
 
 clean:
 	rm -rf node_modules coverage

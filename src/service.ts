@@ -1,6 +1,7 @@
 /** Wires the store, the datasets and the HTTP pipeline into one request listener. */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { generationMix } from "./datasets/generation-mix.ts";
+import { gridStress } from "./datasets/grid-stress.ts";
 import { systemState } from "./datasets/system-state.ts";
 import { type AccessLogEntry, createApp, type Guard } from "./http/app.ts";
 import { datasetHandler } from "./http/dataset-handler.ts";
@@ -20,7 +21,7 @@ export interface ServiceOptions {
 /** The service's request listener. */
 export function createService(options: ServiceOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const { store } = options;
-  const routes: Route[] = [systemState, generationMix].map((dataset) => ({
+  const routes: Route[] = [systemState, generationMix, gridStress].map((dataset) => ({
     path: dataset.path,
     methods: READ_METHODS,
     scope: dataset.scope,

@@ -2,20 +2,16 @@
 import type { Dataset } from "../datasets/dataset.ts";
 import type { ReadingStore } from "../store/reading-store.ts";
 import { dayRange, formatInstant, HOUR_MS } from "../time.ts";
-import { type ExtraParameter, parseRangeQuery } from "./range-query.ts";
+import { parseRangeQuery } from "./range-query.ts";
 import type { Handler } from "./router.ts";
 
 /** The `meta.schema_version` of every envelope. */
 export const SCHEMA_VERSION = "1.0";
 
 /** A handler for `dataset`, reading from `store`. */
-export function datasetHandler(
-  dataset: Dataset,
-  store: ReadingStore,
-  extras: Readonly<Record<string, ExtraParameter>> = {},
-): Handler {
+export function datasetHandler(dataset: Dataset, store: ReadingStore): Handler {
   return (_req, res, ctx) => {
-    const range = parseRangeQuery(ctx.url.searchParams, extras);
+    const range = parseRangeQuery(ctx.url.searchParams, dataset.parameters);
     const snapshot = store.refresh();
     const data = dataset.records(store, range);
     // The hours a response covers: the range itself at 1h, whole days at 1d.

@@ -3,7 +3,7 @@
  * When several rules are broken, the first in the order of `BAD_REQUEST_CODES` is reported.
  */
 import * as v from "valibot";
-import type { Interval, RangeRequest } from "../datasets/dataset.ts";
+import type { DatasetParameter, Interval, RangeRequest } from "../datasets/dataset.ts";
 import { DAY_MS } from "../time.ts";
 import { badRequest } from "./http-error.ts";
 import { type Instant, InstantSchema } from "./instant.ts";
@@ -13,14 +13,6 @@ export const MAX_SPAN_DAYS: Readonly<Record<Interval, number>> = { "1h": 366, "1
 
 export const INTERVALS: readonly Interval[] = ["1h", "1d"];
 const IntervalSchema = v.picklist(INTERVALS);
-
-/** A dataset-specific parameter: its schema turns the raw string into the option's value. */
-export interface ExtraParameter {
-  readonly schema: v.GenericSchema<string, unknown>;
-  /** What the value may be, for the error detail. */
-  readonly expected: string;
-  readonly default: unknown;
-}
 
 const RANGE_PARAMETERS = ["start", "end", "interval"];
 
@@ -33,7 +25,7 @@ export interface ParsedRange extends RangeRequest {
 /** Parses and validates a dataset query; throws a 400 HttpError. */
 export function parseRangeQuery(
   params: URLSearchParams,
-  extras: Readonly<Record<string, ExtraParameter>> = {},
+  extras: Readonly<Record<string, DatasetParameter>> = {},
 ): ParsedRange {
   const allowed = [...RANGE_PARAMETERS, ...Object.keys(extras)];
   const names = [...new Set(params.keys())];
