@@ -1,7 +1,6 @@
 /** The entry point: reads the settings, opens the stores and serves until stopped. */
 import { createServer } from "node:http";
 import { loadConfig } from "./config.ts";
-import { createKeyGuard } from "./http/key-guard.ts";
 import { createKeyRegistry } from "./keys/key-registry.ts";
 import { createLimiter } from "./limits/limiter.ts";
 import { createService } from "./service.ts";
@@ -11,11 +10,12 @@ const logError = (error: unknown) => process.stderr.write(`${(error as Error)?.s
 const config = loadConfig();
 const store = createReadingStore({ dir: config.dataDir, cacheDays: config.cacheDays });
 const registry = createKeyRegistry({ dir: config.dataDir, onError: logError });
-const guard = createKeyGuard({ registry, limiter: createLimiter(), defaults: config.limits });
 const server = createServer(
   createService({
     store,
-    guard,
+    registry,
+    limiter: createLimiter(),
+    limits: config.limits,
     log: (entry) => process.stdout.write(JSON.stringify(entry) + "\n"),
     logError,
   }),

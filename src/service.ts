@@ -1,31 +1,80 @@
-/** Wires the store, the datasets and the HTTP pipeline into one request listener. */
+/** Wires the store, the keys, the limiter, the datasets and the HTTP pipeline into one request listener. */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { createHash } from "node:crypto";
 import { generationMix } from "./datasets/generation-mix.ts";
 import { gridStress } from "./datasets/grid-stress.ts";
 import { systemState } from "./datasets/system-state.ts";
-import { type AccessLogEntry, createApp, type Guard } from "./http/app.ts";
+import { type AccessLogEntry, createApp } from "./http/app.ts";
+import { catalogHandler } from "./http/catalog-handler.ts";
 import { datasetHandler } from "./http/dataset-handler.ts";
+import { healthHandler } from "./http/health-handler.ts";
+import { createKeyGuard } from "./http/key-guard.ts";
+import { buildOpenApi } from "./http/openapi.ts";
 import type { Route } from "./http/router.ts";
+import { send } from "./http/send.ts";
+import type { KeyRegistry } from "./keys/key-registry.ts";
+import type { Limiter } from "./limits/limiter.ts";
+import type { Scope } from "./limits/scopes.ts";
 import type { ReadingStore } from "./store/reading-store.ts";
 
 const READ_METHODS = ["GET", "HEAD"];
 
+/** Every dataset the service serves. */
+export const DATASETS = [systemState, generationMix, gridStress];
+
 export interface ServiceOptions {
   readonly store: ReadingStore;
-  /** Authentication and limits for every route with a scope. */
-  readonly guard: Guard;
+  readonly registry: KeyRegistry;
+  readonly limiter: Limiter;
+  /** Default limits per scope, before a key's own. */
+  readonly limits: Readonly<Record<Scope, number>>;
+  /** The clock for freshness headers and health. */
+  readonly now?: () => number;
   readonly log?: (entry: AccessLogEntry) => void;
   readonly logError?: (error: unknown) => void;
 }
 
 /** The service's request listener. */
 export function createService(options: ServiceOptions): (req: IncomingMessage, res: ServerResponse) => void {
-  const { store } = options;
-  const routes: Route[] = [systemState, generationMix, gridStress].map((dataset) => ({
-    path: dataset.path,
-    methods: READ_METHODS,
-    scope: dataset.scope,
-    handler: datasetHandler(dataset, store),
-  }));
-  return createApp({ routes, guard: options.guard, log: options.log, logError: options.logError });
+  const { store, now, logError } = options;
+  const openapi = JSON.stringify(buildOpenApi(DATASETS, options.limits));
+  const openapiTag = createHash("sha256").update(openapi).digest("base64url").slice(0, 32);
+  const routes: Route[] = [
+    ...DATASETS.map((dataset) => ({
+      path: dataset.path,
+      methods: READ_METHODS,
+      scope: dataset.scope,
+      handler: datasetHandler(dataset, store, now),
+    })),
+    {
+      path: "/api/v1/datasets",
+      methods: READ_METHODS,
+      scope: "metadata",
+      handler: catalogHandler(DATASETS, store),
+    },
+    {
+      path: "/healthz",
+      methods: READ_METHODS,
+      scope: null,
+      handler: healthHandler(store, { now, onError: logError }),
+    },
+    {
+      path: "/api/v1/openapi.json",
+      methods: READ_METHODS,
+      scope: null,
+      handler: (req, res) =>
+        send(req, res, {
+          body: openapi,
+          contentType: "application/json",
+          etag: openapiTag,
+          cacheControl: "no-cache",
+        }),
+    },
+  ];
+  const guard = createKeyGuard({
+    registry: options.registry,
+    limiter: options.limiter,
+    defaults: options.limits,
+  });
+  return createApp({ routes, guard, log: options.log, logError });
 }

@@ -9,7 +9,7 @@ test("defaults: ./data, 127.0.0.1:8000, the spec's limits", () => {
     host: "127.0.0.1",
     port: 8000,
     cacheDays: 1200,
-    limits: { normalized_data: 10, features: 3 },
+    limits: { normalized_data: 10, features: 3, metadata: 60 },
   });
 });
 
@@ -27,7 +27,7 @@ test("settings come from the environment; empty values mean the default", () => 
     host: "0.0.0.0",
     port: 9000,
     cacheDays: 10,
-    limits: { normalized_data: 10, features: 5 },
+    limits: { normalized_data: 10, features: 5, metadata: 60 },
   });
   assert.equal(loadConfig({ PORT: "" }).port, 8000);
 });

@@ -6,7 +6,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestContext } from "node:test";
 import { ingestFiles } from "../src/ingest/ingest.ts";
-import { createKeyGuard } from "../src/http/key-guard.ts";
 import { createKey } from "../src/keys/key-admin.ts";
 import { createKeyRegistry } from "../src/keys/key-registry.ts";
 import { createLimiter } from "../src/limits/limiter.ts";
@@ -109,12 +108,13 @@ export async function startServer(
     now: options.now,
     onError: (error) => errors.push(error),
   });
-  const limiter = createLimiter({ now: options.now });
-  const guard = createKeyGuard({ registry, limiter, defaults: options.limits ?? DEFAULT_LIMITS });
   const server = createServer(
     createService({
       store,
-      guard,
+      registry,
+      limiter: createLimiter({ now: options.now }),
+      limits: { ...DEFAULT_LIMITS, ...options.limits },
+      now: options.now,
       log: (entry) => logs.push({ ...entry }),
       logError: (error) => errors.push(error),
     }),

@@ -111,5 +111,5 @@ test("limit assignments parse, and bad ones are refused with the reason", () => 
   assert.throws(() => parseLimitAssignments(["features=-1"]), /is not SCOPE=N/);
   assert.throws(() => parseLimitAssignments(["features=99999999999999999999"]), /too large/);
   assert.deepEqual(configuredLimits(undefined), DEFAULT_LIMITS);
-  assert.deepEqual(configuredLimits("features=9"), { normalized_data: 10, features: 9 });
+  assert.deepEqual(configuredLimits("features=9"), { normalized_data: 10, features: 9, metadata: 60 });
 });

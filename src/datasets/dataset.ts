@@ -16,6 +16,50 @@ export interface DatasetParameter {
   readonly default: unknown;
 }
 
+/** What a served field is: the source of the OpenAPI schemas, `/api/v1/datasets` and CSV columns. */
+export interface FieldDoc {
+  readonly name: string;
+  readonly type: "string" | "number" | "integer" | "object";
+  readonly description: string;
+  /** `MW`, `%`, `h` or `index`; absent for labels and times. */
+  readonly unit?: string;
+  /** Whether the value may be null. */
+  readonly nullable?: boolean;
+  readonly format?: "date-time" | "date";
+  readonly enum?: readonly string[];
+  readonly minimum?: number;
+  readonly maximum?: number;
+  /** Present only on request (grid stress `components`). */
+  readonly optional?: boolean;
+  /** The members of an object field. */
+  readonly properties?: readonly FieldDoc[];
+}
+
+/** The record time field of each interval. */
+export const TIME_FIELDS: Readonly<Record<Interval, FieldDoc>> = {
+  "1h": {
+    name: "ts",
+    type: "string",
+    format: "date-time",
+    description: "The hour beginning, UTC, YYYY-MM-DDThh:mm:ss+00:00.",
+  },
+  "1d": { name: "date", type: "string", format: "date", description: "The UTC calendar day, YYYY-MM-DD." },
+};
+
+/** The `hours` field of daily records. */
+export const HOURS_FIELD: FieldDoc = {
+  name: "hours",
+  type: "integer",
+  minimum: 0,
+  maximum: 24,
+  description: "How many hourly records the day aggregates: 24 for a complete day.",
+};
+
+/** A nullable MW field. */
+export function mw(name: string, description: string): FieldDoc {
+  return { name, type: "number", unit: "MW", nullable: true, description };
+}
+
 /** A validated request for a range of a dataset. */
 export interface RangeRequest {
   /** Requested instants, UTC ms; the range is [start, end). */
@@ -33,9 +77,17 @@ export interface Dataset {
   readonly path: string;
   /** The limiter scope that counts its requests. */
   readonly scope: string;
+  /** One sentence on what it serves. */
+  readonly description: string;
+  /** The fields of its records at each interval, in served order, time field first. */
+  readonly fields: Readonly<Record<Interval, readonly FieldDoc[]>>;
+  /** `meta.derived` at each interval. */
+  readonly derived: Readonly<Record<Interval, boolean>>;
+  /** Days before a range whose readings the records also depend on (for ETags). */
+  readonly lookbackDays: number;
   /** Query parameters besides `start`, `end` and `interval`. */
   readonly parameters?: Readonly<Record<string, DatasetParameter>>;
-  /** Extra `meta` fields, after the common ones, for an interval. */
+  /** `meta` fields after `derived` (e.g. `derivation_method`), for an interval. */
   meta(interval: Interval): Readonly<Record<string, unknown>>;
   /** The records of a range, in ascending time order. */
   records(store: ReadingStore, request: RangeRequest): DataRecord[];

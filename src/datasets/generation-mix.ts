@@ -3,7 +3,7 @@ import * as aq from "arquero";
 import { type Reading, valueAt } from "../source/reading.ts";
 import type { ReadingStore } from "../store/reading-store.ts";
 import { dayKey, dayRange, formatInstant } from "../time.ts";
-import type { DataRecord, Dataset, RangeRequest } from "./dataset.ts";
+import { type DataRecord, type Dataset, HOURS_FIELD, mw, type RangeRequest, TIME_FIELDS } from "./dataset.ts";
 import { MIX_FIELDS, round3 } from "./source-fields.ts";
 import { forEachStoredHour } from "./stored-hours.ts";
 
@@ -54,13 +54,36 @@ export function aggregateGenerationMixDays(
   });
 }
 
+const MEANINGS: Readonly<Record<string, string>> = {
+  thermal_mw: "Coal-fired generation (`Thermal Generation`).",
+  nuclear_mw: "Nuclear generation.",
+  utility_gas_mw: "Gas turbine output of the national utility (`Eskom Gas Generation`).",
+  utility_ocgt_mw: "Open-cycle gas turbine (diesel peaking) output of the utility (`Eskom OCGT Generation`).",
+  hydro_water_mw: "Hydro generation.",
+  pumped_water_gen_mw: "Pumped-storage generation.",
+  wind_mw: "Wind generation.",
+  pv_mw: "Solar PV generation.",
+  csp_mw: "Concentrated solar power.",
+  other_re_mw: "Other renewables.",
+};
+
 /** The `generation.mix` dataset. */
 export const generationMix: Dataset = {
   id: "generation.mix",
   path: "/api/v1/generation/mix",
   scope: "normalized_data",
-  meta: (interval) =>
-    interval === "1h" ? { derived: false } : { derived: true, derivation_method: "aggregation_from_1h" },
+  description: "Generation by fuel type, as published (hourly) or averaged per UTC day.",
+  fields: {
+    "1h": [TIME_FIELDS["1h"], ...MIX_FIELDS.map(([field]) => mw(field, MEANINGS[field]!))],
+    "1d": [
+      TIME_FIELDS["1d"],
+      HOURS_FIELD,
+      ...MIX_FIELDS.map(([field]) => mw(`avg_${field}`, `Mean over the day's hours. ${MEANINGS[field]!}`)),
+    ],
+  },
+  derived: { "1h": false, "1d": true },
+  lookbackDays: 0,
+  meta: (interval) => (interval === "1h" ? {} : { derivation_method: "aggregation_from_1h" }),
   records(store: ReadingStore, { start, end, interval }: RangeRequest): DataRecord[] {
     if (interval === "1h") {
       return mixHours(store, start, end).map(({ hour, mix }) => {

@@ -18,7 +18,14 @@ import { requireColumn } from "../source/columns.ts";
 import { type Reading, valueAt } from "../source/reading.ts";
 import type { ReadingStore } from "../store/reading-store.ts";
 import { dayKey, dayRange, DAY_MS, formatInstant, HOUR_MS } from "../time.ts";
-import type { DataRecord, Dataset, RangeRequest } from "./dataset.ts";
+import {
+  type DataRecord,
+  type Dataset,
+  type FieldDoc,
+  HOURS_FIELD,
+  type RangeRequest,
+  TIME_FIELDS,
+} from "./dataset.ts";
 import { COL, round3, totalRe } from "./source-fields.ts";
 import { forEachStoredHour } from "./stored-hours.ts";
 
@@ -153,11 +160,91 @@ export function aggregateStressDays(hours: readonly StressHour[]): DataRecord[] 
   });
 }
 
+const INDEX_DESCRIPTION = "Grid-stress index v1, 0 (slack) to 1 (load shedding likely or active).";
+const COMPONENT_MEANINGS: Readonly<Record<StressComponent, string>> = {
+  residual_demand: "Load level: residual demand between 22 GW (0) and 32 GW (1).",
+  ocgt_ramp: "Diesel peakers: Eskom + IPP OCGT output over 2,000 MW.",
+  reserve_margin: "Spare capacity: available capacity less residual demand, 20% margin (0) to none (1).",
+  renewable_shortfall: "Renewables below their mean at this UTC hour over the previous 28 days.",
+  forecast_error: "Residual demand above its forecast, a 5% miss being 1.",
+};
+
+const HOURLY_DOCS: readonly FieldDoc[] = [
+  TIME_FIELDS["1h"],
+  {
+    name: "value",
+    type: "number",
+    unit: "index",
+    nullable: true,
+    minimum: 0,
+    maximum: 1,
+    description: `${INDEX_DESCRIPTION} Null only when no component can be computed.`,
+  },
+  {
+    name: "band",
+    type: "string",
+    nullable: true,
+    enum: STRESS_BANDS.map(([name]) => name),
+    description: "low below 0.3, moderate from 0.3, high from 0.6, critical from 0.8.",
+  },
+  { name: "version", type: "string", enum: [STRESS_VERSION], description: "The formula's version." },
+  {
+    name: "components",
+    type: "object",
+    optional: true,
+    description: "With components=true: each component, 0 to 1, or null when an input is missing.",
+    properties: COMPONENTS.map((name) => ({
+      name,
+      type: "number",
+      unit: "index",
+      nullable: true,
+      minimum: 0,
+      maximum: 1,
+      description: COMPONENT_MEANINGS[name],
+    })),
+  },
+];
+
+const DAILY_DOCS: readonly FieldDoc[] = [
+  TIME_FIELDS["1d"],
+  HOURS_FIELD,
+  {
+    name: "avg_value",
+    type: "number",
+    unit: "index",
+    nullable: true,
+    minimum: 0,
+    maximum: 1,
+    description: "Mean value over the day's hours.",
+  },
+  {
+    name: "max_value",
+    type: "number",
+    unit: "index",
+    nullable: true,
+    minimum: 0,
+    maximum: 1,
+    description: "Highest value of the day.",
+  },
+  ...STRESS_BANDS.map(([name]) => ({
+    name: `hours_${name}`,
+    type: "integer" as const,
+    unit: "h",
+    minimum: 0,
+    maximum: 24,
+    description: `Hours of the day in band ${name}.`,
+  })),
+];
+
 /** The grid-stress dataset. */
 export const gridStress: Dataset = {
   id: "features.grid_stress_index",
   path: "/api/v1/features/grid-stress",
   scope: "features",
+  description: `${INDEX_DESCRIPTION} Its formula is published in the README.`,
+  fields: { "1h": HOURLY_DOCS, "1d": DAILY_DOCS },
+  derived: { "1h": true, "1d": true },
+  lookbackDays: 29,
   parameters: {
     components: {
       schema: v.pipe(
@@ -169,7 +256,6 @@ export const gridStress: Dataset = {
     },
   },
   meta: () => ({
-    derived: true,
     derivation_method: "computed_from_grid.system_state",
     feature: "grid_stress_index",
     version: STRESS_VERSION,

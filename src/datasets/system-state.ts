@@ -5,7 +5,15 @@
 import * as aq from "arquero";
 import { type Reading, valueAt } from "../source/reading.ts";
 import { dayKey, dayRange, formatInstant, HOUR_MS } from "../time.ts";
-import type { DataRecord, Dataset, RangeRequest } from "./dataset.ts";
+import {
+  type DataRecord,
+  type Dataset,
+  type FieldDoc,
+  HOURS_FIELD,
+  mw,
+  type RangeRequest,
+  TIME_FIELDS,
+} from "./dataset.ts";
 import { COL, differenceOrNull, ratioOrNull, round3, totalGeneration, totalRe } from "./source-fields.ts";
 import { forEachStoredHour } from "./stored-hours.ts";
 import type { ReadingStore } from "../store/reading-store.ts";
@@ -24,33 +32,55 @@ export interface SystemStateHour {
   readonly generation_mw: number | null;
 }
 
-/** The hourly fields, in served order. */
-export const SYSTEM_STATE_HOURLY_FIELDS = [
-  "residual_demand_mw",
-  "residual_forecast_mw",
-  "total_re_mw",
-  "imports_mw",
-  "exports_mw",
-  "net_import_mw",
-  "renewable_share_pct",
-  "ocgt_ramp_mw",
-  "forecast_error_mw",
-] as const;
+const HOURLY_DOCS: readonly FieldDoc[] = [
+  TIME_FIELDS["1h"],
+  mw("residual_demand_mw", "Residual demand: system demand less renewable generation (`Residual Demand`)."),
+  mw("residual_forecast_mw", "Forecast residual demand (`Residual Forecast`)."),
+  mw("total_re_mw", "Total renewable generation (`Total RE`, else wind + PV + CSP + other RE)."),
+  mw("imports_mw", "International imports."),
+  mw("exports_mw", "International exports (live portal downloads carry none)."),
+  mw("net_import_mw", "imports_mw - exports_mw."),
+  {
+    name: "renewable_share_pct",
+    type: "number",
+    unit: "%",
+    nullable: true,
+    description:
+      "100 * total_re_mw / generation, where generation is the sum of the ten generation-mix fields.",
+  },
+  mw("ocgt_ramp_mw", "utility_ocgt_mw of this hour less that of the hour before (read even before `start`)."),
+  mw("forecast_error_mw", "residual_demand_mw - residual_forecast_mw."),
+];
 
-/** The daily fields, in served order (after `date` and `hours`). */
-export const SYSTEM_STATE_DAILY_FIELDS = [
-  "avg_residual_demand_mw",
-  "max_residual_demand_mw",
-  "avg_residual_forecast_mw",
-  "avg_total_re_mw",
-  "avg_imports_mw",
-  "avg_exports_mw",
-  "avg_net_import_mw",
-  "renewable_share_pct",
-  "max_ocgt_ramp_mw",
-  "min_ocgt_ramp_mw",
-  "avg_forecast_error_mw",
-] as const;
+const DAILY_DOCS: readonly FieldDoc[] = [
+  TIME_FIELDS["1d"],
+  HOURS_FIELD,
+  mw("avg_residual_demand_mw", "Mean residual demand over the day's hours."),
+  mw("max_residual_demand_mw", "Highest hourly residual demand of the day."),
+  mw("avg_residual_forecast_mw", "Mean forecast residual demand."),
+  mw("avg_total_re_mw", "Mean total renewable generation."),
+  mw("avg_imports_mw", "Mean imports."),
+  mw("avg_exports_mw", "Mean exports."),
+  mw("avg_net_import_mw", "Mean net import."),
+  {
+    name: "renewable_share_pct",
+    type: "number",
+    unit: "%",
+    nullable: true,
+    description: "Energy-weighted: 100 * sum(total_re) / sum(generation) over the hours that have both.",
+  },
+  mw("max_ocgt_ramp_mw", "The largest hourly OCGT ramp of the day (the plain maximum; either sign)."),
+  mw("min_ocgt_ramp_mw", "The smallest hourly OCGT ramp of the day (the plain minimum; either sign)."),
+  mw("avg_forecast_error_mw", "Mean forecast error."),
+];
+
+/** The hourly fields after `ts`, in served order. */
+export const SYSTEM_STATE_HOURLY_FIELDS = HOURLY_DOCS.slice(1).map(
+  (f) => f.name,
+) as readonly (keyof SystemStateHour)[];
+
+/** The daily fields after `date` and `hours`, in served order. */
+export const SYSTEM_STATE_DAILY_FIELDS = DAILY_DOCS.slice(2).map((f) => f.name);
 
 /**
  * The system state of one hour from its reading and the previous hour's (for the OCGT ramp), or
@@ -168,8 +198,12 @@ export const systemState: Dataset = {
   id: "grid.system_state",
   path: "/api/v1/grid/system-state",
   scope: "normalized_data",
+  description:
+    "Residual demand, forecast, renewables, imports and exports, and derived metrics (net import, renewable share, OCGT ramp, forecast error).",
+  fields: { "1h": HOURLY_DOCS, "1d": DAILY_DOCS },
+  derived: { "1h": true, "1d": true },
+  lookbackDays: 1,
   meta: (interval) => ({
-    derived: true,
     derivation_method: interval === "1h" ? "computed_from_source" : "aggregation_from_1h",
   }),
   records(store: ReadingStore, { start, end, interval }: RangeRequest): DataRecord[] {

@@ -1,40 +1,110 @@
-/** Serves one dataset: validates the range, computes the records, writes the envelope. */
-import type { Dataset } from "../datasets/dataset.ts";
-import type { ReadingStore } from "../store/reading-store.ts";
-import { dayRange, formatInstant, HOUR_MS } from "../time.ts";
-import { parseRangeQuery } from "./range-query.ts";
+/**
+ * Serves one dataset: validates the range, negotiates JSON or CSV, and answers with validators
+ * tied to the data: the ETag hashes the request and the content hashes of every stored day the
+ * records depend on, so a re-ingest that changes a range changes its ETag, and a poll within the
+ * hour gets a 304 without the records being computed.
+ */
+import { createHash } from "node:crypto";
+import * as v from "valibot";
+import type { Dataset, DatasetParameter } from "../datasets/dataset.ts";
+import type { ReadingStore, StoreSnapshot } from "../store/reading-store.ts";
+import { dayKey, dayRange, DAY_MS, formatInstant, HOUR_MS } from "../time.ts";
+import { recordsToCsv } from "./csv.ts";
+import { chooseFormat, type Format, FORMATS } from "./negotiation.ts";
+import { type ParsedRange, parseRangeQuery } from "./range-query.ts";
 import type { Handler } from "./router.ts";
+import { send } from "./send.ts";
 
 /** The `meta.schema_version` of every envelope. */
 export const SCHEMA_VERSION = "1.0";
 
-/** A handler for `dataset`, reading from `store`. */
-export function datasetHandler(dataset: Dataset, store: ReadingStore): Handler {
-  return (_req, res, ctx) => {
-    const range = parseRangeQuery(ctx.url.searchParams, dataset.parameters);
+/** `format`, accepted by every dataset: it overrides the Accept header. */
+export const FORMAT_PARAMETER: DatasetParameter = {
+  schema: v.picklist(FORMATS),
+  expected: "'json' or 'csv'",
+  default: undefined,
+};
+
+/** Seconds until the next whole UTC hour, when the next hourly reading can be published. */
+export function secondsToNextHour(now: number): number {
+  return Math.max(1, Math.ceil((HOUR_MS - (now % HOUR_MS)) / 1000));
+}
+
+/** The instants the records of a range cover: the range at 1h, its whole days at 1d. */
+function covered(range: ParsedRange): { from: number; to: number } {
+  return range.interval === "1h" ? { from: range.start, to: range.end } : dayRange(range.start, range.end);
+}
+
+function entityTag(dataset: Dataset, range: ParsedRange, format: Format, snapshot: StoreSnapshot): string {
+  const { from, to } = covered(range);
+  const hash = createHash("sha256");
+  hash.update(
+    JSON.stringify([
+      dataset.id,
+      SCHEMA_VERSION,
+      dataset.meta(range.interval),
+      range.interval,
+      range.start,
+      range.end,
+      range.startFractional,
+      range.endFractional,
+      range.options,
+      format,
+      snapshot.lastActual,
+    ]),
+  );
+  const first = Math.floor((from - dataset.lookbackDays * DAY_MS - HOUR_MS) / DAY_MS) * DAY_MS;
+  for (let day = first; day < to; day += DAY_MS) hash.update(snapshot.manifest.get(dayKey(day))?.hash ?? "-");
+  return hash.digest("base64url").slice(0, 32);
+}
+
+function filename(dataset: Dataset, range: ParsedRange): string {
+  const stamp = (ms: number) => formatInstant(ms).slice(0, 19).replace(/[-:]/g, "") + "Z";
+  return `${dataset.id}_${range.interval}_${stamp(range.start)}_${stamp(range.end)}.csv`;
+}
+
+/** A handler for `dataset`, reading from `store`; `now` is the clock for Cache-Control. */
+export function datasetHandler(dataset: Dataset, store: ReadingStore, now: () => number = Date.now): Handler {
+  const parameters = { format: FORMAT_PARAMETER, ...dataset.parameters };
+  return (req, res, ctx) => {
+    const range = parseRangeQuery(ctx.url.searchParams, parameters);
+    const format = chooseFormat(range.options.format as Format | undefined, req.headers.accept);
     const snapshot = store.refresh();
-    const data = dataset.records(store, range);
-    // The hours a response covers: the range itself at 1h, whole days at 1d.
-    const coveredEnd = range.interval === "1h" ? range.end : dayRange(range.start, range.end).to;
+    const etag = entityTag(dataset, range, format, snapshot);
+    const common = {
+      etag,
+      lastModified: snapshot.modified,
+      cacheControl: `private, max-age=${secondsToNextHour(now())}`,
+      vary: ["Accept"],
+    };
+    if (format === "csv") {
+      const fields = dataset.fields[range.interval];
+      send(req, res, {
+        ...common,
+        body: () =>
+          recordsToCsv(dataset.records(store, range), fields, (field) => range.options[field.name] === true),
+        contentType: "text/csv; charset=utf-8",
+        headers: { "Content-Disposition": `attachment; filename="${filename(dataset, range)}"` },
+      });
+      return;
+    }
     const lastAvailable = snapshot.lastActual;
-    const { derived, ...extra } = dataset.meta(range.interval);
-    const meta = {
+    const meta = () => ({
       dataset: dataset.id,
       interval: range.interval,
       timezone: "UTC",
       schema_version: SCHEMA_VERSION,
-      derived,
-      ...extra,
+      derived: dataset.derived[range.interval],
+      ...dataset.meta(range.interval),
       start: formatInstant(range.start, range.startFractional),
       end: formatInstant(range.end, range.endFractional),
       last_available: lastAvailable === null ? null : formatInstant(lastAvailable),
-      data_delay: lastAvailable === null || coveredEnd > lastAvailable + HOUR_MS,
-    };
-    const body = JSON.stringify({ meta, data });
-    res.writeHead(200, {
-      "Content-Type": "application/json",
-      "Content-Length": Buffer.byteLength(body),
+      data_delay: lastAvailable === null || covered(range).to > lastAvailable + HOUR_MS,
     });
-    res.end(body);
+    send(req, res, {
+      ...common,
+      body: () => JSON.stringify({ meta: meta(), data: dataset.records(store, range) }),
+      contentType: "application/json",
+    });
   };
 }

@@ -36,8 +36,9 @@ export function createKeyGuard(options: {
     }
     const { caller } = auth;
     ctx.keyPrefix = caller.prefix;
+    ctx.limitFor = (scope) => caller.limits[scope] ?? defaults[scope];
     const scope = route.scope!;
-    const limit = caller.limits[scope] ?? defaults[scope];
+    const limit = ctx.limitFor(scope);
     if (limit === undefined) throw new TypeError(`No limit is configured for scope "${scope}"`);
     const result = limiter.check(caller.id, scope, limit);
     res.setHeader("RateLimit-Policy", `"${scope}";q=${limit};w=${windowSeconds}`);

@@ -11,6 +11,8 @@ export interface RequestContext {
   readonly requestId: string;
   /** The key prefix, once authentication has run; for the access log. */
   keyPrefix: string | null;
+  /** The caller's limit in a scope, once authentication has run. */
+  limitFor?: (scope: string) => number | undefined;
 }
 
 export type Handler = (

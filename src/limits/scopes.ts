@@ -1,15 +1,20 @@
 /**
- * The limiter scopes and their default limits per rolling 60 seconds (spec section 8). The
+ * The limiter scopes and their default limits per rolling 60 seconds (spec section 8; `metadata`,
+ * for the dataset catalog, is ours and generous). The
  * operator can change the defaults with `RATE_LIMITS="normalized_data=20,features=5"`; a key can
  * carry its own per-scope overrides in the key store.
  */
 
 /** Every scope a request can be counted in. */
-export const SCOPES = ["normalized_data", "features"] as const;
+export const SCOPES = ["normalized_data", "features", "metadata"] as const;
 export type Scope = (typeof SCOPES)[number];
 
 /** Requests allowed per key and scope in any 60 seconds, unless configured otherwise. */
-export const DEFAULT_LIMITS: Readonly<Record<Scope, number>> = { normalized_data: 10, features: 3 };
+export const DEFAULT_LIMITS: Readonly<Record<Scope, number>> = {
+  normalized_data: 10,
+  features: 3,
+  metadata: 60,
+};
 
 /** The rolling window every limit is counted over. */
 export const WINDOW_MS = 60_000;

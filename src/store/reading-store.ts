@@ -19,6 +19,8 @@ export interface StoreSnapshot {
   readonly lastActual: number | null;
   /** Increases whenever the manifest changes. */
   readonly version: number;
+  /** When an ingest last changed the store (the manifest's mtime, UTC ms), or null when empty. */
+  readonly modified: number | null;
 }
 
 /** Read access to stored readings. */
@@ -39,7 +41,7 @@ export function createReadingStore(options: { dir: string; cacheDays?: number })
   const manifestPath = join(dir, MANIFEST_FILE);
   const cache = new Lru<string, { hash: string; day: Day }>(options.cacheDays ?? 1000);
   let stamp = "";
-  let snapshot: StoreSnapshot = { manifest: new Map(), lastActual: null, version: 0 };
+  let snapshot: StoreSnapshot = { manifest: new Map(), lastActual: null, version: 0, modified: null };
 
   function refresh(): StoreSnapshot {
     const stat = statSync(manifestPath, { throwIfNoEntry: false });
@@ -53,7 +55,7 @@ export function createReadingStore(options: { dir: string; cacheDays?: number })
         lastActual = entry.lastActual;
       }
     }
-    snapshot = { manifest, lastActual, version: snapshot.version + 1 };
+    snapshot = { manifest, lastActual, version: snapshot.version + 1, modified: stat ? stat.mtimeMs : null };
     return snapshot;
   }
 

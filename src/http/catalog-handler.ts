@@ -1,0 +1,75 @@
+/**
+ * `GET /api/v1/datasets`: what exists, without reading source code: every dataset with its path,
+ * intervals, fields (type, unit, meaning), the caller's limit in its scope, and what the store
+ * holds (first and last hour, newest actual hour, last ingest).
+ */
+import type { Dataset, FieldDoc } from "../datasets/dataset.ts";
+import { WINDOW_MS } from "../limits/scopes.ts";
+import type { ReadingStore } from "../store/reading-store.ts";
+import { dayStart, formatInstant, HOUR_MS } from "../time.ts";
+import { SCHEMA_VERSION } from "./dataset-handler.ts";
+import { FORMATS } from "./negotiation.ts";
+import type { Handler } from "./router.ts";
+import { send } from "./send.ts";
+
+function describeField(field: FieldDoc): Record<string, unknown> {
+  return {
+    name: field.name,
+    type: field.type,
+    ...(field.unit ? { unit: field.unit } : {}),
+    nullable: field.nullable ?? false,
+    ...(field.optional ? { optional: true } : {}),
+    description: field.description,
+    ...(field.properties ? { properties: field.properties.map(describeField) } : {}),
+  };
+}
+
+/** The first and last stored hour, found in the first and last day files. */
+function coverage(store: ReadingStore): { first_hour: string | null; last_hour: string | null } {
+  const keys = [...store.refresh().manifest.keys()];
+  if (keys.length === 0) return { first_hour: null, last_hour: null };
+  const hourOf = (key: string, pick: "first" | "last") => {
+    const hours = store.day(key)!.hours;
+    const index =
+      pick === "first"
+        ? hours.findIndex((r) => r !== undefined)
+        : hours.findLastIndex((r) => r !== undefined);
+    return formatInstant(dayStart(key) + index * HOUR_MS);
+  };
+  return { first_hour: hourOf(keys[0]!, "first"), last_hour: hourOf(keys.at(-1)!, "last") };
+}
+
+/** The catalog handler for `datasets`. */
+export function catalogHandler(datasets: readonly Dataset[], store: ReadingStore): Handler {
+  return (req, res, ctx) => {
+    const snapshot = store.refresh();
+    const body = {
+      schema_version: SCHEMA_VERSION,
+      datasets: datasets.map((dataset) => ({
+        id: dataset.id,
+        path: dataset.path,
+        description: dataset.description,
+        intervals: ["1h", "1d"],
+        derived: dataset.derived,
+        scope: dataset.scope,
+        limit: { requests: ctx.limitFor?.(dataset.scope) ?? null, window_seconds: WINDOW_MS / 1000 },
+        parameters: ["start", "end", "interval", "format", ...Object.keys(dataset.parameters ?? {})],
+        formats: FORMATS,
+        fields: {
+          "1h": dataset.fields["1h"].map(describeField),
+          "1d": dataset.fields["1d"].map(describeField),
+        },
+      })),
+      coverage: {
+        ...coverage(store),
+        last_available: snapshot.lastActual === null ? null : formatInstant(snapshot.lastActual),
+      },
+      last_ingest: snapshot.modified === null ? null : new Date(snapshot.modified).toISOString(),
+    };
+    send(req, res, {
+      body: JSON.stringify(body),
+      contentType: "application/json",
+      cacheControl: "private, no-cache",
+    });
+  };
+}

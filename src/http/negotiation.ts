@@ -1,0 +1,63 @@
+/** Content negotiation: which representation (JSON or CSV) and which content coding to send. */
+
+/** The representations a dataset endpoint can send. */
+export const FORMATS = ["json", "csv"] as const;
+export type Format = (typeof FORMATS)[number];
+/** The content codings the service can apply. */
+export type Encoding = "br" | "gzip" | "identity";
+
+interface Preference {
+  readonly value: string;
+  readonly q: number;
+}
+
+// Parses `a;q=0.5, b` into entries with their weights; a malformed weight counts as 0.
+function preferences(header: string | undefined): Preference[] {
+  if (header === undefined || header.trim() === "") return [];
+  return header.split(",").flatMap((part) => {
+    const [value, ...params] = part.trim().split(";");
+    if (!value) return [];
+    let q = 1;
+    for (const param of params) {
+      const [k, v] = param.trim().split("=");
+      if (k?.trim().toLowerCase() === "q") {
+        const n = Number(v);
+        q = Number.isFinite(n) && n >= 0 && n <= 1 ? n : 0;
+      }
+    }
+    return [{ value: value.trim().toLowerCase(), q }];
+  });
+}
+
+function weight(prefs: readonly Preference[], candidates: readonly string[]): number {
+  let best = -1;
+  for (const p of prefs) if (candidates.includes(p.value)) best = Math.max(best, p.q);
+  return best;
+}
+
+/**
+ * `format=csv|json` wins; else `Accept` decides, JSON whenever it is at least as welcome as CSV
+ * (so no header, `*\/*` or an unrelated type get JSON).
+ */
+export function chooseFormat(param: Format | undefined, accept: string | undefined): Format {
+  if (param !== undefined) return param;
+  const prefs = preferences(accept);
+  const csv = weight(prefs, ["text/csv"]);
+  const json = weight(prefs, ["application/json", "application/*", "*/*"]);
+  return csv > 0 && csv > json ? "csv" : "json";
+}
+
+/** The best coding the client accepts: br, then gzip, else identity. */
+export function chooseEncoding(acceptEncoding: string | undefined): Encoding {
+  const prefs = preferences(acceptEncoding);
+  const star = weight(prefs, ["*"]);
+  const q = (name: string) => {
+    const w = weight(prefs, [name]);
+    return w >= 0 ? w : star;
+  };
+  const br = q("br");
+  const gzip = q("gzip");
+  if (br > 0 && br >= gzip) return "br";
+  if (gzip > 0) return "gzip";
+  return "identity";
+}

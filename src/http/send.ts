@@ -1,0 +1,93 @@
+/**
+ * Writes a successful representation: answers conditional requests with 304 (If-None-Match
+ * first, If-Modified-Since only without it, as RFC 9110 orders them), compresses bodies over
+ * about 1 KB with the coding the client prefers, and sets the validators and `Vary`.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+import { chooseEncoding, type Encoding } from "./negotiation.ts";
+
+/** Bodies smaller than this are sent as they are: compression would not pay. */
+export const COMPRESS_MIN_BYTES = 1024;
+
+/** What to send. `etag` is the opaque tag without quotes or coding suffix. */
+export interface Representation {
+  /** The body, or a function computing it, called only when no 304 answers the request. */
+  readonly body: string | Buffer | (() => string | Buffer);
+  readonly contentType: string;
+  readonly etag?: string;
+  /** UTC ms; sent at whole-second precision. */
+  readonly lastModified?: number | null;
+  readonly cacheControl?: string;
+  /** Request headers the choice of representation depends on, besides Accept-Encoding. */
+  readonly vary?: readonly string[];
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+const SUFFIX: Record<Encoding, string> = { identity: "", gzip: "-gz", br: "-br" };
+
+function compress(body: Buffer, encoding: Encoding): Buffer {
+  if (encoding === "gzip") return gzipSync(body, { level: 6 });
+  if (encoding === "br") {
+    return brotliCompressSync(body, {
+      params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
+    });
+  }
+  return body;
+}
+
+// Weak comparison (RFC 9110 §13.1.2): `W/` and our coding suffix do not matter.
+function opaque(tag: string): string {
+  return tag
+    .trim()
+    .replace(/^W\//, "")
+    .replace(/^"|"$/g, "")
+    .replace(/-(gz|br)$/, "");
+}
+
+/** Whether the request's validators show the client already has this representation. */
+export function notModified(
+  req: IncomingMessage,
+  etag: string | undefined,
+  lastModified: number | null | undefined,
+): boolean {
+  const ifNoneMatch = req.headers["if-none-match"];
+  if (ifNoneMatch !== undefined) {
+    if (etag === undefined) return false;
+    return ifNoneMatch.trim() === "*" || ifNoneMatch.split(",").some((tag) => opaque(tag) === etag);
+  }
+  const ifModifiedSince = req.headers["if-modified-since"];
+  if (ifModifiedSince !== undefined && lastModified !== undefined && lastModified !== null) {
+    const since = Date.parse(ifModifiedSince);
+    return Number.isFinite(since) && Math.floor(lastModified / 1000) * 1000 <= since;
+  }
+  return false;
+}
+
+/** Sends `rep` with status 200, or 304 when the client's copy is current. */
+export function send(req: IncomingMessage, res: ServerResponse, rep: Representation): void {
+  const headers: Record<string, string | number> = { ...rep.headers };
+  headers["Vary"] = [...(rep.vary ?? []), "Accept-Encoding"].join(", ");
+  if (rep.lastModified !== undefined && rep.lastModified !== null) {
+    headers["Last-Modified"] = new Date(rep.lastModified).toUTCString();
+  }
+  if (rep.cacheControl !== undefined) headers["Cache-Control"] = rep.cacheControl;
+  const preferred = chooseEncoding(req.headers["accept-encoding"]);
+
+  if (notModified(req, rep.etag, rep.lastModified)) {
+    if (rep.etag !== undefined) headers["ETag"] = `"${rep.etag}${SUFFIX[preferred]}"`;
+    res.writeHead(304, headers);
+    res.end();
+    return;
+  }
+  const computed = typeof rep.body === "function" ? rep.body() : rep.body;
+  const raw = typeof computed === "string" ? Buffer.from(computed) : computed;
+  const encoding = raw.length >= COMPRESS_MIN_BYTES ? preferred : "identity";
+  if (rep.etag !== undefined) headers["ETag"] = `"${rep.etag}${SUFFIX[encoding]}"`;
+  const body = compress(raw, encoding);
+  if (encoding !== "identity") headers["Content-Encoding"] = encoding;
+  headers["Content-Type"] = rep.contentType;
+  headers["Content-Length"] = body.length;
+  res.writeHead(200, headers);
+  res.end(body);
+}
