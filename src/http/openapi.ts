@@ -353,10 +353,13 @@ export function buildOpenApi(datasets: readonly Dataset[], limits: Readonly<Reco
       responses: {
         "200": {
           description: "The OpenAPI 3.1 document.",
-          headers: headers("X-Request-Id", "ETag"),
+          headers: headers("X-Request-Id", "ETag", "Cache-Control", "Vary"),
           content: { "application/json": { schema: { type: "object" } } },
         },
-        "304": ref("responses", "NotModified"),
+        "304": {
+          description: "Your copy is current (If-None-Match).",
+          headers: headers("X-Request-Id", "ETag", "Cache-Control", "Vary"),
+        },
       },
     },
   };

@@ -1,0 +1,106 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createKey } from "../src/keys/key-admin.ts";
+import { exportCsv, ingestTexts, startServer, tempDir } from "./helpers.ts";
+
+test("/api/v1/datasets lists every dataset with fields, units, intervals, scope and the caller's limit", async (t) => {
+  const dir = tempDir(t);
+  ingestTexts(dir, {
+    "a.csv": exportCsv(
+      ["Residual Demand", "Residual Forecast"],
+      [
+        ["2025-06-01 05:00:00 AM", "20000.0", "20100.0"],
+        ["2025-06-03 09:00:00 PM", "21000.0", "20900.0"],
+        ["2025-06-03 10:00:00 PM", "", "20800.0"],
+      ],
+    ),
+  });
+  const server = await startServer(t, dir);
+  const { key } = createKey(dir, { name: "fund", account: "a", limits: { normalized_data: 500 } });
+  assert.equal((await server.raw("/api/v1/datasets")).status, 401);
+  const res = await server.raw("/api/v1/datasets", { headers: { "X-API-KEY": key } });
+  assert.equal(res.status, 200);
+  assert.equal(res.headers.get("ratelimit-policy"), '"metadata";q=60;w=60');
+  const body = (await res.json()) as any;
+  assert.deepEqual(
+    body.datasets.map((d: any) => [d.id, d.path, d.scope, d.limit.requests, d.derived]),
+    [
+      ["grid.system_state", "/api/v1/grid/system-state", "normalized_data", 500, { "1h": true, "1d": true }],
+      ["generation.mix", "/api/v1/generation/mix", "normalized_data", 500, { "1h": false, "1d": true }],
+      [
+        "features.grid_stress_index",
+        "/api/v1/features/grid-stress",
+        "features",
+        3,
+        { "1h": true, "1d": true },
+      ],
+    ],
+  );
+  const state = body.datasets[0];
+  assert.deepEqual(state.intervals, ["1h", "1d"]);
+  assert.deepEqual(state.formats, ["json", "csv"]);
+  assert.deepEqual(state.fields["1h"][1], {
+    name: "residual_demand_mw",
+    type: "number",
+    unit: "MW",
+    nullable: true,
+    description: "Residual demand: system demand less renewable generation (`Residual Demand`).",
+  });
+  assert.equal(state.fields["1d"][1].name, "hours");
+  assert.ok(body.datasets[2].parameters.includes("components"));
+  assert.deepEqual(body.coverage, {
+    first_hour: "2025-06-01T03:00:00+00:00",
+    last_hour: "2025-06-03T20:00:00+00:00",
+    last_available: "2025-06-03T19:00:00+00:00",
+  });
+  assert.match(body.last_ingest, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+});
+
+test("the metadata scope is apart from the data scopes", async (t) => {
+  const dir = tempDir(t);
+  const server = await startServer(t, dir, { limits: { normalized_data: 1, features: 1, metadata: 2 } });
+  const { key } = createKey(dir, { name: "x", account: "a" });
+  const headers = { "X-API-KEY": key };
+  assert.equal(
+    (await server.raw("/api/v1/grid/system-state?start=2025-01-01&end=2025-01-02", { headers })).status,
+    200,
+  );
+  assert.equal((await server.raw("/api/v1/datasets", { headers })).status, 200);
+  assert.equal((await server.raw("/api/v1/datasets", { headers })).status, 200);
+  assert.equal((await server.raw("/api/v1/datasets", { headers })).status, 429);
+});
+
+test("/healthz needs no key and reports the age of the newest hour", async (t) => {
+  const dir = tempDir(t);
+  const now = Date.parse("2025-06-03T21:30:00Z");
+  const empty = await startServer(t, dir, { now: () => now });
+  assert.deepEqual(await (await empty.raw("/healthz")).json(), {
+    status: "ok",
+    last_available: null,
+    data_age_seconds: null,
+    days_stored: 0,
+    last_ingest: null,
+  });
+  ingestTexts(dir, { "a.csv": exportCsv(["Residual Demand"], [["2025-06-03 09:00:00 PM", "21000.0"]]) });
+  const res = await empty.raw("/healthz");
+  assert.equal(res.status, 200);
+  assert.equal(res.headers.get("cache-control"), "no-store");
+  const body = (await res.json()) as any;
+  assert.equal(body.last_available, "2025-06-03T19:00:00+00:00");
+  assert.equal(body.data_age_seconds, 2.5 * 3600);
+  assert.equal(body.days_stored, 1);
+});
+
+test("/healthz is a 503 when the store cannot be read", async (t) => {
+  const dir = tempDir(t);
+  const server = await startServer(t, dir);
+  // An unreadable manifest sends the server to the day files, and there is no folder to read.
+  writeFileSync(join(dir, "manifest.json"), "{ broken");
+  writeFileSync(join(dir, "readings"), "not a folder");
+  const res = await server.raw("/healthz");
+  assert.equal(res.status, 503);
+  assert.deepEqual(await res.json(), { status: "unavailable", detail: "The data store cannot be read." });
+  assert.equal(server.errors.length, 1);
+});

@@ -1,0 +1,157 @@
+/**
+ * The OpenAPI document passes a maintained validator, and every real response of every endpoint,
+ * success and error, matches the schema and headers it documents.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { generateSampleExport } from "../src/sample/sample-export.ts";
+import { ingestTexts, startServer, tempDir } from "./helpers.ts";
+
+type Doc = Record<string, any>;
+
+async function served(t: Parameters<typeof tempDir>[0]) {
+  const dir = tempDir(t);
+  ingestTexts(dir, { "sample.csv": generateSampleExport({ firstDay: "2025-05-01", days: 45 }) });
+  const server = await startServer(t, dir, {
+    limits: { normalized_data: 1_000, features: 1_000, metadata: 1_000 },
+  });
+  const res = await server.raw("/api/v1/openapi.json");
+  assert.equal(res.status, 200);
+  return { dir, server, doc: (await res.json()) as Doc };
+}
+
+test("the OpenAPI document is valid OpenAPI 3.1, served without a key", async (t) => {
+  const { doc } = await served(t);
+  assert.equal(doc.openapi, "3.1.0");
+  const result = await new Validator().validate(doc);
+  assert.deepEqual(result.errors, undefined);
+  assert.equal(result.valid, true);
+  assert.equal(doc.components.securitySchemes.ApiKey.name, "X-API-KEY");
+  for (const path of [
+    "/api/v1/grid/system-state",
+    "/api/v1/generation/mix",
+    "/api/v1/features/grid-stress",
+  ]) {
+    assert.ok(doc.paths[path].get.responses["429"], path);
+  }
+  assert.equal(doc.paths["/api/v1/grid/system-state"].get.operationId, "getGridSystemState");
+  const unit = doc.components.schemas.GridSystemStateHourlyRecord.properties.residual_demand_mw;
+  assert.deepEqual(unit.type, ["number", "null"]);
+  assert.equal(unit["x-unit"], "MW");
+});
+
+const escape = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1");
+
+function checker(doc: Doc) {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  ajv.addFormat("date-time", /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/);
+  ajv.addFormat("date", /^\d{4}-\d{2}-\d{2}$/);
+  ajv.addSchema(doc, "openapi.json", undefined, false);
+
+  return async function check(path: string, res: Response, documented = path) {
+    const operation = doc.paths[documented]?.get;
+    let pointer: string;
+    let response: Doc | undefined;
+    if (res.status === 404) {
+      pointer = "#/components/responses/NotFound";
+      response = doc.components.responses.NotFound;
+    } else {
+      assert.ok(operation, `${documented} is documented`);
+      response = operation.responses[String(res.status)];
+      assert.ok(response, `${documented} documents status ${res.status}`);
+      pointer = `#/paths/${escape(documented)}/get/responses/${res.status}`;
+      if (response!.$ref) {
+        pointer = response!.$ref;
+        response = doc.components.responses[response!.$ref.split("/").at(-1)];
+      }
+    }
+    const contentType = (res.headers.get("content-type") ?? "").split(";")[0]!;
+    for (const name of Object.keys(response!.headers ?? {})) {
+      if (name === "Content-Disposition" && contentType !== "text/csv") continue;
+      assert.ok(res.headers.has(name), `${path} ${res.status} carries ${name}`);
+    }
+    const text = await res.text();
+    if (res.status === 304) return assert.equal(text, "");
+    assert.ok(response!.content?.[contentType], `${path} ${res.status} documents ${contentType}`);
+    if (contentType !== "application/json") return;
+    const validate = ajv.compile({ $ref: `openapi.json${pointer}/content/${escape(contentType)}/schema` });
+    const body = JSON.parse(text);
+    assert.ok(validate(body), `${path} ${res.status}: ${JSON.stringify(validate.errors, null, 1)}`);
+  };
+}
+
+test("every real response matches its documented schema and headers", async (t) => {
+  const { dir, server, doc } = await served(t);
+  const check = checker(doc);
+  const datasets = ["/api/v1/grid/system-state", "/api/v1/generation/mix", "/api/v1/features/grid-stress"];
+  const range = "start=2025-05-31T20:00:00Z&end=2025-06-02T02:00:00Z";
+  for (const path of datasets) {
+    for (const query of [
+      range,
+      `${range}&interval=1d`,
+      `${range}&format=csv`,
+      `${range}&interval=1d&format=csv`,
+    ]) {
+      await check(path, await server.get(`${path}?${query}`));
+    }
+    await check(path, await server.get(`${path}?${range}`, { headers: { Accept: "text/csv" } }));
+    await check(path, await server.get(`${path}?start=2030-01-01&end=2030-01-02`));
+    const first = await server.get(`${path}?${range}`);
+    await check(
+      path,
+      await server.get(`${path}?${range}`, { headers: { "If-None-Match": first.headers.get("etag")! } }),
+    );
+    for (const bad of [
+      "",
+      "start=x&end=y",
+      `${range}&interval=5m`,
+      `${range}&bogus=1`,
+      "start=2025-01-01&end=2027-01-01",
+    ]) {
+      await check(path, await server.get(`${path}?${bad}`));
+    }
+    await check(path, await server.raw(`${path}?${range}`));
+    await check(path, await server.raw(`${path}?${range}`, { headers: { "X-API-KEY": "gds_wrong" } }));
+    await check(path, await server.get(`${path}?${range}`, { method: "POST" }));
+  }
+  await check(datasets[2]!, await server.get(`${datasets[2]}?${range}&components=true`));
+  await check(datasets[2]!, await server.get(`${datasets[2]}?${range}&components=maybe`));
+
+  await check("/api/v1/datasets", await server.get("/api/v1/datasets"));
+  await check("/api/v1/datasets", await server.raw("/api/v1/datasets"));
+  await check("/healthz", await server.raw("/healthz"));
+  const openapi = await server.raw("/api/v1/openapi.json");
+  await check("/api/v1/openapi.json", openapi);
+  await check(
+    "/api/v1/openapi.json",
+    await server.raw("/api/v1/openapi.json", { headers: { "If-None-Match": openapi.headers.get("etag")! } }),
+  );
+  await check("/nowhere", await server.raw("/nowhere"));
+
+  // A 500 from a broken day file matches the documented body and hides its cause.
+  writeFileSync(join(dir, "readings", "2025-06-01.jsonl"), "not json\n");
+  await check(
+    datasets[0]!,
+    await server.get(`${datasets[0]}?start=2025-06-01T05:00:00Z&end=2025-06-01T06:00:00Z`),
+  );
+});
+
+test("throttled responses match the 429 schema with Retry-After", async (t) => {
+  const dir = tempDir(t);
+  const server = await startServer(t, dir, { limits: { normalized_data: 1, features: 1, metadata: 1 } });
+  const doc = (await (await server.raw("/api/v1/openapi.json")).json()) as Doc;
+  const check = checker(doc);
+  const { createKey } = await import("../src/keys/key-admin.ts");
+  const { key } = createKey(dir, { name: "limited", account: "a" });
+  for (const path of ["/api/v1/grid/system-state", "/api/v1/features/grid-stress", "/api/v1/datasets"]) {
+    const url = path === "/api/v1/datasets" ? path : `${path}?start=2025-06-01&end=2025-06-02`;
+    await (await server.raw(url, { headers: { "X-API-KEY": key } })).arrayBuffer();
+    const res = await server.raw(url, { headers: { "X-API-KEY": key } });
+    assert.equal(res.status, 429);
+    await check(path, res);
+  }
+});

@@ -1,0 +1,80 @@
+/**
+ * The README's examples, run as written against a live server: curl and Python always, pandas
+ * and R where the machine has them (Debian: python3-pandas, r-base-core).
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFile, spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { generateSampleExport } from "../src/sample/sample-export.ts";
+import { ingestTexts, startServer, tempDir } from "./helpers.ts";
+
+const README = readFileSync(join(import.meta.dirname, "..", "README.md"), "utf8");
+const PYTHON = existsSync("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+
+function example(name: string): string {
+  const m = new RegExp(`<!-- example: ${name} -->\\s*\`\`\`\\w+\\n([\\s\\S]*?)\`\`\``).exec(README);
+  assert.ok(m, `the README has the ${name} example`);
+  return m[1]!;
+}
+
+function has(command: string, args: string[]): boolean {
+  return spawnSync(command, args, { stdio: "ignore" }).status === 0;
+}
+
+async function live(t: Parameters<typeof tempDir>[0]) {
+  const dir = tempDir(t);
+  ingestTexts(dir, { "sample.csv": generateSampleExport({ firstDay: "2025-05-25", days: 20 }) });
+  const server = await startServer(t, dir);
+  return { env: { ...process.env, GDS_URL: server.url, GDS_KEY: server.key }, server };
+}
+
+function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  return new Promise((resolve, reject) =>
+    execFile(command, args, { env, timeout: 60_000 }, (error, stdout, stderr) =>
+      error ? reject(new Error(`${command} failed: ${stderr || error.message}`)) : resolve(stdout),
+    ),
+  );
+}
+
+test("the README's curl example returns CSV", async (t) => {
+  const { env } = await live(t);
+  const out = await run("bash", ["-c", example("curl")], env);
+  const lines = out.trimEnd().split("\r\n");
+  assert.equal(lines[0]!.split(",")[0], "date");
+  assert.ok(lines[0]!.includes("avg_thermal_mw"));
+  assert.equal(lines.length, 1 + 7);
+});
+
+test("the README's Python (urllib) example runs with the machine's python3", async (t) => {
+  const { env } = await live(t);
+  const out = await run(PYTHON, ["-c", example("python-urllib")], env);
+  assert.match(out, /^24 2025-06-01T00:00:00\+00:00 \d+(\.\d+)?\n$/);
+});
+
+test(
+  "the README's pandas one-liner gives a DataFrame",
+  {
+    skip: has(PYTHON, ["-c", "import pandas"])
+      ? false
+      : "pandas is not installed (Debian: apt-get install python3-pandas)",
+  },
+  async (t) => {
+    const { env } = await live(t);
+    const out = await run(PYTHON, ["-c", example("python-pandas")], env);
+    assert.match(out, /^\(168, 9\) \d+(\.\d+)?\n$/);
+  },
+);
+
+test(
+  "the README's R example reads the CSV",
+  {
+    skip: has("Rscript", ["--version"]) ? false : "R is not installed (Debian: apt-get install r-base-core)",
+  },
+  async (t) => {
+    const { env } = await live(t);
+    const out = await run("Rscript", ["-e", example("r")], env);
+    assert.match(out, /^168 \d+(\.\d+)? \n?$/);
+  },
+);
