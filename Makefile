@@ -28,6 +28,9 @@ test: node_modules/.installed typecheck format-check
 	$(NODE_BIN)/c8 --reporter=text-summary --reporter=text --all --src src --exclude 'test/**' --exclude 'scripts/**' \
 		node --import tsx --test --test-reporter=spec $(TESTS)
 
+bench: node_modules/.installed
+	$(NODE_BIN)/tsx scripts/bench.ts
+
 evaluate-stress: node_modules/.installed
 	$(NODE_BIN)/tsx scripts/evaluate-stress.ts
 

@@ -1,0 +1,237 @@
+/**
+ * `make bench`: measures the real service under load on generated data, next to a bare
+ * `node:http` server sending the same bytes from memory (the ceiling for this machine). It is a
+ * benchmark, not a test: it prints figures and never fails on them. The last line is one line of
+ * JSON with every figure.
+ */
+import autocannon from "autocannon";
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { cpus, tmpdir, totalmem } from "node:os";
+import { join } from "node:path";
+import { ingestFiles } from "../src/ingest/ingest.ts";
+import { createKey } from "../src/keys/key-admin.ts";
+import { generateSampleExport } from "../src/sample/sample-export.ts";
+
+const ROOT = join(import.meta.dirname, "..");
+const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = 50;
+const work = mkdtempSync(join(tmpdir(), "gds-bench-"));
+const log = (text: string) => process.stderr.write(text + "\n");
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function rssKb(pid: number, field: "VmRSS" | "VmHWM"): number {
+  const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return m ? Number(m[1]) : NaN;
+}
+
+async function waitForListening(child: ChildProcess): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    let seen = "";
+    child.stderr!.on("data", (chunk) => {
+      seen += chunk;
+      if (seen.includes("listening")) resolve();
+    });
+    child.on("exit", (code) => reject(new Error(`server exited with ${code}: ${seen}`)));
+  });
+}
+
+async function startService(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1" },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  await waitForListening(child);
+  return { child, url: `http://127.0.0.1:${port}` };
+}
+
+async function startBaseline(bodyFile: string): Promise<{ child: ChildProcess; url: string }> {
+  const port = await freePort();
+  const code = `
+    const body = require("node:fs").readFileSync(${JSON.stringify(bodyFile)});
+    require("node:http").createServer((req, res) => {
+      res.writeHead(200, { "Content-Type": "application/json", "Content-Length": body.length });
+      res.end(body);
+    }).listen(${port}, "127.0.0.1", () => process.stderr.write("listening\\n"));`;
+  const child = spawn(process.execPath, ["-e", code], { stdio: ["ignore", "ignore", "pipe"] });
+  await waitForListening(child);
+  return { child, url: `http://127.0.0.1:${port}` };
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  await new Promise((resolve) => {
+    child.on("exit", resolve);
+    child.kill("SIGTERM");
+  });
+}
+
+interface Load {
+  reqPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+  bytesPerReq: number;
+}
+
+async function load(url: string, key: string): Promise<Load> {
+  const result = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: DURATION,
+    headers: { "X-API-KEY": key },
+  });
+  return {
+    reqPerSec: Math.round(result.requests.average),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    non2xx: result.non2xx,
+    bytesPerReq: Math.round(result.throughput.total / Math.max(1, result.requests.total)),
+  };
+}
+
+async function timed(url: string, key: string): Promise<{ ms: number; bytes: Buffer }> {
+  const started = performance.now();
+  const res = await fetch(url, { headers: { "X-API-KEY": key, "Accept-Encoding": "identity" } });
+  const bytes = Buffer.from(await res.arrayBuffer());
+  if (res.status !== 200) throw new Error(`${url}: ${res.status} ${bytes.toString()}`);
+  return { ms: performance.now() - started, bytes };
+}
+
+function storeWithYears(
+  name: string,
+  firstDay: string,
+  days: number,
+): { dir: string; key: string; ingestMs: number } {
+  const dir = join(work, name);
+  const csv = join(work, `${name}.csv`);
+  writeFileSync(csv, generateSampleExport({ firstDay, days, seed: 7 }));
+  const started = performance.now();
+  const summary = ingestFiles([csv], { dir });
+  const ingestMs = performance.now() - started;
+  if (summary.failures.length > 0) throw new Error(summary.failures[0]!.message);
+  const unlimited = { normalized_data: 1e9, features: 1e9, metadata: 1e9 };
+  const { key } = createKey(dir, { name: "bench", account: "bench", limits: unlimited });
+  return { dir, key, ingestMs };
+}
+
+try {
+  log(
+    `Machine: ${cpus().length} × ${cpus()[0]?.model ?? "?"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
+  );
+
+  log("Ingest: 5 years of hourly export rows into an empty store…");
+  const five = storeWithYears("five-years", "2020-01-01", 1827);
+  log(`  ${Math.round(five.ingestMs)} ms`);
+
+  log("Store: 3 years of hourly readings…");
+  const three = storeWithYears("three-years", "2023-01-01", 1096);
+  const A = "/api/v1/grid/system-state?start=2025-06-01T00:00:00Z&end=2025-07-01T00:00:00Z";
+  const B = "/api/v1/grid/system-state?start=2025-01-01T00:00:00Z&end=2026-01-01T00:00:00Z";
+  const C = "/api/v1/generation/mix?start=2023-01-01&end=2026-01-01&interval=1d";
+
+  const service = await startService(three.dir);
+  const results: Record<string, Load & { bytes: number; peakRssMb: number }> = {};
+  for (const [name, path] of [
+    ["a_30d_hourly_warm", A],
+    ["b_366d_hourly_warm", B],
+    ["c_3y_daily_mix", C],
+  ] as const) {
+    const { bytes } = await timed(service.url + path, three.key);
+    if (name.startsWith("a")) writeFileSync(join(work, "a.json"), bytes);
+    log(`Load ${name}: ${bytes.length} bytes per response, ${CONNECTIONS} connections for ${DURATION} s…`);
+    const figures = await load(service.url + path, three.key);
+    results[name] = {
+      ...figures,
+      bytes: bytes.length,
+      peakRssMb: Math.round(rssKb(service.child.pid!, "VmHWM") / 1024),
+    };
+    log(`  ${figures.reqPerSec} req/s, p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms`);
+  }
+  await stop(service.child);
+
+  log("Baseline: bare node:http sending (a)'s bytes from memory…");
+  const baseline = await startBaseline(join(work, "a.json"));
+  const base = await load(baseline.url + A, three.key);
+  await stop(baseline.child);
+  log(`  ${base.reqPerSec} req/s, p50 ${base.p50Ms} ms, p99 ${base.p99Ms} ms`);
+
+  log("Cold: the first request for 366 days hourly after a start…");
+  const cold = await startService(three.dir);
+  const first = await timed(cold.url + B, three.key);
+  const second = await timed(cold.url + B, three.key);
+  await stop(cold.child);
+  log(`  first ${first.ms.toFixed(1)} ms, then ${second.ms.toFixed(1)} ms`);
+
+  log("Memory: a sweep of 1,000 random ranges over 10 years of data…");
+  const ten = storeWithYears("ten-years", "2016-01-01", 3653);
+  const sweep = await startService(ten.dir);
+  let seed = 1;
+  const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+  const startMs = Date.parse("2016-01-01T00:00:00Z");
+  const spanMs = 3653 * 86_400_000;
+  const paths = ["/api/v1/grid/system-state", "/api/v1/generation/mix", "/api/v1/features/grid-stress"];
+  for (let i = 0; i < 1000; i += 10) {
+    await Promise.all(
+      Array.from({ length: 10 }, async () => {
+        const daily = random() < 0.3;
+        const days = daily ? 1 + Math.floor(random() * 3000) : 1 + Math.floor(random() * 366);
+        const from = startMs + Math.floor(random() * (spanMs / 3_600_000)) * 3_600_000;
+        const to = from + days * 86_400_000;
+        const path = paths[Math.floor(random() * paths.length)]!;
+        const q = `start=${new Date(from).toISOString()}&end=${new Date(to).toISOString()}&interval=${daily ? "1d" : "1h"}`;
+        await timed(`${sweep.url}${path}?${q}`, ten.key);
+      }),
+    );
+  }
+  const sweepRss = Math.round(rssKb(sweep.child.pid!, "VmRSS") / 1024);
+  const sweepPeak = Math.round(rssKb(sweep.child.pid!, "VmHWM") / 1024);
+  await stop(sweep.child);
+  log(`  RSS after ${sweepRss} MB, peak ${sweepPeak} MB`);
+
+  const a = results.a_30d_hourly_warm!;
+  const ratio = a.reqPerSec / base.reqPerSec;
+  const rows = [
+    ["scenario", "req/s", "p50 ms", "p99 ms", "bytes", "peak RSS MB"],
+    ...Object.entries(results).map(([n, r]) => [n, r.reqPerSec, r.p50Ms, r.p99Ms, r.bytes, r.peakRssMb]),
+    ["baseline (bare node:http, a's bytes)", base.reqPerSec, base.p50Ms, base.p99Ms, a.bytes, "-"],
+  ].map((r) => r.map(String));
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
+  process.stdout.write(rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join("  ")).join("\n") + "\n\n");
+  const lines = [
+    `(a) / baseline ratio          ${ratio.toFixed(2)}   (target ≥ 0.5, aim 0.8)`,
+    `(a) p99                       ${a.p99Ms} ms   (target ≤ 20 ms)`,
+    `(d) cold first 366-day 1h     ${first.ms.toFixed(1)} ms   (target ≤ 150 ms)`,
+    `RSS after 1,000-range sweep   ${sweepRss} MB (peak ${sweepPeak} MB)   (target ≤ 200 MB)`,
+    `ingest of 5 years hourly      ${Math.round(five.ingestMs)} ms   (target ≤ 3000 ms)`,
+  ];
+  process.stdout.write(lines.join("\n") + "\n");
+  process.stdout.write(
+    JSON.stringify({
+      machine: { cpus: cpus().length, node: process.version },
+      connections: CONNECTIONS,
+      duration_s: DURATION,
+      scenarios: results,
+      baseline: base,
+      ratio_a_to_baseline: Number(ratio.toFixed(3)),
+      cold_first_366d_hourly_ms: Number(first.ms.toFixed(1)),
+      warm_second_366d_hourly_ms: Number(second.ms.toFixed(1)),
+      sweep_rss_mb: sweepRss,
+      sweep_peak_rss_mb: sweepPeak,
+      ingest_5y_ms: Math.round(five.ingestMs),
+    }) + "\n",
+  );
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
