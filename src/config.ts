@@ -21,6 +21,8 @@ const EnvSchema = v.object({
   HOST: v.optional(v.string(), "127.0.0.1"),
   PORT: v.optional(Port, "8000"),
   CACHE_DAYS: v.optional(Positive, "1200"),
+  RECORD_CACHE_MB: v.optional(Positive, "32"),
+  RESPONSE_CACHE_MB: v.optional(Positive, "32"),
   RATE_LIMITS: v.optional(v.string(), ""),
 });
 
@@ -32,6 +34,10 @@ export interface Config {
   readonly port: number;
   /** How many parsed days the server keeps in memory (about 10 KB each). */
   readonly cacheDays: number;
+  /** The bound of the per-day serialized-record cache, MB. */
+  readonly recordCacheMb: number;
+  /** The bound of the response-body cache, MB. */
+  readonly responseCacheMb: number;
   /** Requests per key in any 60 s, by scope, before a key's own overrides. */
   readonly limits: Readonly<Record<Scope, number>>;
 }
@@ -47,12 +53,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const name = issue.path?.[0]?.key ?? "environment";
     throw new TypeError(`Invalid ${String(name)}: "${String(issue.input)}" ${issue.message}`);
   }
-  const { DATA_DIR, HOST, PORT, CACHE_DAYS, RATE_LIMITS } = result.output;
+  const { DATA_DIR, HOST, PORT, CACHE_DAYS, RECORD_CACHE_MB, RESPONSE_CACHE_MB, RATE_LIMITS } = result.output;
   let limits: Record<Scope, number>;
   try {
     limits = configuredLimits(RATE_LIMITS);
   } catch (error) {
     throw new TypeError(`Invalid RATE_LIMITS: ${(error as Error).message}`);
   }
-  return { dataDir: resolve(DATA_DIR), host: HOST, port: PORT, cacheDays: CACHE_DAYS, limits };
+  return {
+    dataDir: resolve(DATA_DIR),
+    host: HOST,
+    port: PORT,
+    cacheDays: CACHE_DAYS,
+    recordCacheMb: RECORD_CACHE_MB,
+    responseCacheMb: RESPONSE_CACHE_MB,
+    limits,
+  };
 }

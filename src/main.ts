@@ -1,10 +1,23 @@
 /** The entry point: reads the settings, opens the stores and serves until stopped. */
 import { createServer } from "node:http";
 import { loadConfig } from "./config.ts";
+import type { AccessLogEntry } from "./http/app.ts";
 import { createKeyRegistry } from "./keys/key-registry.ts";
 import { createLimiter } from "./limits/limiter.ts";
 import { createService } from "./service.ts";
 import { createReadingStore } from "./store/reading-store.ts";
+
+// Access-log lines are gathered and written once per turn of the event loop: one write, not one per request.
+let pending = "";
+function accessLog(entry: AccessLogEntry): void {
+  if (pending === "") setImmediate(flushAccessLog);
+  pending += JSON.stringify(entry) + "\n";
+}
+function flushAccessLog(): void {
+  const lines = pending;
+  pending = "";
+  process.stdout.write(lines);
+}
 
 const logError = (error: unknown) => process.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);
 const config = loadConfig();
@@ -16,7 +29,9 @@ const server = createServer(
     registry,
     limiter: createLimiter(),
     limits: config.limits,
-    log: (entry) => process.stdout.write(JSON.stringify(entry) + "\n"),
+    recordCacheMb: config.recordCacheMb,
+    responseCacheMb: config.responseCacheMb,
+    log: accessLog,
     logError,
   }),
 );
@@ -29,6 +44,7 @@ server.listen(config.port, config.host, () => {
 });
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
+    flushAccessLog();
     registry.flushUsage();
     server.close(() => process.exit(0));
     server.closeAllConnections();

@@ -16,6 +16,8 @@ import type { KeyRegistry } from "./keys/key-registry.ts";
 import type { Limiter } from "./limits/limiter.ts";
 import type { Scope } from "./limits/scopes.ts";
 import type { ReadingStore } from "./store/reading-store.ts";
+import { Lru } from "./store/lru.ts";
+import { createRecordCache } from "./datasets/record-cache.ts";
 
 const READ_METHODS = ["GET", "HEAD"];
 
@@ -32,11 +34,22 @@ export interface ServiceOptions {
   readonly now?: () => number;
   readonly log?: (entry: AccessLogEntry) => void;
   readonly logError?: (error: unknown) => void;
+  /** The bound of the per-day record cache, in MB. */
+  readonly recordCacheMb?: number;
+  /** The bound of the response-body cache, in MB. */
+  readonly responseCacheMb?: number;
 }
+
+const MB = 1024 * 1024;
 
 /** The service's request listener. */
 export function createService(options: ServiceOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const { store, now, logError } = options;
+  const records = createRecordCache({ maxBytes: (options.recordCacheMb ?? 32) * MB });
+  const responses = new Lru<string, Buffer>(
+    (options.responseCacheMb ?? 32) * MB,
+    (body) => body.length + 100,
+  );
   const openapi = JSON.stringify(buildOpenApi(DATASETS, options.limits));
   const openapiTag = createHash("sha256").update(openapi).digest("base64url").slice(0, 32);
   const routes: Route[] = [
@@ -44,7 +57,7 @@ export function createService(options: ServiceOptions): (req: IncomingMessage, r
       path: dataset.path,
       methods: READ_METHODS,
       scope: dataset.scope,
-      handler: datasetHandler(dataset, store, now),
+      handler: datasetHandler(dataset, store, { now, records, responses }),
     })),
     {
       path: "/api/v1/datasets",

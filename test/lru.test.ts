@@ -21,3 +21,18 @@ test("the LRU keeps at most its bound, evicting the least recently used", () => 
 test("an LRU needs room for at least one entry", () => {
   assert.throws(() => new Lru(0), RangeError);
 });
+
+test("an LRU can be bounded by weight, and skips an entry heavier than the bound", () => {
+  const lru = new Lru<string, string>(10, (v) => v.length);
+  lru.set("a", "xxxx");
+  lru.set("b", "xxxx");
+  assert.equal(lru.weight, 8);
+  lru.set("c", "xxxx"); // 12 > 10: a goes
+  assert.equal(lru.get("a"), undefined);
+  assert.equal(lru.weight, 8);
+  lru.set("b", "x"); // replacing adjusts the weight
+  assert.equal(lru.weight, 5);
+  lru.set("huge", "x".repeat(11));
+  assert.equal(lru.get("huge"), undefined);
+  assert.equal(lru.size, 2);
+});

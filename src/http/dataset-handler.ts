@@ -14,6 +14,8 @@ import { chooseFormat, type Format, FORMATS } from "./negotiation.ts";
 import { type ParsedRange, parseRangeQuery } from "./range-query.ts";
 import type { Handler } from "./router.ts";
 import { send } from "./send.ts";
+import type { RecordCache } from "../datasets/record-cache.ts";
+import { Lru } from "../store/lru.ts";
 
 /** The `meta.schema_version` of every envelope. */
 export const SCHEMA_VERSION = "1.0";
@@ -63,19 +65,43 @@ function filename(dataset: Dataset, range: ParsedRange): string {
   return `${dataset.id}_${range.interval}_${stamp(range.start)}_${stamp(range.end)}.csv`;
 }
 
-/** A handler for `dataset`, reading from `store`; `now` is the clock for Cache-Control. */
-export function datasetHandler(dataset: Dataset, store: ReadingStore, now: () => number = Date.now): Handler {
+/** What a dataset handler shares with the others. */
+export interface DatasetHandlerOptions {
+  /** Records per day, serialized once. */
+  readonly records: RecordCache;
+  /** Whole response bodies by ETag. */
+  readonly responses: Lru<string, Buffer>;
+  /** The clock for Cache-Control. */
+  readonly now?: () => number;
+}
+
+/** A handler for `dataset`, reading from `store`. */
+export function datasetHandler(
+  dataset: Dataset,
+  store: ReadingStore,
+  options: DatasetHandlerOptions,
+): Handler {
+  const now = options.now ?? Date.now;
   const parameters = { format: FORMAT_PARAMETER, ...dataset.parameters };
+  const memo = new Lru<string, { range: ParsedRange; format: Format; etag: string }>(1_000);
   return (req, res, ctx) => {
-    const range = parseRangeQuery(ctx.url.searchParams, parameters);
-    const format = chooseFormat(range.options.format as Format | undefined, req.headers.accept);
     const snapshot = store.refresh();
-    const etag = entityTag(dataset, range, format, snapshot);
+    // A poll repeats its query: remember what it parsed to and its ETag, until the store changes.
+    const memoKey = `${snapshot.version}|${req.headers.accept ?? ""}|${ctx.url.search}`;
+    let parsed = memo.get(memoKey);
+    if (parsed === undefined) {
+      const range = parseRangeQuery(ctx.url.searchParams, parameters);
+      const format = chooseFormat(range.options.format as Format | undefined, req.headers.accept);
+      parsed = { range, format, etag: entityTag(dataset, range, format, snapshot) };
+      memo.set(memoKey, parsed);
+    }
+    const { range, format, etag } = parsed;
     const common = {
       etag,
       lastModified: snapshot.modified,
       cacheControl: `private, max-age=${secondsToNextHour(now())}`,
       vary: ["Accept"],
+      cache: options.responses,
     };
     if (format === "csv") {
       const fields = dataset.fields[range.interval];
@@ -103,7 +129,13 @@ export function datasetHandler(dataset: Dataset, store: ReadingStore, now: () =>
     });
     send(req, res, {
       ...common,
-      body: () => JSON.stringify({ meta: meta(), data: dataset.records(store, range) }),
+      body: () => {
+        const data = options.records
+          .records(dataset, store, range)
+          .map((r) => (r.json ??= JSON.stringify(r.record)));
+        // The same bytes as JSON.stringify({ meta, data }), from records serialized once each.
+        return `{"meta":${JSON.stringify(meta())},"data":[${data.join(",")}]}`;
+      },
       contentType: "application/json",
     });
   };

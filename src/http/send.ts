@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+import type { Lru } from "../store/lru.ts";
 import { chooseEncoding, type Encoding } from "./negotiation.ts";
 
 /** Bodies smaller than this are sent as they are: compression would not pay. */
@@ -22,6 +23,8 @@ export interface Representation {
   /** Request headers the choice of representation depends on, besides Accept-Encoding. */
   readonly vary?: readonly string[];
   readonly headers?: Readonly<Record<string, string>>;
+  /** Where bodies are kept by ETag (and coding), so a repeated request is neither rebuilt nor recompressed. */
+  readonly cache?: Lru<string, Buffer>;
 }
 
 const SUFFIX: Record<Encoding, string> = { identity: "", gzip: "-gz", br: "-br" };
@@ -80,11 +83,20 @@ export function send(req: IncomingMessage, res: ServerResponse, rep: Representat
     res.end();
     return;
   }
-  const computed = typeof rep.body === "function" ? rep.body() : rep.body;
-  const raw = typeof computed === "string" ? Buffer.from(computed) : computed;
+  const cache = rep.etag === undefined ? undefined : rep.cache;
+  let raw = cache?.get(rep.etag!);
+  if (raw === undefined) {
+    const computed = typeof rep.body === "function" ? rep.body() : rep.body;
+    raw = typeof computed === "string" ? Buffer.from(computed) : computed;
+    cache?.set(rep.etag!, raw);
+  }
   const encoding = raw.length >= COMPRESS_MIN_BYTES ? preferred : "identity";
   if (rep.etag !== undefined) headers["ETag"] = `"${rep.etag}${SUFFIX[encoding]}"`;
-  const body = compress(raw, encoding);
+  let body = encoding === "identity" ? raw : cache?.get(rep.etag! + SUFFIX[encoding]);
+  if (body === undefined) {
+    body = compress(raw, encoding);
+    cache?.set(rep.etag! + SUFFIX[encoding], body);
+  }
   if (encoding !== "identity") headers["Content-Encoding"] = encoding;
   headers["Content-Type"] = rep.contentType;
   headers["Content-Length"] = body.length;

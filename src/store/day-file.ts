@@ -3,7 +3,7 @@
  * order, each `{"ts": "...Z", <column>: <number>, ...}` with columns in catalog order and only
  * the values the sources gave. The same readings always serialize to the same bytes.
  */
-import { columnIndex, columns, COLUMN_COUNT } from "../source/columns.ts";
+import { columns, COLUMN_COUNT } from "../source/columns.ts";
 import { emptyReading, type Reading } from "../source/reading.ts";
 import { dayStart, HOUR_MS } from "../time.ts";
 
@@ -42,39 +42,56 @@ export function serializeDay(day: Day): string {
 }
 
 const TS = /^(\d{4}-\d{2}-\d{2})T(\d{2}):00:00Z$/;
+const INDEX: Readonly<Record<string, number>> = Object.assign(
+  Object.create(null) as Record<string, number>,
+  Object.fromEntries(columns.map((c, i) => [c.name, i])),
+);
 
 /** Parses a day file; throws a SyntaxError naming the file and line for anything malformed. */
 export function parseDay(text: string, key: string): Day {
-  const day = emptyDay(key);
-  const file = dayFileName(key);
-  const lines = text.split("\n");
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    if (line === "") continue;
-    const fail = (reason: string): never => {
-      throw new SyntaxError(`Cannot parse line ${i + 1} of "${file}": ${reason}`);
-    };
-    let record: unknown;
-    try {
-      record = JSON.parse(line);
-    } catch (error) {
-      fail((error as Error).message);
-    }
-    if (typeof record !== "object" || record === null || Array.isArray(record)) fail("not a JSON object");
-    const { ts, ...values } = record as Record<string, unknown>;
-    const m = typeof ts === "string" ? TS.exec(ts) : null;
-    if (m === null || m[1] !== key) fail(`"ts" is not an hour of ${key}`);
-    const hour = Number(m![2]);
-    if (hour > 23) fail(`"ts" is not an hour of ${key}`);
-    if (day.hours[hour] !== undefined) fail(`hour ${ts} appears twice`);
-    const reading = emptyReading();
-    for (const [name, value] of Object.entries(values)) {
-      const c = columnIndex(name);
-      if (c < 0) fail(`unknown column "${name}"`);
-      if (typeof value !== "number" || !Number.isFinite(value)) fail(`"${name}" is not a number`);
-      reading[c] = value as number;
-    }
-    day.hours[hour] = reading;
+  const body = text.endsWith("\n") ? text.slice(0, -1) : text;
+  let records: unknown[];
+  try {
+    // One parse for the whole file is several times faster than one per line.
+    records = body === "" ? [] : (JSON.parse(`[${body.replaceAll("\n", ",")}]`) as unknown[]);
+  } catch {
+    records = body.split("\n").map((line, i) => parseLine(line, i, key));
   }
+  const day = emptyDay(key);
+  records.forEach((record, i) => addRecord(day, record, i, key));
   return day;
+}
+
+function fail(line: number, key: string, reason: string): never {
+  throw new SyntaxError(`Cannot parse line ${line + 1} of "${dayFileName(key)}": ${reason}`);
+}
+
+function parseLine(line: string, i: number, key: string): unknown {
+  try {
+    return JSON.parse(line);
+  } catch (error) {
+    return fail(i, key, (error as Error).message);
+  }
+}
+
+function addRecord(day: Day, record: unknown, i: number, key: string): void {
+  if (typeof record !== "object" || record === null || Array.isArray(record))
+    fail(i, key, "not a JSON object");
+  const values = record as Record<string, unknown>;
+  const ts = values.ts;
+  const m = typeof ts === "string" ? TS.exec(ts) : null;
+  if (m === null || m[1] !== key) fail(i, key, `"ts" is not an hour of ${key}`);
+  const hour = Number(m[2]);
+  if (hour > 23) fail(i, key, `"ts" is not an hour of ${key}`);
+  if (day.hours[hour] !== undefined) fail(i, key, `hour ${ts} appears twice`);
+  const reading = emptyReading();
+  for (const name in values) {
+    if (name === "ts") continue;
+    const c = INDEX[name];
+    if (c === undefined) fail(i, key, `unknown column "${name}"`);
+    const value = values[name];
+    if (typeof value !== "number" || !Number.isFinite(value)) fail(i, key, `"${name}" is not a number`);
+    reading[c] = value;
+  }
+  day.hours[hour] = reading;
 }

@@ -1,38 +1,60 @@
-/** A least-recently-used map with a fixed number of entries. */
+/**
+ * A least-recently-used map bounded by total weight: by default each entry weighs 1, so the
+ * bound is a count; with `weigh` it can be bytes. An entry heavier than the whole bound is not kept.
+ */
 export class Lru<K, V> {
   readonly #max: number;
-  readonly #map = new Map<K, V>();
+  readonly #weigh: (value: V) => number;
+  readonly #map = new Map<K, { value: V; weight: number }>();
+  #weight = 0;
 
-  constructor(max: number) {
-    if (!Number.isInteger(max) || max < 1)
+  constructor(max: number, weigh: (value: V) => number = () => 1) {
+    if (!Number.isFinite(max) || max < 1)
       throw new RangeError(`An LRU needs room for at least 1 entry, got ${max}`);
     this.#max = max;
+    this.#weigh = weigh;
   }
 
+  /** How many entries are held. */
   get size(): number {
     return this.#map.size;
   }
 
+  /** The total weight held. */
+  get weight(): number {
+    return this.#weight;
+  }
+
   get(key: K): V | undefined {
-    const value = this.#map.get(key);
-    if (value !== undefined) {
-      this.#map.delete(key);
-      this.#map.set(key, value);
-    }
-    return value;
+    const entry = this.#map.get(key);
+    if (entry === undefined) return undefined;
+    this.#map.delete(key);
+    this.#map.set(key, entry);
+    return entry.value;
   }
 
   set(key: K, value: V): void {
-    this.#map.delete(key);
-    this.#map.set(key, value);
-    if (this.#map.size > this.#max) this.#map.delete(this.#map.keys().next().value as K);
+    this.delete(key);
+    const weight = this.#weigh(value);
+    if (weight > this.#max) return;
+    this.#map.set(key, { value, weight });
+    this.#weight += weight;
+    for (const [oldest, entry] of this.#map) {
+      if (this.#weight <= this.#max) break;
+      this.#map.delete(oldest);
+      this.#weight -= entry.weight;
+    }
   }
 
   delete(key: K): void {
+    const entry = this.#map.get(key);
+    if (entry === undefined) return;
     this.#map.delete(key);
+    this.#weight -= entry.weight;
   }
 
   clear(): void {
     this.#map.clear();
+    this.#weight = 0;
   }
 }
