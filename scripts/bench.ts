@@ -17,6 +17,10 @@ import { generateSampleExport } from "../src/sample/sample-export.ts";
 const ROOT = join(import.meta.dirname, "..");
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 50;
+// The node flags `make serve` runs the server with (the Makefile exports them).
+const SERVICE_FLAGS = (process.env.GDS_NODE_FLAGS ?? "").split(" ").filter(Boolean);
+// Which parts to run: BENCH_PARTS=load,cold,sweep,ingest (all by default).
+const PARTS = new Set((process.env.BENCH_PARTS ?? "ingest,load,cold,sweep").split(","));
 const work = mkdtempSync(join(tmpdir(), "gds-bench-"));
 const log = (text: string) => process.stderr.write(text + "\n");
 
@@ -47,7 +51,7 @@ async function waitForListening(child: ChildProcess): Promise<void> {
 
 async function startService(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+  const child = spawn(process.execPath, [...SERVICE_FLAGS, "--import", "tsx", "src/main.ts"], {
     cwd: ROOT,
     env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1" },
     stdio: ["ignore", "ignore", "pipe"],
@@ -126,112 +130,124 @@ function storeWithYears(
   return { dir, key, ingestMs };
 }
 
+const figures: Record<string, unknown> = {};
+const summary: string[] = [];
 try {
   log(
     `Machine: ${cpus().length} × ${cpus()[0]?.model ?? "?"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
   );
+  figures.machine = { cpus: cpus().length, model: cpus()[0]?.model, node: process.version };
+  figures.service_flags = SERVICE_FLAGS.join(" ");
+  log(`Service flags: ${SERVICE_FLAGS.join(" ") || "(none: run through make bench for the serve flags)"}`);
 
-  log("Ingest: 5 years of hourly export rows into an empty store…");
-  const five = storeWithYears("five-years", "2020-01-01", 1827);
-  log(`  ${Math.round(five.ingestMs)} ms`);
+  if (PARTS.has("ingest")) {
+    log("Ingest: 5 years of hourly export rows into an empty store…");
+    const five = storeWithYears("five-years", "2020-01-01", 1827);
+    log(`  ${Math.round(five.ingestMs)} ms`);
+    figures.ingest_5y_ms = Math.round(five.ingestMs);
+    summary.push(`ingest of 5 years hourly      ${Math.round(five.ingestMs)} ms   (target ≤ 3000 ms)`);
+  }
 
-  log("Store: 3 years of hourly readings…");
-  const three = storeWithYears("three-years", "2023-01-01", 1096);
   const A = "/api/v1/grid/system-state?start=2025-06-01T00:00:00Z&end=2025-07-01T00:00:00Z";
   const B = "/api/v1/grid/system-state?start=2025-01-01T00:00:00Z&end=2026-01-01T00:00:00Z";
   const C = "/api/v1/generation/mix?start=2023-01-01&end=2026-01-01&interval=1d";
+  const three =
+    PARTS.has("load") || PARTS.has("cold") ? storeWithYears("three-years", "2023-01-01", 1096) : undefined;
 
-  const service = await startService(three.dir);
-  const results: Record<string, Load & { bytes: number; peakRssMb: number }> = {};
-  for (const [name, path] of [
-    ["a_30d_hourly_warm", A],
-    ["b_366d_hourly_warm", B],
-    ["c_3y_daily_mix", C],
-  ] as const) {
-    const { bytes } = await timed(service.url + path, three.key);
-    if (name.startsWith("a")) writeFileSync(join(work, "a.json"), bytes);
-    log(`Load ${name}: ${bytes.length} bytes per response, ${CONNECTIONS} connections for ${DURATION} s…`);
-    const figures = await load(service.url + path, three.key);
-    results[name] = {
-      ...figures,
-      bytes: bytes.length,
-      peakRssMb: Math.round(rssKb(service.child.pid!, "VmHWM") / 1024),
-    };
-    log(`  ${figures.reqPerSec} req/s, p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms`);
-  }
-  await stop(service.child);
+  if (PARTS.has("load")) {
+    const service = await startService(three!.dir);
+    const results: Record<string, Load & { bytes: number; peakRssMb: number }> = {};
+    for (const [name, path] of [
+      ["a_30d_hourly_warm", A],
+      ["b_366d_hourly_warm", B],
+      ["c_3y_daily_mix", C],
+    ] as const) {
+      const { bytes } = await timed(service.url + path, three!.key);
+      if (name.startsWith("a")) writeFileSync(join(work, "a.json"), bytes);
+      log(`Load ${name}: ${bytes.length} bytes per response, ${CONNECTIONS} connections for ${DURATION} s…`);
+      const r = await load(service.url + path, three!.key);
+      results[name] = {
+        ...r,
+        bytes: bytes.length,
+        peakRssMb: Math.round(rssKb(service.child.pid!, "VmHWM") / 1024),
+      };
+      log(`  ${r.reqPerSec} req/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms`);
+    }
+    await stop(service.child);
 
-  log("Baseline: bare node:http sending (a)'s bytes from memory…");
-  const baseline = await startBaseline(join(work, "a.json"));
-  const base = await load(baseline.url + A, three.key);
-  await stop(baseline.child);
-  log(`  ${base.reqPerSec} req/s, p50 ${base.p50Ms} ms, p99 ${base.p99Ms} ms`);
+    log("Baseline: bare node:http sending (a)'s bytes from memory…");
+    const baseline = await startBaseline(join(work, "a.json"));
+    const base = await load(baseline.url + A, three!.key);
+    await stop(baseline.child);
+    log(`  ${base.reqPerSec} req/s, p50 ${base.p50Ms} ms, p99 ${base.p99Ms} ms`);
 
-  log("Cold: the first request for 366 days hourly after a start…");
-  const cold = await startService(three.dir);
-  const first = await timed(cold.url + B, three.key);
-  const second = await timed(cold.url + B, three.key);
-  await stop(cold.child);
-  log(`  first ${first.ms.toFixed(1)} ms, then ${second.ms.toFixed(1)} ms`);
-
-  log("Memory: a sweep of 1,000 random ranges over 10 years of data…");
-  const ten = storeWithYears("ten-years", "2016-01-01", 3653);
-  const sweep = await startService(ten.dir);
-  let seed = 1;
-  const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
-  const startMs = Date.parse("2016-01-01T00:00:00Z");
-  const spanMs = 3653 * 86_400_000;
-  const paths = ["/api/v1/grid/system-state", "/api/v1/generation/mix", "/api/v1/features/grid-stress"];
-  for (let i = 0; i < 1000; i += 10) {
-    await Promise.all(
-      Array.from({ length: 10 }, async () => {
-        const daily = random() < 0.3;
-        const days = daily ? 1 + Math.floor(random() * 3000) : 1 + Math.floor(random() * 366);
-        const from = startMs + Math.floor(random() * (spanMs / 3_600_000)) * 3_600_000;
-        const to = from + days * 86_400_000;
-        const path = paths[Math.floor(random() * paths.length)]!;
-        const q = `start=${new Date(from).toISOString()}&end=${new Date(to).toISOString()}&interval=${daily ? "1d" : "1h"}`;
-        await timed(`${sweep.url}${path}?${q}`, ten.key);
-      }),
+    const a = results.a_30d_hourly_warm!;
+    const ratio = a.reqPerSec / base.reqPerSec;
+    const rows = [
+      ["scenario", "req/s", "p50 ms", "p99 ms", "bytes", "peak RSS MB"],
+      ...Object.entries(results).map(([n, r]) => [n, r.reqPerSec, r.p50Ms, r.p99Ms, r.bytes, r.peakRssMb]),
+      ["baseline (bare node:http, a's bytes)", base.reqPerSec, base.p50Ms, base.p99Ms, a.bytes, "-"],
+    ].map((r) => r.map(String));
+    const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
+    process.stdout.write(
+      rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join("  ")).join("\n") + "\n\n",
     );
-  }
-  const sweepRss = Math.round(rssKb(sweep.child.pid!, "VmRSS") / 1024);
-  const sweepPeak = Math.round(rssKb(sweep.child.pid!, "VmHWM") / 1024);
-  await stop(sweep.child);
-  log(`  RSS after ${sweepRss} MB, peak ${sweepPeak} MB`);
-
-  const a = results.a_30d_hourly_warm!;
-  const ratio = a.reqPerSec / base.reqPerSec;
-  const rows = [
-    ["scenario", "req/s", "p50 ms", "p99 ms", "bytes", "peak RSS MB"],
-    ...Object.entries(results).map(([n, r]) => [n, r.reqPerSec, r.p50Ms, r.p99Ms, r.bytes, r.peakRssMb]),
-    ["baseline (bare node:http, a's bytes)", base.reqPerSec, base.p50Ms, base.p99Ms, a.bytes, "-"],
-  ].map((r) => r.map(String));
-  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
-  process.stdout.write(rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join("  ")).join("\n") + "\n\n");
-  const lines = [
-    `(a) / baseline ratio          ${ratio.toFixed(2)}   (target ≥ 0.5, aim 0.8)`,
-    `(a) p99                       ${a.p99Ms} ms   (target ≤ 20 ms)`,
-    `(d) cold first 366-day 1h     ${first.ms.toFixed(1)} ms   (target ≤ 150 ms)`,
-    `RSS after 1,000-range sweep   ${sweepRss} MB (peak ${sweepPeak} MB)   (target ≤ 200 MB)`,
-    `ingest of 5 years hourly      ${Math.round(five.ingestMs)} ms   (target ≤ 3000 ms)`,
-  ];
-  process.stdout.write(lines.join("\n") + "\n");
-  process.stdout.write(
-    JSON.stringify({
-      machine: { cpus: cpus().length, node: process.version },
+    Object.assign(figures, {
       connections: CONNECTIONS,
       duration_s: DURATION,
       scenarios: results,
       baseline: base,
-      ratio_a_to_baseline: Number(ratio.toFixed(3)),
-      cold_first_366d_hourly_ms: Number(first.ms.toFixed(1)),
-      warm_second_366d_hourly_ms: Number(second.ms.toFixed(1)),
-      sweep_rss_mb: sweepRss,
-      sweep_peak_rss_mb: sweepPeak,
-      ingest_5y_ms: Math.round(five.ingestMs),
-    }) + "\n",
-  );
+    });
+    figures.ratio_a_to_baseline = Number(ratio.toFixed(3));
+    summary.push(`(a) / baseline ratio          ${ratio.toFixed(2)}   (target ≥ 0.5, aim 0.8)`);
+    summary.push(`(a) p99                       ${a.p99Ms} ms   (target ≤ 20 ms)`);
+  }
+
+  if (PARTS.has("cold")) {
+    log("Cold: the first request for 366 days hourly after a start…");
+    const cold = await startService(three!.dir);
+    const first = await timed(cold.url + B, three!.key);
+    const second = await timed(cold.url + B, three!.key);
+    await stop(cold.child);
+    log(`  first ${first.ms.toFixed(1)} ms, then ${second.ms.toFixed(1)} ms`);
+    figures.cold_first_366d_hourly_ms = Number(first.ms.toFixed(1));
+    figures.warm_second_366d_hourly_ms = Number(second.ms.toFixed(1));
+    summary.push(`(d) cold first 366-day 1h     ${first.ms.toFixed(1)} ms   (target ≤ 150 ms)`);
+  }
+
+  if (PARTS.has("sweep")) {
+    log("Memory: a sweep of 1,000 random ranges over 10 years of data…");
+    const ten = storeWithYears("ten-years", "2016-01-01", 3653);
+    const sweep = await startService(ten.dir);
+    let seed = 1;
+    const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    const startMs = Date.parse("2016-01-01T00:00:00Z");
+    const hours = 3653 * 24;
+    const paths = ["/api/v1/grid/system-state", "/api/v1/generation/mix", "/api/v1/features/grid-stress"];
+    for (let i = 0; i < 1000; i += 10) {
+      await Promise.all(
+        Array.from({ length: 10 }, async () => {
+          const daily = random() < 0.3;
+          const days = daily ? 1 + Math.floor(random() * 3000) : 1 + Math.floor(random() * 366);
+          const from = startMs + Math.floor(random() * hours) * 3_600_000;
+          const to = from + days * 86_400_000;
+          const path = paths[Math.floor(random() * paths.length)]!;
+          const q = `start=${new Date(from).toISOString()}&end=${new Date(to).toISOString()}&interval=${daily ? "1d" : "1h"}`;
+          await timed(`${sweep.url}${path}?${q}`, ten.key);
+        }),
+      );
+    }
+    const sweepRss = Math.round(rssKb(sweep.child.pid!, "VmRSS") / 1024);
+    const sweepPeak = Math.round(rssKb(sweep.child.pid!, "VmHWM") / 1024);
+    await stop(sweep.child);
+    log(`  RSS after ${sweepRss} MB, peak ${sweepPeak} MB`);
+    figures.sweep_rss_mb = sweepRss;
+    figures.sweep_peak_rss_mb = sweepPeak;
+    summary.push(`RSS after 1,000-range sweep   ${sweepRss} MB (peak ${sweepPeak} MB)   (target ≤ 200 MB)`);
+  }
+
+  process.stdout.write(summary.join("\n") + "\n");
+  process.stdout.write(JSON.stringify(figures) + "\n");
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -20,9 +20,9 @@ const EnvSchema = v.object({
   DATA_DIR: v.optional(v.string(), "data"),
   HOST: v.optional(v.string(), "127.0.0.1"),
   PORT: v.optional(Port, "8000"),
-  CACHE_DAYS: v.optional(Positive, "1200"),
-  RECORD_CACHE_MB: v.optional(Positive, "32"),
-  RESPONSE_CACHE_MB: v.optional(Positive, "32"),
+  CACHE_DAYS: v.optional(Positive, "1000"),
+  RECORD_CACHE_MB: v.optional(Positive, "24"),
+  RESPONSE_CACHE_MB: v.optional(Positive, "16"),
   RATE_LIMITS: v.optional(v.string(), ""),
 });
 

@@ -9,6 +9,8 @@ function pad(n: number, width = 2): string {
 
 /** The UTC calendar day of an instant, `YYYY-MM-DD`. */
 export function dayKey(ms: number): string {
+  const iso = new Date(ms).toISOString();
+  if (iso.length === 24) return iso.slice(0, 10);
   const d = new Date(ms);
   return `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
 }
@@ -20,6 +22,12 @@ export function dayStart(key: string): number {
 
 /** An instant as the service writes it: `YYYY-MM-DDThh:mm:ss+00:00`, with `.sss` on request. */
 export function formatInstant(ms: number, withMillis = false): string {
+  const iso = new Date(ms).toISOString(); // YYYY-MM-DDThh:mm:ss.sssZ, fast and native
+  return iso.length === 24 ? `${iso.slice(0, withMillis ? 23 : 19)}+00:00` : slowFormat(ms, withMillis);
+}
+
+// Years beyond 9999 or before 0 (toISOString writes them with six digits and a sign).
+function slowFormat(ms: number, withMillis: boolean): string {
   const d = new Date(ms);
   const base = `${dayKey(ms)}T${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
   return withMillis ? `${base}.${pad(d.getUTCMilliseconds(), 3)}+00:00` : `${base}+00:00`;

@@ -8,9 +8,9 @@ test("defaults: ./data, 127.0.0.1:8000, the spec's limits", () => {
     dataDir: resolve("data"),
     host: "127.0.0.1",
     port: 8000,
-    cacheDays: 1200,
-    recordCacheMb: 32,
-    responseCacheMb: 32,
+    cacheDays: 1000,
+    recordCacheMb: 24,
+    responseCacheMb: 16,
     limits: { normalized_data: 10, features: 3, metadata: 60 },
   });
 });
@@ -29,8 +29,8 @@ test("settings come from the environment; empty values mean the default", () => 
     host: "0.0.0.0",
     port: 9000,
     cacheDays: 10,
-    recordCacheMb: 32,
-    responseCacheMb: 32,
+    recordCacheMb: 24,
+    responseCacheMb: 16,
     limits: { normalized_data: 10, features: 5, metadata: 60 },
   });
   assert.equal(loadConfig({ PORT: "" }).port, 8000);

@@ -27,6 +27,9 @@ export interface RecordCache {
 
 // A record and its JSON text take about this much memory.
 const BYTES_PER_RECORD = 600;
+// Missing days are computed at most this many at a time, which bounds the working memory of one
+// request (a 20-year daily range would otherwise aggregate 175,000 hours in one table).
+const MAX_RUN_DAYS = 62;
 
 /** A cache holding at most about `maxBytes` of records. */
 export function createRecordCache(options: { maxBytes: number }): RecordCache {

@@ -38,27 +38,26 @@ export const MIX_FIELDS = [
   ["other_re_mw", COL.otherRe],
 ] as const;
 
-/** Adds values, or null when any is null. */
-export function sumOrNull(values: readonly (number | null)[]): number | null {
+const RE_PARTS = [COL.wind, COL.pv, COL.csp, COL.otherRe];
+const GENERATION_PARTS = MIX_FIELDS.map(([, c]) => c);
+
+// The sum of some columns of a reading, or null when any is missing (NaN). No allocation: this
+// runs for every hour served.
+function columnSum(reading: Reading | undefined, columns: readonly number[]): number | null {
+  if (reading === undefined) return null;
   let total = 0;
-  for (const v of values) {
-    if (v === null) return null;
-    total += v;
-  }
-  return total;
+  for (let i = 0; i < columns.length; i++) total += reading[columns[i]!]!;
+  return Number.isNaN(total) ? null : total;
 }
 
 /** Total renewable output: the `Total RE` column, else wind + PV + CSP + other RE. */
 export function totalRe(reading: Reading | undefined): number | null {
-  return (
-    valueAt(reading, COL.totalRe) ??
-    sumOrNull([COL.wind, COL.pv, COL.csp, COL.otherRe].map((c) => valueAt(reading, c)))
-  );
+  return valueAt(reading, COL.totalRe) ?? columnSum(reading, RE_PARTS);
 }
 
 /** Total generation: the sum of the ten generation-mix fields, or null when any is missing. */
 export function totalGeneration(reading: Reading | undefined): number | null {
-  return sumOrNull(MIX_FIELDS.map(([, c]) => valueAt(reading, c)));
+  return columnSum(reading, GENERATION_PARTS);
 }
 
 /** `a / b`, or null when either is null or `b` is zero. */

@@ -74,11 +74,6 @@ const DAILY_DOCS: readonly FieldDoc[] = [
   mw("avg_forecast_error_mw", "Mean forecast error."),
 ];
 
-/** The hourly fields after `ts`, in served order. */
-export const SYSTEM_STATE_HOURLY_FIELDS = HOURLY_DOCS.slice(1).map(
-  (f) => f.name,
-) as readonly (keyof SystemStateHour)[];
-
 /** The daily fields after `date` and `hours`, in served order. */
 export const SYSTEM_STATE_DAILY_FIELDS = DAILY_DOCS.slice(2).map((f) => f.name);
 
@@ -139,11 +134,19 @@ export function systemStateHours(
 
 /** Served hourly records. */
 export function systemStateHourlyRecords(store: ReadingStore, from: number, to: number): DataRecord[] {
-  return systemStateHours(store, from, to).map(({ hour, state }) => {
-    const record: DataRecord = { ts: formatInstant(hour) };
-    for (const field of SYSTEM_STATE_HOURLY_FIELDS) record[field] = round3(state[field]);
-    return record;
-  });
+  // An object literal per record gives every record one shape, which keeps serialization fast.
+  return systemStateHours(store, from, to).map(({ hour, state: s }) => ({
+    ts: formatInstant(hour),
+    residual_demand_mw: round3(s.residual_demand_mw),
+    residual_forecast_mw: round3(s.residual_forecast_mw),
+    total_re_mw: round3(s.total_re_mw),
+    imports_mw: round3(s.imports_mw),
+    exports_mw: round3(s.exports_mw),
+    net_import_mw: round3(s.net_import_mw),
+    renewable_share_pct: round3(s.renewable_share_pct),
+    ocgt_ramp_mw: round3(s.ocgt_ramp_mw),
+    forecast_error_mw: round3(s.forecast_error_mw),
+  }));
 }
 
 /** Aggregates hourly system state into one record per UTC day (decisions section 3). */

@@ -4,7 +4,7 @@
  * the values the sources gave. The same readings always serialize to the same bytes.
  */
 import { columns, COLUMN_COUNT } from "../source/columns.ts";
-import { emptyReading, type Reading } from "../source/reading.ts";
+import type { Reading } from "../source/reading.ts";
 import { dayStart, HOUR_MS } from "../time.ts";
 
 /** One UTC day: a reading per hour (index 0 is 00:00 UTC), undefined where there is none. */
@@ -58,7 +58,9 @@ export function parseDay(text: string, key: string): Day {
     records = body.split("\n").map((line, i) => parseLine(line, i, key));
   }
   const day = emptyDay(key);
-  records.forEach((record, i) => addRecord(day, record, i, key));
+  // One allocation for the whole day; each hour's reading is a view into it.
+  const values = new Float64Array(24 * COLUMN_COUNT).fill(NaN);
+  records.forEach((record, i) => addRecord(day, values, record, i, key));
   return day;
 }
 
@@ -74,22 +76,22 @@ function parseLine(line: string, i: number, key: string): unknown {
   }
 }
 
-function addRecord(day: Day, record: unknown, i: number, key: string): void {
+function addRecord(day: Day, values: Float64Array, record: unknown, i: number, key: string): void {
   if (typeof record !== "object" || record === null || Array.isArray(record))
     fail(i, key, "not a JSON object");
-  const values = record as Record<string, unknown>;
-  const ts = values.ts;
+  const fields = record as Record<string, unknown>;
+  const ts = fields.ts;
   const m = typeof ts === "string" ? TS.exec(ts) : null;
   if (m === null || m[1] !== key) fail(i, key, `"ts" is not an hour of ${key}`);
   const hour = Number(m[2]);
   if (hour > 23) fail(i, key, `"ts" is not an hour of ${key}`);
   if (day.hours[hour] !== undefined) fail(i, key, `hour ${ts} appears twice`);
-  const reading = emptyReading();
-  for (const name in values) {
+  const reading = values.subarray(hour * COLUMN_COUNT, (hour + 1) * COLUMN_COUNT);
+  for (const name in fields) {
     if (name === "ts") continue;
     const c = INDEX[name];
     if (c === undefined) fail(i, key, `unknown column "${name}"`);
-    const value = values[name];
+    const value = fields[name];
     if (typeof value !== "number" || !Number.isFinite(value)) fail(i, key, `"${name}" is not a number`);
     reading[c] = value;
   }
