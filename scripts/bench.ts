@@ -7,6 +7,7 @@
 import autocannon from "autocannon";
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { request } from "node:http";
 import { createServer } from "node:net";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
@@ -17,6 +18,8 @@ import { generateSampleExport } from "../src/sample/sample-export.ts";
 const ROOT = join(import.meta.dirname, "..");
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 50;
+// Warm scenarios get this long under the same load, unmeasured, before the measured run.
+const WARM_UP_SECONDS = 2;
 // The node flags `make serve` runs the server with (the Makefile exports them).
 const SERVICE_FLAGS = (process.env.GDS_NODE_FLAGS ?? "").split(" ").filter(Boolean);
 // Which parts to run: BENCH_PARTS=load,cold,sweep,ingest (all by default).
@@ -89,11 +92,11 @@ interface Load {
   bytesPerReq: number;
 }
 
-async function load(url: string, key: string): Promise<Load> {
+async function load(url: string, key: string, duration = DURATION): Promise<Load> {
   const result = await autocannon({
     url,
     connections: CONNECTIONS,
-    duration: DURATION,
+    duration,
     headers: { "X-API-KEY": key },
   });
   return {
@@ -105,12 +108,23 @@ async function load(url: string, key: string): Promise<Load> {
   };
 }
 
-async function timed(url: string, key: string): Promise<{ ms: number; bytes: Buffer }> {
-  const started = performance.now();
-  const res = await fetch(url, { headers: { "X-API-KEY": key, "Accept-Encoding": "identity" } });
-  const bytes = Buffer.from(await res.arrayBuffer());
-  if (res.status !== 200) throw new Error(`${url}: ${res.status} ${bytes.toString()}`);
-  return { ms: performance.now() - started, bytes };
+// One request with a plain node:http client (undici's fetch adds tens of ms of its own to a
+// first request with a 2 MB body); the time runs until the last byte has arrived.
+function timed(url: string, key: string): Promise<{ ms: number; bytes: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const req = request(url, { headers: { "X-API-KEY": key, "Accept-Encoding": "identity" } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("end", () => {
+        const bytes = Buffer.concat(chunks);
+        if (res.statusCode !== 200) reject(new Error(`${url}: ${res.statusCode} ${bytes.toString()}`));
+        else resolve({ ms: performance.now() - started, bytes });
+      });
+    });
+    req.on("error", reject);
+    req.end();
+  });
 }
 
 function storeWithYears(
@@ -165,6 +179,7 @@ try {
       const { bytes } = await timed(service.url + path, three!.key);
       if (name.startsWith("a")) writeFileSync(join(work, "a.json"), bytes);
       log(`Load ${name}: ${bytes.length} bytes per response, ${CONNECTIONS} connections for ${DURATION} s…`);
+      await load(service.url + path, three!.key, WARM_UP_SECONDS); // warm: JIT and caches settle first
       const r = await load(service.url + path, three!.key);
       results[name] = {
         ...r,
@@ -177,6 +192,7 @@ try {
 
     log("Baseline: bare node:http sending (a)'s bytes from memory…");
     const baseline = await startBaseline(join(work, "a.json"));
+    await load(baseline.url + A, three!.key, WARM_UP_SECONDS);
     const base = await load(baseline.url + A, three!.key);
     await stop(baseline.child);
     log(`  ${base.reqPerSec} req/s, p50 ${base.p50Ms} ms, p99 ${base.p99Ms} ms`);

@@ -4,7 +4,8 @@ import { loadConfig } from "./config.ts";
 import type { AccessLogEntry } from "./http/app.ts";
 import { createKeyRegistry } from "./keys/key-registry.ts";
 import { createLimiter } from "./limits/limiter.ts";
-import { createService } from "./service.ts";
+import { createService, DATASETS } from "./service.ts";
+import { warmUp } from "./datasets/warm-up.ts";
 import { createReadingStore } from "./store/reading-store.ts";
 
 // Access-log lines are gathered and written once per turn of the event loop: one write, not one per request.
@@ -23,6 +24,14 @@ const logError = (error: unknown) => process.stderr.write(`${(error as Error)?.s
 const config = loadConfig();
 const store = createReadingStore({ dir: config.dataDir, cacheDays: config.cacheDays });
 const registry = createKeyRegistry({ dir: config.dataDir, onError: logError });
+try {
+  const ms = warmUp(store, DATASETS);
+  process.stderr.write(`Checked the store: the newest week reads in ${ms.toFixed(0)} ms\n`);
+} catch (error) {
+  // Serve anyway: /healthz and the requests that need the broken days will say what is wrong.
+  process.stderr.write(`The store check failed; serving anyway.\n`);
+  logError(error);
+}
 const server = createServer(
   createService({
     store,

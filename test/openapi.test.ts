@@ -133,11 +133,10 @@ test("every real response matches its documented schema and headers", async (t) 
   await check("/nowhere", await server.raw("/nowhere"));
 
   // A 500 from a broken day file matches the documented body and hides its cause.
-  writeFileSync(join(dir, "readings", "2025-06-01.jsonl"), "not json\n");
-  await check(
-    datasets[0]!,
-    await server.get(`${datasets[0]}?start=2025-06-01T05:00:00Z&end=2025-06-01T06:00:00Z`),
-  );
+  writeFileSync(join(dir, "readings", "2025-06-10.jsonl"), "not json\n");
+  const broken = await server.get(`${datasets[0]}?start=2025-06-10T05:00:00Z&end=2025-06-10T06:00:00Z`);
+  assert.equal(broken.status, 500);
+  await check(datasets[0]!, broken);
 });
 
 test("throttled responses match the 429 schema with Retry-After", async (t) => {

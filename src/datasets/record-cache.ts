@@ -31,6 +31,12 @@ const BYTES_PER_RECORD = 600;
 // request (a 20-year daily range would otherwise aggregate 175,000 hours in one table).
 const MAX_RUN_DAYS = 62;
 
+// The instant of a record's `ts` (YYYY-MM-DDThh:…) or `date`; Date.parse is several times slower.
+function recordTime(stamp: string): number {
+  const hour = stamp.length > 10 ? Number(stamp.slice(11, 13)) : 0;
+  return Date.UTC(Number(stamp.slice(0, 4)), Number(stamp.slice(5, 7)) - 1, Number(stamp.slice(8, 10)), hour);
+}
+
 /** A cache holding at most about `maxBytes` of records. */
 export function createRecordCache(options: { maxBytes: number }): RecordCache {
   const cache = new Lru<string, CachedRecord[]>(
@@ -79,7 +85,7 @@ export function createRecordCache(options: { maxBytes: number }): RecordCache {
       });
       const byDay = new Map<number, CachedRecord[]>(run.map((d) => [d.day, []]));
       for (const record of computed) {
-        const at = Date.parse(hourly ? (record.ts as string) : `${record.date as string}T00:00:00Z`);
+        const at = recordTime(hourly ? (record.ts as string) : (record.date as string));
         byDay.get(Math.floor(at / DAY_MS) * DAY_MS)?.push({ at, record });
       }
       for (const d of run) {

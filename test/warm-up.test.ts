@@ -1,0 +1,27 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { warmUp } from "../src/datasets/warm-up.ts";
+import { generateSampleExport } from "../src/sample/sample-export.ts";
+import { DATASETS } from "../src/service.ts";
+import { createReadingStore } from "../src/store/reading-store.ts";
+import { ingestTexts, tempDir } from "./helpers.ts";
+
+test("the start-up check reads the newest week through every dataset", (t) => {
+  const dir = tempDir(t);
+  assert.equal(warmUp(createReadingStore({ dir }), DATASETS), 0, "an empty store has nothing to check");
+  ingestTexts(dir, { "s.csv": generateSampleExport({ firstDay: "2025-01-01", days: 40 }) });
+  const store = createReadingStore({ dir });
+  assert.ok(warmUp(store, DATASETS) >= 0);
+});
+
+test("the start-up check reports a day file that cannot be read", (t) => {
+  const dir = tempDir(t);
+  ingestTexts(dir, { "s.csv": generateSampleExport({ firstDay: "2025-01-01", days: 10 }) });
+  writeFileSync(join(dir, "readings", "2025-01-10.jsonl"), "{ not json\n");
+  assert.throws(
+    () => warmUp(createReadingStore({ dir }), DATASETS),
+    /Cannot parse line 1 of "2025-01-10.jsonl"/,
+  );
+});
