@@ -64,6 +64,14 @@ export function exportCsv(
   );
 }
 
+/** The export's SAST stamp (`2024-01-01 02:00:00 AM`) of a UTC instant: SAST is UTC+02:00. */
+export function sast(utcMs: number): string {
+  const d = new Date(utcMs + 2 * 3_600_000);
+  const h = d.getUTCHours();
+  const h12 = h % 12 === 0 ? 12 : h % 12;
+  return `${d.toISOString().slice(0, 10)} ${String(h12).padStart(2, "0")}:00:00 ${h < 12 ? "AM" : "PM"}`;
+}
+
 /** A live-format file: `;` delimiter, `,` decimals, CRLF. */
 export function liveCsv(header: readonly string[], rows: readonly (readonly (string | number)[])[]): string {
   const cell = (v: string | number) => (typeof v === "number" ? String(v).replace(".", ",") : v);

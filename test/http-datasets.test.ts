@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { exportCsv, ingestTexts, startServer, tempDir } from "./helpers.ts";
+import { exportCsv, ingestTexts, startServer, tempDir, sast } from "./helpers.ts";
 
 const COLUMNS = [
   "Residual Forecast",
@@ -21,15 +21,6 @@ const COLUMNS = [
   "Other RE",
   "Total RE",
 ];
-
-// SAST stamp of a UTC instant, as the export writes it.
-function sast(utcMs: number): string {
-  const d = new Date(utcMs + 2 * 3_600_000);
-  const h = d.getUTCHours();
-  const p = (n: number) => String(n).padStart(2, "0");
-  const h12 = h % 12 === 0 ? 12 : h % 12;
-  return `${d.toISOString().slice(0, 10)} ${p(h12)}:00:00 ${h < 12 ? "AM" : "PM"}`;
-}
 
 /** Hour i after 2024-01-01T00:00Z has residual demand 20000 + i and OCGT output 10 * i. */
 function fixtureRow(i: number): (string | number)[] {

@@ -11,6 +11,7 @@ import {
   REAL_DATA_SKIP,
   startServer,
   tempDir,
+  sast,
 } from "./helpers.ts";
 
 const COLUMNS = [
@@ -25,13 +26,6 @@ const COLUMNS = [
   "Total OCLF",
   "Manual Load_Reduction(MLR)",
 ];
-
-function sast(utcMs: number): string {
-  const d = new Date(utcMs + 2 * 3_600_000);
-  const h = d.getUTCHours();
-  const h12 = h % 12 === 0 ? 12 : h % 12;
-  return `${d.toISOString().slice(0, 10)} ${String(h12).padStart(2, "0")}:00:00 ${h < 12 ? "AM" : "PM"}`;
-}
 
 // 30 days from 2024-03-01 UTC: total RE 1200 MW every hour, then on 2024-03-31 00:00 UTC a tight hour.
 function fixture(): string {

@@ -18,9 +18,3 @@ export function valueAt(reading: Reading | undefined, column: number): number | 
   const v = reading[column]!;
   return Number.isNaN(v) ? null : v;
 }
-
-/** Whether any of the given columns holds a value. */
-export function hasAny(reading: Reading, columnIndexes: readonly number[]): boolean {
-  for (const i of columnIndexes) if (!Number.isNaN(reading[i]!)) return true;
-  return false;
-}
