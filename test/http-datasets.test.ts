@@ -382,3 +382,23 @@ test("every response carries a request id and is logged as one JSON line", async
   const echoed = await server.get("/nowhere", { headers: { "X-Request-Id": "trace-42" } });
   assert.equal(echoed.headers.get("x-request-id"), "trace-42");
 });
+
+test("a request whose client goes away still gets its access-log line", async (t) => {
+  const { server } = await fixtureServer(t);
+  const { request } = await import("node:http");
+  await new Promise<void>((resolve) => {
+    const req = request(`${server.url}/api/v1/grid/system-state?start=2024-01-01&end=2024-01-03`, {
+      headers: { "X-API-KEY": server.key, "X-Request-Id": "gone-early" },
+    });
+    req.on("response", (res) => {
+      res.destroy();
+      resolve();
+    });
+    req.on("error", () => resolve());
+    req.end();
+  });
+  for (let i = 0; i < 100 && !server.logs.some((l) => l.request_id === "gone-early"); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  assert.ok(server.logs.some((l) => l.request_id === "gone-early"));
+});

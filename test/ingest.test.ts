@@ -184,3 +184,12 @@ test("the manifest is rewritten when it was lost, even if no day changed", (t) =
   ingestTexts(dir, texts);
   assert.equal(readFileSync(join(dir, "manifest.json"), "utf8"), manifest);
 });
+
+test("ingest reports progress through parsing and writing", (t) => {
+  const dir = tempDir(t);
+  const src = tempDir(t);
+  const file = writeFile(src, "a.csv", exportCsv(["Wind"], [["2018-04-01 10:00:00 AM", "5.0"]]));
+  const seen: string[] = [];
+  ingestFiles([file], { dir, onProgress: (stage, done, total) => seen.push(`${stage} ${done}/${total}`) });
+  assert.deepEqual(seen, ["parse 0/1", "parse 1/1", "write 0/1", "write 1/1"]);
+});

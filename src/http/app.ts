@@ -48,7 +48,8 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
     const ctx: RequestContext = { url, requestId, keyPrefix: null };
     const method = req.method ?? "GET";
 
-    res.on("finish", () => {
+    // "close" comes after the last byte, or when the client went away first: either way, one line.
+    res.once("close", () => {
       log({
         time: new Date().toISOString(),
         request_id: requestId,
