@@ -170,3 +170,20 @@ test("bodies under 1 KB are not compressed", async (t) => {
   assert.equal(res.headers["content-encoding"], undefined);
   assert.equal(JSON.parse(res.body.toString()).data.length, 1);
 });
+
+test("a 304 carries the ETag the 200 carried, coding suffix included", async (t) => {
+  const { server } = await sampleServer(t);
+  for (const path of [
+    "/api/v1/grid/system-state?start=2025-06-01&end=2025-06-08",
+    "/api/v1/grid/system-state?start=2025-06-01&end=2025-06-01T01:00:00Z",
+  ]) {
+    const headers = { "X-API-KEY": server.key, "Accept-Encoding": "gzip" };
+    const first = await rawGet(`${server.url}${path}`, headers);
+    const again = await rawGet(`${server.url}${path}`, {
+      ...headers,
+      "If-None-Match": String(first.headers["etag"]),
+    });
+    assert.equal(again.status, 304);
+    assert.equal(again.headers["etag"], first.headers["etag"], path);
+  }
+});

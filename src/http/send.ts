@@ -78,7 +78,10 @@ export function send(req: IncomingMessage, res: ServerResponse, rep: Representat
   const preferred = chooseEncoding(req.headers["accept-encoding"]);
 
   if (notModified(req, rep.etag, rep.lastModified)) {
-    if (rep.etag !== undefined) headers["ETag"] = `"${rep.etag}${SUFFIX[preferred]}"`;
+    // The ETag a 200 would carry: its coding depends on the body's size, known once it is cached.
+    const size = rep.etag === undefined ? undefined : rep.cache?.get(rep.etag)?.length;
+    const coding = size !== undefined && size < COMPRESS_MIN_BYTES ? "identity" : preferred;
+    if (rep.etag !== undefined) headers["ETag"] = `"${rep.etag}${SUFFIX[coding]}"`;
     res.writeHead(304, headers);
     res.end();
     return;
