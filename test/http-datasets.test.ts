@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { exportCsv, ingestTexts, startServer, tempDir, sast } from "./helpers.ts";
 
@@ -355,6 +355,8 @@ test("a wrong method is a 405 with Allow, checked before validation", async (t) 
 
 test("a failure inside the service is a 500 that does not leak its cause", async (t) => {
   const { dir, server } = await fixtureServer(t);
+  // A hand-edited day file and no pack to read instead: the server parses the file, and fails.
+  rmSync(join(dir, "readings", "2024-01.pack"));
   writeFileSync(
     join(dir, "readings", "2024-01-02.jsonl"),
     '{"ts":"2024-01-02T00:00:00Z","secret_cause":1}\n',

@@ -25,7 +25,12 @@ test("ingest writes one JSON-lines file per UTC day, in UTC", (t) => {
       ],
     ),
   });
-  assert.deepEqual(Object.keys(snapshotDir(join(dir, "readings"))), ["2018-03-31.jsonl", "2018-04-01.jsonl"]);
+  assert.deepEqual(Object.keys(snapshotDir(join(dir, "readings"))), [
+    "2018-03-31.jsonl",
+    "2018-03.pack",
+    "2018-04-01.jsonl",
+    "2018-04.pack",
+  ]);
   assert.equal(
     readFileSync(join(dir, "readings", "2018-03-31.jsonl"), "utf8"),
     '{"ts":"2018-03-31T22:00:00Z","residual_demand":20000}\n{"ts":"2018-03-31T23:00:00Z","residual_demand":20100}\n',
@@ -140,7 +145,7 @@ test("a bad file is refused whole while the other files of the call still ingest
   );
   assert.match(summary.failures[0]!.message, /line 3 of "bad.csv"/);
   // Line 2 of bad.csv was fine, yet nothing of that file was stored.
-  assert.deepEqual(Object.keys(snapshotDir(join(dir, "readings"))), ["2018-04-01.jsonl"]);
+  assert.deepEqual(Object.keys(snapshotDir(join(dir, "readings"))), ["2018-04-01.jsonl", "2018-04.pack"]);
 });
 
 test("a missing file is reported, not thrown", (t) => {

@@ -4,7 +4,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { Ajv2020 } from "ajv/dist/2020.js";
@@ -133,8 +133,10 @@ test("every real response matches its documented schema and headers", async (t) 
   await check("/nowhere", await server.raw("/nowhere"));
 
   // A 500 from a broken day file matches the documented body and hides its cause.
+  rmSync(join(dir, "readings", "2025-06.pack"));
   writeFileSync(join(dir, "readings", "2025-06-10.jsonl"), "not json\n");
-  const broken = await server.get(`${datasets[0]}?start=2025-06-10T05:00:00Z&end=2025-06-10T06:00:00Z`);
+  const restarted = await startServer(t, dir); // nothing of the broken day in its memory
+  const broken = await restarted.get(`${datasets[0]}?start=2025-06-10T05:00:00Z&end=2025-06-10T06:00:00Z`);
   assert.equal(broken.status, 500);
   await check(datasets[0]!, broken);
 });

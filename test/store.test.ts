@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { encodePack, isPack, unpackDay } from "../src/store/month-pack.ts";
 import { join } from "node:path";
 import { columnIndex } from "../src/source/columns.ts";
 import { emptyReading } from "../src/source/reading.ts";
@@ -90,4 +91,79 @@ test("after an ingest the reading store drops only the days whose hash changed",
   const after3 = store.day("2024-01-03")!;
   assert.notEqual(after3, before3);
   assert.equal(after3.hours[8]![columnIndex("wind")], 9);
+});
+
+test("a month pack gives back each day exactly, and only for the content it was made from", () => {
+  const a = emptyDay("2024-03-05");
+  const r = emptyReading();
+  r[columnIndex("residual_demand")] = 20000.125;
+  r[columnIndex("pumped_water_sco_pumping")] = -1614;
+  a.hours[0] = r;
+  a.hours[23] = emptyReading();
+  const b = emptyDay("2024-03-31");
+  b.hours[5] = emptyReading();
+  b.hours[5]![columnIndex("wind")] = 7;
+  const hashA = "0123456789abcdef0123456789abcdef";
+  const hashB = "fedcba9876543210fedcba9876543210";
+  const pack = encodePack([
+    { day: a, hash: hashA },
+    { day: b, hash: hashB },
+  ]);
+  assert.ok(isPack(pack));
+  assert.equal(serializeDay(unpackDay(pack, "2024-03-05", hashA)!), serializeDay(a));
+  assert.equal(serializeDay(unpackDay(pack, "2024-03-31", hashB)!), serializeDay(b));
+  assert.ok(
+    unpackDay(pack, "2024-03-05", hashA)!.hours[23] !== undefined,
+    "an hour with no values stays present",
+  );
+  assert.equal(unpackDay(pack, "2024-03-05", hashB), undefined, "stale slot");
+  assert.equal(unpackDay(pack, "2024-03-06", hashA), undefined, "empty slot");
+  assert.equal(isPack(pack.subarray(0, pack.length - 8)), false, "truncated");
+  const other = Buffer.from(pack);
+  other.write("0000000000000000", 8, "ascii");
+  assert.equal(isPack(other), false, "another column catalog");
+});
+
+test("the store reads the day file when the pack is stale, missing or broken, and ingest mends the pack", (t) => {
+  const dir = tempDir(t);
+  const texts = { "a.csv": exportCsv(["Wind"], [["2024-01-01 10:00:00 AM", "1.0"]]) };
+  ingestTexts(dir, texts);
+  const pack = join(dir, "readings", "2024-01.pack");
+  const good = readFileSync(pack);
+  const wind = () =>
+    createReadingStore({ dir }).reading(Date.parse("2024-01-01T08:00:00Z"))![columnIndex("wind")];
+  writeFileSync(
+    pack,
+    encodePack([{ day: emptyDay("2024-01-01"), hash: "ffffffffffffffffffffffffffffffff" }]),
+  );
+  assert.equal(wind(), 1, "a slot made from other content is ignored");
+  writeFileSync(pack, "garbage");
+  assert.equal(wind(), 1);
+  rmSync(pack);
+  assert.equal(wind(), 1);
+  ingestTexts(dir, texts);
+  assert.deepEqual(readFileSync(pack), good, "re-ingest rebuilds the pack");
+  writeFileSync(pack, encodePack([]));
+  ingestTexts(dir, texts);
+  assert.deepEqual(readFileSync(pack), good);
+});
+
+test("a new ingest rewrites only the months it touched, keeping the other days of each", (t) => {
+  const dir = tempDir(t);
+  ingestTexts(dir, {
+    "a.csv": exportCsv(
+      ["Wind"],
+      [
+        ["2024-01-01 10:00:00 AM", "1.0"],
+        ["2024-01-20 10:00:00 AM", "2.0"],
+        ["2024-02-20 10:00:00 AM", "3.0"],
+      ],
+    ),
+  });
+  const feb = readFileSync(join(dir, "readings", "2024-02.pack"));
+  ingestTexts(dir, { "b.csv": exportCsv(["Wind"], [["2024-01-20 10:00:00 AM", "5.0"]]) });
+  assert.deepEqual(readFileSync(join(dir, "readings", "2024-02.pack")), feb);
+  const store = createReadingStore({ dir });
+  assert.equal(store.reading(Date.parse("2024-01-01T08:00:00Z"))![columnIndex("wind")], 1);
+  assert.equal(store.reading(Date.parse("2024-01-20T08:00:00Z"))![columnIndex("wind")], 5);
 });

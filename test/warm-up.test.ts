@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { warmUp } from "../src/datasets/warm-up.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
@@ -19,6 +19,7 @@ test("the start-up check reads the newest week through every dataset", (t) => {
 test("the start-up check reports a day file that cannot be read", (t) => {
   const dir = tempDir(t);
   ingestTexts(dir, { "s.csv": generateSampleExport({ firstDay: "2025-01-01", days: 10 }) });
+  rmSync(join(dir, "readings", "2025-01.pack"));
   writeFileSync(join(dir, "readings", "2025-01-10.jsonl"), "{ not json\n");
   assert.throws(
     () => warmUp(createReadingStore({ dir }), DATASETS),

@@ -19,6 +19,8 @@ import {
   writeManifest,
 } from "../store/manifest.ts";
 import { mergeFile } from "./merge.ts";
+import { writeMonthPack } from "./write-month-pack.ts";
+import { monthOf, PACKS } from "../store/month-pack.ts";
 
 /** What one call did; `failures` lists the files refused, with the reason. */
 export interface IngestSummary {
@@ -113,6 +115,13 @@ export function ingestFiles(
       manifest.set(key, dayEntry(day, text));
     });
     onProgress?.("write", keys.length, keys.length);
+    if (PACKS) {
+      for (const month of new Set(keys.map(monthOf))) {
+        writeMonthPack(readingsDir, month, manifest, (key) =>
+          corrupt.has(key) ? undefined : days.get(key)?.day,
+        );
+      }
+    }
     if (daysWritten > 0) fsyncDirectory(readingsDir);
     if (serializeManifest(manifest) !== manifestBefore) writeManifest(dir, manifest);
 

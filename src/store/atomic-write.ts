@@ -5,17 +5,20 @@ import { randomBytes } from "node:crypto";
 
 const TEMP_MARK = ".tmp-";
 
-/** Writes `data` to a temp file beside `path`, fsyncs it, then renames it over `path`. */
+/**
+ * Writes `data` to a temp file beside `path`, fsyncs it, then renames it over `path`.
+ * `durable: false` skips the fsync, for derived files that readers verify anyway.
+ */
 export function writeFileAtomic(
   path: string,
   data: string | Uint8Array,
-  options: { mode?: number } = {},
+  options: { mode?: number; durable?: boolean } = {},
 ): void {
   const temp = `${path}${TEMP_MARK}${process.pid}-${randomBytes(4).toString("hex")}`;
   const fd = openSync(temp, "wx", options.mode ?? 0o644);
   try {
     writeSync(fd, typeof data === "string" ? Buffer.from(data) : data);
-    fsyncSync(fd);
+    if (options.durable !== false) fsyncSync(fd);
   } catch (error) {
     closeSync(fd);
     rmSync(temp, { force: true });

@@ -11,6 +11,7 @@ import { dayKey, HOUR_MS } from "../time.ts";
 import { type Day, dayFileName, parseDay } from "./day-file.ts";
 import { loadManifest, MANIFEST_FILE, READINGS_DIR, type DayEntry, type Manifest } from "./manifest.ts";
 import { Lru } from "./lru.ts";
+import { isPack, monthOf, PACKS, packName, unpackDay } from "./month-pack.ts";
 
 /** What the store held at the last refresh. */
 export interface StoreSnapshot {
@@ -64,10 +65,35 @@ export function createReadingStore(options: { dir: string; cacheDays?: number })
     if (entry === undefined) return undefined;
     const cached = cache.get(key);
     if (cached !== undefined && cached.hash === entry.hash) return cached.day;
-    const text = readFileSync(join(dir, READINGS_DIR, dayFileName(key)), "utf8");
-    const parsed = parseDay(text, key);
+    const packed = PACKS ? fromPack(key, entry.hash) : undefined;
+    if (packed !== undefined) return packed;
+    const parsed = parseDay(readFileSync(join(dir, READINGS_DIR, dayFileName(key)), "utf8"), key);
     cache.set(key, { hash: entry.hash, day: parsed });
     return parsed;
+  }
+
+  // Reads the month's pack once and keeps every current day in it: a range reads a file a month.
+  function fromPack(key: string, hash: string): Day | undefined {
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(join(dir, READINGS_DIR, packName(monthOf(key))));
+    } catch {
+      return undefined;
+    }
+    if (!isPack(bytes)) return undefined;
+    const month = monthOf(key);
+    let found: Day | undefined;
+    for (let d = 1; d <= 31; d++) {
+      const other = `${month}-${String(d).padStart(2, "0")}`;
+      const entry = snapshot.manifest.get(other);
+      if (entry === undefined) continue;
+      if (other !== key && cache.get(other)?.hash === entry.hash) continue;
+      const day = unpackDay(bytes, other, entry.hash);
+      if (day === undefined) continue;
+      cache.set(other, { hash: entry.hash, day });
+      if (other === key && entry.hash === hash) found = day;
+    }
+    return found;
   }
 
   function reading(hour: number): Reading | undefined {
