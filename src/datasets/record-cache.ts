@@ -73,6 +73,7 @@ export function createRecordCache(options: { maxBytes: number }): RecordCache {
       let j = i;
       while (
         j + 1 < days.length &&
+        j + 1 - i < MAX_RUN_DAYS &&
         days[j + 1]!.records === undefined &&
         days[j + 1]!.day === days[j]!.day + DAY_MS
       )

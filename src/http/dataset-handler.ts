@@ -108,7 +108,11 @@ export function datasetHandler(
       send(req, res, {
         ...common,
         body: () =>
-          recordsToCsv(dataset.records(store, range), fields, (field) => range.options[field.name] === true),
+          recordsToCsv(
+            options.records.records(dataset, store, range).map((r) => r.record),
+            fields,
+            (field) => range.options[field.name] === true,
+          ),
         contentType: "text/csv; charset=utf-8",
         headers: { "Content-Disposition": `attachment; filename="${filename(dataset, range)}"` },
       });

@@ -1,0 +1,114 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import type { Dataset, RangeRequest } from "../src/datasets/dataset.ts";
+import { generationMix } from "../src/datasets/generation-mix.ts";
+import { createRecordCache } from "../src/datasets/record-cache.ts";
+import { systemState } from "../src/datasets/system-state.ts";
+import { generateSampleExport } from "../src/sample/sample-export.ts";
+import { createReadingStore } from "../src/store/reading-store.ts";
+import { exportCsv, ingestTexts, tempDir } from "./helpers.ts";
+
+const DAY = 86_400_000;
+
+function counting(dataset: Dataset) {
+  const runs: number[] = [];
+  const wrapped: Dataset = {
+    ...dataset,
+    records: (store, request) => {
+      runs.push(Math.round((request.end - request.start) / DAY));
+      return dataset.records(store, request);
+    },
+  };
+  return { wrapped, runs };
+}
+
+test("cached records equal computed ones, for whole and partial days, at both intervals", (t) => {
+  const dir = tempDir(t);
+  ingestTexts(dir, { "s.csv": generateSampleExport({ firstDay: "2025-01-01", days: 60 }) });
+  const store = createReadingStore({ dir });
+  const cache = createRecordCache({ maxBytes: 8 * 2 ** 20 });
+  const requests: RangeRequest[] = [
+    {
+      start: Date.parse("2025-01-10T05:00:00Z"),
+      end: Date.parse("2025-02-03T17:00:00Z"),
+      interval: "1h",
+      options: {},
+    },
+    {
+      start: Date.parse("2025-01-10T05:00:00Z"),
+      end: Date.parse("2025-02-03T17:00:00Z"),
+      interval: "1d",
+      options: {},
+    },
+    {
+      start: Date.parse("2025-01-01T00:00:00Z"),
+      end: Date.parse("2025-03-05T00:00:00Z"),
+      interval: "1h",
+      options: {},
+    },
+  ];
+  for (const dataset of [systemState, generationMix]) {
+    for (const request of requests) {
+      for (let round = 0; round < 2; round++) {
+        const cached = cache.records(dataset, store, request).map((r) => r.record);
+        assert.deepEqual(
+          cached,
+          dataset.records(store, request),
+          `${dataset.id} ${request.interval} round ${round}`,
+        );
+      }
+    }
+  }
+});
+
+test("missing days are computed in runs of at most 62 days, and only once", (t) => {
+  const dir = tempDir(t);
+  ingestTexts(dir, { "s.csv": generateSampleExport({ firstDay: "2024-01-01", days: 150 }) });
+  const store = createReadingStore({ dir });
+  const cache = createRecordCache({ maxBytes: 64 * 2 ** 20 });
+  const { wrapped, runs } = counting(generationMix);
+  const request: RangeRequest = {
+    start: Date.parse("2024-01-01T00:00:00Z"),
+    end: Date.parse("2024-05-01T00:00:00Z"),
+    interval: "1d",
+    options: {},
+  };
+  cache.records(wrapped, store, request);
+  assert.ok(
+    runs.every((days) => days <= 62),
+    JSON.stringify(runs),
+  );
+  assert.equal(
+    runs.reduce((a, b) => a + b, 0),
+    121,
+  );
+  runs.length = 0;
+  cache.records(wrapped, store, request);
+  assert.deepEqual(runs, [], "the second time, everything comes from the cache");
+});
+
+test("a change to a day, or to the day before it, reaches the cached records", (t) => {
+  const dir = tempDir(t);
+  ingestTexts(dir, {
+    "a.csv": exportCsv(
+      ["Residual Demand", "Eskom OCGT Generation"],
+      [
+        ["2024-01-02 01:00:00 AM", "1.0", "10.0"],
+        ["2024-01-02 02:00:00 AM", "2.0", "20.0"],
+      ],
+    ),
+  });
+  const store = createReadingStore({ dir });
+  const cache = createRecordCache({ maxBytes: 2 ** 20 });
+  const request: RangeRequest = {
+    start: Date.parse("2024-01-02T00:00:00Z"),
+    end: Date.parse("2024-01-03T00:00:00Z"),
+    interval: "1h",
+    options: {},
+  };
+  const ramp = () => cache.records(systemState, store, request)[0]!.record.ocgt_ramp_mw;
+  assert.equal(ramp(), 10);
+  ingestTexts(dir, { "b.csv": exportCsv(["Eskom OCGT Generation"], [["2024-01-02 01:00:00 AM", "15.0"]]) });
+  store.refresh();
+  assert.equal(ramp(), 5, "the previous day changed, so the first hour's ramp did");
+});
