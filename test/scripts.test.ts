@@ -1,0 +1,84 @@
+/** The command-line entry points, run as a user runs them. */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { readKeys } from "../src/keys/key-file.ts";
+import { exportCsv, tempDir, writeFile } from "./helpers.ts";
+
+const ROOT = join(import.meta.dirname, "..");
+
+function run(script: string, args: string[], env: Record<string, string>) {
+  const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d) => (stdout += d));
+  child.stderr.on("data", (d) => (stderr += d));
+  const done = new Promise<number>((resolve) => child.on("exit", (code) => resolve(code ?? -1)));
+  return { child, done, out: () => ({ stdout, stderr }) };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+test("npm run ingest prints its summary, names a bad file's line, and exits non-zero", async (t) => {
+  const dir = tempDir(t);
+  const src = tempDir(t);
+  const good = writeFile(src, "good.csv", exportCsv(["Wind"], [["2018-04-01 10:00:00 AM", "5.0"]]));
+  const bad = writeFile(src, "bad.csv", exportCsv(["Wind"], [["2018-04-01 13:00:00 PM", "5.0"]]));
+  const blank = writeFile(src, "blank.csv", "Date_Time_Hour_Beginning;Wind\r\n2023-02-20 00:00:00;\r\n");
+  const ingest = run("scripts/ingest.ts", [good, bad, blank], { DATA_DIR: dir });
+  assert.equal(await ingest.done, 1);
+  const { stdout, stderr } = ingest.out();
+  assert.match(stderr, /error: Cannot ingest line 2 of "bad.csv": .*no hour 13 on a 12-hour clock/);
+  assert.match(stdout, /Ingested 2 of 3 files/);
+  assert.match(stdout, /rows read: +2/);
+  assert.match(stdout, /hours written: +1/);
+  assert.match(stdout, /days touched: +1 \(1 rewritten\)/);
+  assert.match(stdout, /rows skipped: +1 blank/);
+  const usage = run("scripts/ingest.ts", [], { DATA_DIR: dir });
+  assert.equal(await usage.done, 2);
+  assert.match(usage.out().stderr, /Usage: npm run ingest -- FILE.csv/);
+});
+
+test("make serve's script seeds an empty store, creates one key, prints a working curl, and serves", async (t) => {
+  const dir = tempDir(t);
+  const port = await freePort();
+  const first = run("scripts/serve.ts", [], { DATA_DIR: dir, PORT: String(port) });
+  t.after(() => first.child.kill("SIGTERM"));
+  await new Promise<void>((resolve, reject) => {
+    first.child.stderr.on("data", () => first.out().stderr.includes("listening") && resolve());
+    first.child.on("exit", (code) => reject(new Error(`serve exited ${code}: ${first.out().stderr}`)));
+  });
+  const { stderr } = first.out();
+  assert.match(stderr, /generating 365 days of sample data/);
+  const curl = /curl -H 'X-API-KEY: (gds_\S+)' '(http:\/\/\S+)'/.exec(stderr);
+  assert.ok(curl, stderr);
+  const res = await fetch(curl[2]!, { headers: { "X-API-KEY": curl[1]! } });
+  assert.equal(res.status, 200);
+  const body = (await res.json()) as { data: unknown[] };
+  assert.equal(body.data.length, 6);
+  first.child.kill("SIGTERM");
+  await first.done;
+
+  // A second start keeps the data and the key, and creates nothing new.
+  const second = run("scripts/serve.ts", [], { DATA_DIR: dir, PORT: String(port) });
+  t.after(() => second.child.kill("SIGTERM"));
+  await new Promise<void>((resolve) =>
+    second.child.stderr.on("data", () => second.out().stderr.includes("listening") && resolve()),
+  );
+  assert.doesNotMatch(second.out().stderr, /generating|Created the first API key/);
+  assert.equal(readKeys(dir).length, 1);
+  second.child.kill("SIGTERM");
+  await second.done;
+});
