@@ -1,5 +1,6 @@
 /** The entry point: reads the settings, opens the stores and serves until stopped. */
 import { createServer } from "node:http";
+import { getHeapStatistics } from "node:v8";
 import { loadConfig } from "./config.ts";
 import type { AccessLogEntry } from "./http/app.ts";
 import { createKeyRegistry } from "./keys/key-registry.ts";
@@ -23,6 +24,15 @@ function flushAccessLog(): void {
 const logError = (error: unknown) => process.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);
 const config = loadConfig();
 const store = createReadingStore({ dir: config.dataDir, cacheDays: config.cacheDays });
+// The record cache lives on the V8 heap (the other caches hold buffers outside it): warn when the
+// heap bound leaves it too little room, rather than fail later under load.
+const heapMb = getHeapStatistics().heap_size_limit / 2 ** 20;
+if (heapMb < 2 * config.recordCacheMb + 64) {
+  process.stderr.write(
+    `Warning: the heap bound (${Math.round(heapMb)} MB) is small for RECORD_CACHE_MB=${config.recordCacheMb}; ` +
+      `raise NODE_HEAP_MB to at least ${2 * config.recordCacheMb + 64}\n`,
+  );
+}
 const registry = createKeyRegistry({ dir: config.dataDir, onError: logError });
 try {
   const ms = warmUp(store, DATASETS);
