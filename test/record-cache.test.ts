@@ -2,11 +2,12 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Dataset, RangeRequest } from "../src/datasets/dataset.ts";
 import { generationMix } from "../src/datasets/generation-mix.ts";
+import { gridStress } from "../src/datasets/grid-stress.ts";
 import { createRecordCache } from "../src/datasets/record-cache.ts";
 import { systemState } from "../src/datasets/system-state.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
 import { createReadingStore } from "../src/store/reading-store.ts";
-import { exportCsv, ingestTexts, tempDir } from "./helpers.ts";
+import { exportCsv, ingestTexts, sast, tempDir } from "./helpers.ts";
 
 const DAY = 86_400_000;
 
@@ -111,4 +112,33 @@ test("a change to a day, or to the day before it, reaches the cached records", (
   ingestTexts(dir, { "b.csv": exportCsv(["Eskom OCGT Generation"], [["2024-01-02 01:00:00 AM", "15.0"]]) });
   store.refresh();
   assert.equal(ramp(), 5, "the previous day changed, so the first hour's ramp did");
+});
+
+test("grid-stress records follow a change anywhere in the 28 days they look back on", (t) => {
+  const dir = tempDir(t);
+  const start = Date.parse("2024-03-01T00:00:00Z");
+  const rows = Array.from({ length: 30 }, (_, d) => [
+    sast(start + d * DAY + 10 * 3_600_000),
+    "1200.0",
+    "27000.0",
+  ]);
+  ingestTexts(dir, { "a.csv": exportCsv(["Total RE", "Residual Demand"], rows) });
+  const store = createReadingStore({ dir });
+  const cache = createRecordCache({ maxBytes: 2 ** 20 });
+  const request: RangeRequest = {
+    start: start + 29 * DAY,
+    end: start + 30 * DAY,
+    interval: "1h",
+    options: { components: true },
+  };
+  const shortfall = () =>
+    (cache.records(gridStress, store, request)[0]!.record.components as Record<string, number>)
+      .renewable_shortfall;
+  assert.equal(shortfall(), 0);
+  // The day 28 days back, at the same hour, now had far more wind and sun: today falls short.
+  ingestTexts(dir, {
+    "b.csv": exportCsv(["Total RE"], [[sast(start + 1 * DAY + 10 * 3_600_000), "29000.0"]]),
+  });
+  store.refresh();
+  assert.ok(shortfall()! > 0.4);
 });

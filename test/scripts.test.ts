@@ -5,7 +5,7 @@ import { spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { readKeys } from "../src/keys/key-file.ts";
-import { exportCsv, tempDir, writeFile } from "./helpers.ts";
+import { exportCsv, REAL_DATA_SKIP, tempDir, writeFile } from "./helpers.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 
@@ -81,4 +81,24 @@ test("make serve's script seeds an empty store, creates one key, prints a workin
   assert.equal(readKeys(dir).length, 1);
   second.child.kill("SIGTERM");
   await second.done;
+});
+
+test("npm run evaluate-stress reports the figures the README states", { skip: REAL_DATA_SKIP }, async () => {
+  const evaluate = run("scripts/evaluate-stress.ts", [], {});
+  assert.equal(await evaluate.done, 0, evaluate.out().stderr);
+  const { stdout } = evaluate.out();
+  assert.match(stdout, /Distribution of value/);
+  const figures = JSON.parse(stdout.trimEnd().split("\n").at(-1)!);
+  assert.equal(figures.version, "v1");
+  assert.equal(figures.auc_2018.toFixed(3), "0.907");
+  assert.equal(figures.mean_2018.toFixed(3), "0.182");
+  assert.equal(figures.mean_2023_load_shedding.toFixed(3), "0.281");
+  assert.equal(figures.positives_2018, 48);
+  assert.equal(figures.hours_2023_load_shedding, 144);
+});
+
+test("npm run evaluate-stress says what is missing when the real files are not there", async (t) => {
+  const evaluate = run("scripts/evaluate-stress.ts", [tempDir(t)], {});
+  assert.equal(await evaluate.done, 2);
+  assert.match(evaluate.out().stderr, /Cannot evaluate: ".*eskom_data_v1-1.csv" is missing/);
 });

@@ -244,7 +244,8 @@ export const gridStress: Dataset = {
   description: `${INDEX_DESCRIPTION} Its formula is published in the README.`,
   fields: { "1h": HOURLY_DOCS, "1d": DAILY_DOCS },
   derived: { "1h": true, "1d": true },
-  lookbackDays: 29,
+  // The usual renewables of a day's hours come from the days before it.
+  lookbackDays: RE_LOOKBACK_DAYS,
   parameters: {
     components: {
       schema: v.pipe(

@@ -5,7 +5,7 @@
  */
 import type { Dataset, FieldDoc } from "../datasets/dataset.ts";
 import { WINDOW_MS } from "../limits/scopes.ts";
-import type { ReadingStore } from "../store/reading-store.ts";
+import type { ReadingStore, StoreSnapshot } from "../store/reading-store.ts";
 import { dayStart, formatInstant, HOUR_MS } from "../time.ts";
 import { SCHEMA_VERSION } from "./dataset-handler.ts";
 import { FORMATS } from "./negotiation.ts";
@@ -25,8 +25,11 @@ function describeField(field: FieldDoc): Record<string, unknown> {
 }
 
 /** The first and last stored hour, found in the first and last day files. */
-function coverage(store: ReadingStore): { first_hour: string | null; last_hour: string | null } {
-  const keys = [...store.refresh().manifest.keys()];
+function coverage(
+  store: ReadingStore,
+  snapshot: StoreSnapshot,
+): { first_hour: string | null; last_hour: string | null } {
+  const keys = [...snapshot.manifest.keys()];
   if (keys.length === 0) return { first_hour: null, last_hour: null };
   const hourOf = (key: string, pick: "first" | "last") => {
     const hours = store.day(key)!.hours;
@@ -61,7 +64,7 @@ export function catalogHandler(datasets: readonly Dataset[], store: ReadingStore
         },
       })),
       coverage: {
-        ...coverage(store),
+        ...coverage(store, snapshot),
         last_available: snapshot.lastActual === null ? null : formatInstant(snapshot.lastActual),
       },
       last_ingest: snapshot.modified === null ? null : new Date(snapshot.modified).toISOString(),
