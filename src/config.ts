@@ -24,6 +24,7 @@ const EnvSchema = v.object({
   RECORD_CACHE_MB: v.optional(Positive, "24"),
   RESPONSE_CACHE_MB: v.optional(Positive, "16"),
   RATE_LIMITS: v.optional(v.string(), ""),
+  COOKIE_SECURE: v.optional(v.picklist(["true", "false"], 'must be "true" or "false"'), "false"),
 });
 
 /** Validated settings. */
@@ -40,6 +41,8 @@ export interface Config {
   readonly responseCacheMb: number;
   /** Requests per key in any 60 s, by scope, before a key's own overrides. */
   readonly limits: Readonly<Record<Scope, number>>;
+  /** Whether dashboard cookies carry `Secure`: set it when a TLS proxy is in front. */
+  readonly cookieSecure: boolean;
 }
 
 /** Reads the settings from `env`; throws a TypeError naming the bad variable. */
@@ -53,7 +56,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const name = issue.path?.[0]?.key ?? "environment";
     throw new TypeError(`Invalid ${String(name)}: "${String(issue.input)}" ${issue.message}`);
   }
-  const { DATA_DIR, HOST, PORT, CACHE_DAYS, RECORD_CACHE_MB, RESPONSE_CACHE_MB, RATE_LIMITS } = result.output;
+  const { DATA_DIR, HOST, PORT, CACHE_DAYS, RECORD_CACHE_MB, RESPONSE_CACHE_MB, RATE_LIMITS, COOKIE_SECURE } =
+    result.output;
   let limits: Record<Scope, number>;
   try {
     limits = configuredLimits(RATE_LIMITS);
@@ -68,5 +72,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     recordCacheMb: RECORD_CACHE_MB,
     responseCacheMb: RESPONSE_CACHE_MB,
     limits,
+    cookieSecure: COOKIE_SECURE === "true",
   };
 }

@@ -8,6 +8,9 @@ import { createLimiter } from "./limits/limiter.ts";
 import { createService, DATASETS } from "./service.ts";
 import { warmUp } from "./datasets/warm-up.ts";
 import { createReadingStore } from "./store/reading-store.ts";
+import { createAccountRegistry } from "./accounts/account-registry.ts";
+import { createSessionStore } from "./accounts/session-store.ts";
+import { createRequestCounter } from "./usage/request-counts.ts";
 
 // Access-log lines are gathered and written once per turn of the event loop: one write, not one per request.
 let pending = "";
@@ -33,7 +36,14 @@ if (heapMb < 2 * config.recordCacheMb + 64) {
       `raise NODE_HEAP_MB to at least ${2 * config.recordCacheMb + 64}\n`,
   );
 }
-const registry = createKeyRegistry({ dir: config.dataDir, onError: logError });
+const accounts = createAccountRegistry({ dir: config.dataDir, onError: logError });
+const registry = createKeyRegistry({
+  dir: config.dataDir,
+  onError: logError,
+  isDisabled: (account) => accounts.isDisabled(account),
+});
+const sessions = createSessionStore({ dir: config.dataDir, onError: logError });
+const counter = createRequestCounter({ dir: config.dataDir, onError: logError });
 try {
   const ms = warmUp(store, DATASETS);
   process.stderr.write(`Checked the store: the newest week reads in ${ms.toFixed(0)} ms\n`);
@@ -52,20 +62,26 @@ const server = createServer(
     responseCacheMb: config.responseCacheMb,
     log: accessLog,
     logError,
+    counter,
+    dashboard: { dir: config.dataDir, accounts, sessions, secureCookies: config.cookieSecure },
   }),
 );
 server.listen(config.port, config.host, () => {
   const address = server.address();
   const port = typeof address === "object" && address !== null ? address.port : config.port;
   process.stderr.write(
-    `Grid Data Service listening on http://${config.host}:${port} (data: ${config.dataDir})\n`,
+    `Grid Data Service listening on http://${config.host}:${port} (data: ${config.dataDir}); ` +
+      `dashboard at http://${config.host}:${port}/dashboard\n`,
   );
 });
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
     flushAccessLog();
-    registry.flushUsage();
-    server.close(() => process.exit(0));
+    server.close();
     server.closeAllConnections();
+    // Last-used times, request counts and sessions are written before the process ends.
+    void Promise.allSettled([registry.flushUsage(), counter.flush(), sessions.flush()]).then(() =>
+      process.exit(0),
+    );
   });
 }

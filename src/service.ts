@@ -18,6 +18,8 @@ import type { Scope } from "./limits/scopes.ts";
 import type { ReadingStore } from "./store/reading-store.ts";
 import { Lru } from "./store/lru.ts";
 import { createRecordCache } from "./datasets/record-cache.ts";
+import { type DashboardOptions, dashboardRoutes } from "./dashboard/dashboard.ts";
+import type { RequestCounter } from "./usage/request-counts.ts";
 
 const READ_METHODS = ["GET", "HEAD"];
 
@@ -38,6 +40,10 @@ export interface ServiceOptions {
   readonly recordCacheMb?: number;
   /** The bound of the response-body cache, in MB. */
   readonly responseCacheMb?: number;
+  /** Where requests are counted per key and scope (the dashboard shows them). */
+  readonly counter?: RequestCounter;
+  /** The account dashboard under /dashboard; without it, those paths are 404. */
+  readonly dashboard?: Omit<DashboardOptions, "store" | "keys" | "limits" | "counter" | "now" | "logError">;
 }
 
 const MB = 1024 * 1024;
@@ -84,10 +90,25 @@ export function createService(options: ServiceOptions): (req: IncomingMessage, r
         }),
     },
   ];
+  if (options.dashboard !== undefined) {
+    if (options.counter === undefined) throw new TypeError("The dashboard needs a request counter");
+    routes.push(
+      ...dashboardRoutes({
+        ...options.dashboard,
+        store,
+        keys: options.registry,
+        limits: options.limits,
+        counter: options.counter,
+        now,
+        logError,
+      }),
+    );
+  }
   const guard = createKeyGuard({
     registry: options.registry,
     limiter: options.limiter,
     defaults: options.limits,
+    counter: options.counter,
   });
   return createApp({ routes, guard, log: options.log, logError });
 }

@@ -12,6 +12,7 @@ test("defaults: ./data, 127.0.0.1:8000, the spec's limits", () => {
     recordCacheMb: 24,
     responseCacheMb: 16,
     limits: { normalized_data: 10, features: 3, metadata: 60 },
+    cookieSecure: false,
   });
 });
 
@@ -22,6 +23,7 @@ test("settings come from the environment; empty values mean the default", () => 
     PORT: "9000",
     CACHE_DAYS: "10",
     RATE_LIMITS: "features=5",
+    COOKIE_SECURE: "true",
     EXTRA: "x",
   });
   assert.deepEqual(config, {
@@ -32,6 +34,7 @@ test("settings come from the environment; empty values mean the default", () => 
     recordCacheMb: 24,
     responseCacheMb: 16,
     limits: { normalized_data: 10, features: 5, metadata: 60 },
+    cookieSecure: true,
   });
   assert.equal(loadConfig({ PORT: "" }).port, 8000);
 });
@@ -47,5 +50,9 @@ test("a bad setting is refused, naming the variable", () => {
   assert.throws(
     () => loadConfig({ RATE_LIMITS: "everything=5" }),
     /Invalid RATE_LIMITS: "everything" is not a scope/,
+  );
+  assert.throws(
+    () => loadConfig({ COOKIE_SECURE: "yes" }),
+    /Invalid COOKIE_SECURE: "yes" must be "true" or "false"/,
   );
 });

@@ -12,6 +12,9 @@ import { createLimiter } from "../src/limits/limiter.ts";
 import { DEFAULT_LIMITS, SCOPES } from "../src/limits/scopes.ts";
 import { createService } from "../src/service.ts";
 import { createReadingStore } from "../src/store/reading-store.ts";
+import { createAccountRegistry } from "../src/accounts/account-registry.ts";
+import { createSessionStore, type SessionStore } from "../src/accounts/session-store.ts";
+import { createRequestCounter, type RequestCounter } from "../src/usage/request-counts.ts";
 
 /** A temp directory removed when the test ends. */
 export function tempDir(t: TestContext, prefix = "gds-"): string {
@@ -90,6 +93,8 @@ export interface TestServer {
   get(path: string, init?: RequestInit): Promise<Response>;
   /** A request with exactly the headers given. */
   raw(path: string, init?: RequestInit): Promise<Response>;
+  readonly sessions: SessionStore;
+  readonly counter: RequestCounter;
 }
 
 export interface TestServerOptions {
@@ -98,6 +103,8 @@ export interface TestServerOptions {
   readonly now?: () => number;
   /** Default limits per scope. */
   readonly limits?: Record<string, number>;
+  /** Whether dashboard cookies carry `Secure`. */
+  readonly secureCookies?: boolean;
 }
 
 /** Starts the real service, keys and limits included, on port 0 over the store at `dataDir`. */
@@ -111,11 +118,17 @@ export async function startServer(
   const store = createReadingStore({ dir: dataDir, cacheDays: options.cacheDays ?? 50 });
   const unlimited = Object.fromEntries(SCOPES.map((s) => [s, 1_000_000]));
   const { key } = createKey(dataDir, { name: "test", account: "tests", limits: unlimited });
+  const onError = (error: unknown) => errors.push(error);
+  const accounts = createAccountRegistry({ dir: dataDir, onError });
   const registry = createKeyRegistry({
     dir: dataDir,
     now: options.now,
-    onError: (error) => errors.push(error),
+    onError,
+    isDisabled: (account) => accounts.isDisabled(account),
   });
+  const sessions = createSessionStore({ dir: dataDir, now: options.now, onError });
+  const counter = createRequestCounter({ dir: dataDir, now: options.now, onError });
+  t.after(() => counter.close());
   const server = createServer(
     createService({
       store,
@@ -124,7 +137,9 @@ export async function startServer(
       limits: { ...DEFAULT_LIMITS, ...options.limits },
       now: options.now,
       log: (entry) => logs.push({ ...entry }),
-      logError: (error) => errors.push(error),
+      logError: onError,
+      counter,
+      dashboard: { dir: dataDir, accounts, sessions, secureCookies: options.secureCookies ?? false },
     }),
   );
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -148,6 +163,8 @@ export async function startServer(
       return fetch(url + path, { ...init, headers });
     },
     raw: (path, init) => fetch(url + path, init),
+    sessions,
+    counter,
   };
 }
 

@@ -7,6 +7,7 @@
  */
 import type { KeyRegistry } from "../keys/key-registry.ts";
 import type { Limiter } from "../limits/limiter.ts";
+import type { RequestCounter } from "../usage/request-counts.ts";
 import { WINDOW_MS } from "../limits/scopes.ts";
 import type { Guard } from "./app.ts";
 import { HttpError } from "./http-error.ts";
@@ -23,8 +24,10 @@ export function createKeyGuard(options: {
   registry: KeyRegistry;
   limiter: Limiter;
   defaults: Readonly<Record<string, number>>;
+  /** Where allowed and throttled requests are counted, per key and scope, for the dashboard. */
+  counter?: RequestCounter;
 }): Guard {
-  const { registry, limiter, defaults } = options;
+  const { registry, limiter, defaults, counter } = options;
   const windowSeconds = WINDOW_MS / 1000;
   return (req, res, route, ctx) => {
     const header = req.headers["x-api-key"];
@@ -41,6 +44,7 @@ export function createKeyGuard(options: {
     const limit = ctx.limitFor(scope);
     if (limit === undefined) throw new TypeError(`No limit is configured for scope "${scope}"`);
     const result = limiter.check(caller.id, scope, limit);
+    counter?.count(caller.id, scope, result.success);
     res.setHeader("RateLimit-Policy", `"${scope}";q=${limit};w=${windowSeconds}`);
     res.setHeader("RateLimit", `"${scope}";r=${result.remaining};t=${result.reset}`);
     if (!result.success) {

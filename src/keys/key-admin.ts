@@ -11,11 +11,13 @@ export class KeyNotFoundError extends Error {
   }
 }
 
-/** Creates a key; the full key is returned here and never again. */
-export function createKey(
-  dir: string,
-  options: { name: string; account: string; limits?: Partial<Record<Scope, number>>; now?: Date },
-): { key: string; record: KeyRecord } {
+/** A new key and its record, not yet stored; the full key is returned here and never again. */
+export function newKey(options: {
+  name: string;
+  account: string;
+  limits?: Partial<Record<Scope, number>>;
+  now?: Date;
+}): { key: string; record: KeyRecord } {
   const key = generateKey();
   const record: KeyRecord = {
     id: generateKeyId(),
@@ -27,8 +29,17 @@ export function createKey(
     revoked: null,
     limits: { ...options.limits },
   };
-  updateKeys(dir, (keys) => keys.push(record));
   return { key, record };
+}
+
+/** Creates and stores a key; the full key is returned here and never again. */
+export function createKey(
+  dir: string,
+  options: { name: string; account: string; limits?: Partial<Record<Scope, number>>; now?: Date },
+): { key: string; record: KeyRecord } {
+  const created = newKey(options);
+  updateKeys(dir, (keys) => keys.push(created.record));
+  return created;
 }
 
 function find(keys: KeyRecord[], ref: string): KeyRecord {
@@ -58,20 +69,22 @@ export function revokeKey(
   });
 }
 
+/** Sets (a number) or removes (null) per-scope limit overrides of a key record, in place. */
+export function applyLimits(record: KeyRecord, limits: Partial<Record<Scope, number | null>>): KeyRecord {
+  for (const [scope, n] of Object.entries(limits)) {
+    if (n === null) delete record.limits[scope];
+    else record.limits[scope] = n!;
+  }
+  return { ...record, limits: { ...record.limits } };
+}
+
 /** Sets (a number) or removes (null) per-scope limit overrides of a key. */
 export function setKeyLimits(
   dir: string,
   ref: string,
   limits: Partial<Record<Scope, number | null>>,
 ): KeyRecord {
-  return updateKeys(dir, (keys) => {
-    const record = find(keys, ref);
-    for (const [scope, n] of Object.entries(limits)) {
-      if (n === null) delete record.limits[scope];
-      else record.limits[scope] = n!;
-    }
-    return { ...record, limits: { ...record.limits } };
-  });
+  return updateKeys(dir, (keys) => applyLimits(find(keys, ref), limits));
 }
 
 /** Every key with its last use, optionally for one account. */

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
 import { writeFileAtomic } from "../store/atomic-write.ts";
-import { withLock } from "../store/lock-file.ts";
+import { withLock, withLockAsync } from "../store/lock-file.ts";
 
 export const KEYS_FILE = "keys.json";
 export const USAGE_FILE = "key-usage.json";
@@ -65,15 +65,23 @@ function serialize(keys: readonly KeyRecord[]): string {
   return JSON.stringify({ format: FORMAT, keys }, null, 2) + "\n";
 }
 
+function changeKeys<T>(dir: string, change: (keys: KeyRecord[]) => T): T {
+  const keys = readKeys(dir);
+  const result = change(keys);
+  writeFileAtomic(join(dir, KEYS_FILE), serialize(keys), { mode: 0o600 });
+  return result;
+}
+
 /** Changes the key records under the store's lock; `change` returns its result. */
 export function updateKeys<T>(dir: string, change: (keys: KeyRecord[]) => T): T {
   mkdirSync(dir, { recursive: true });
-  return withLock(join(dir, LOCK_FILE), () => {
-    const keys = readKeys(dir);
-    const result = change(keys);
-    writeFileAtomic(join(dir, KEYS_FILE), serialize(keys), { mode: 0o600 });
-    return result;
-  });
+  return withLock(join(dir, LOCK_FILE), () => changeKeys(dir, change));
+}
+
+/** `updateKeys` for the server: waiting for the lock does not block the event loop. */
+export function updateKeysAsync<T>(dir: string, change: (keys: KeyRecord[]) => T): Promise<T> {
+  mkdirSync(dir, { recursive: true });
+  return withLockAsync(join(dir, LOCK_FILE), () => changeKeys(dir, change));
 }
 
 /** Reads the last-use times (an unreadable file counts as empty: it is only informative). */
@@ -89,8 +97,8 @@ export function readUsage(dir: string): KeyUsage {
 }
 
 /** Merges last-use times into the usage file, keeping the later time of each key. */
-export function recordUsage(dir: string, seen: Readonly<KeyUsage>): void {
-  withLock(join(dir, LOCK_FILE), () => {
+export function recordUsage(dir: string, seen: Readonly<KeyUsage>): Promise<void> {
+  return withLockAsync(join(dir, LOCK_FILE), () => {
     const usage = readUsage(dir);
     for (const [id, time] of Object.entries(seen)) {
       if (usage[id] === undefined || usage[id]! < time) usage[id] = time;

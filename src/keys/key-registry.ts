@@ -1,8 +1,10 @@
 /**
  * The server's view of the key store. Each check stats `keys.json`, so a key created or revoked
  * with the CLI takes effect on the next request, without a restart. Keys are found by their
- * non-secret prefix and then compared by hash in constant time. Last use is written to the usage
- * file at most once a minute per key, after the response, never on its path.
+ * non-secret prefix and then compared by hash in constant time. A key of a disabled account is
+ * refused like a revoked one. Last use is kept in memory to the millisecond (the dashboard shows
+ * it) and written to the usage file at most once a minute per key, after the response, never on
+ * its path, without waiting on the CLI's lock.
  */
 import { statSync } from "node:fs";
 import { timingSafeEqual } from "node:crypto";
@@ -23,8 +25,10 @@ export type Authentication = { ok: true; caller: Caller } | { ok: false; reason:
 
 export interface KeyRegistry {
   authenticate(presented: string | undefined): Authentication;
+  /** When this process last accepted the key with that id (UTC ms), if it has. */
+  lastUsed(id: string): number | undefined;
   /** Writes pending last-use times now (on shutdown). */
-  flushUsage(): void;
+  flushUsage(): Promise<void>;
 }
 
 const USAGE_INTERVAL_MS = 60_000;
@@ -34,6 +38,8 @@ export function createKeyRegistry(options: {
   dir: string;
   now?: () => number;
   onError?: (error: unknown) => void;
+  /** Whether an account is disabled: its keys are refused. */
+  isDisabled?: (account: string) => boolean;
 }): KeyRegistry {
   const { dir } = options;
   const now = options.now ?? Date.now;
@@ -41,6 +47,8 @@ export function createKeyRegistry(options: {
   const path = join(dir, KEYS_FILE);
   let stamp = "";
   let byPrefix = new Map<string, KeyRecord[]>();
+  const isDisabled = options.isDisabled ?? (() => false);
+  const seen = new Map<string, number>();
   const written = new Map<string, number>();
   const pending = new Map<string, string>();
   let flushScheduled = false;
@@ -64,13 +72,13 @@ export function createKeyRegistry(options: {
     }
   }
 
-  function flushUsage(): void {
+  async function flushUsage(): Promise<void> {
     flushScheduled = false;
     if (pending.size === 0) return;
     const batch = Object.fromEntries(pending);
     pending.clear();
     try {
-      recordUsage(dir, batch);
+      await recordUsage(dir, batch);
     } catch (error) {
       onError(error);
     }
@@ -78,13 +86,14 @@ export function createKeyRegistry(options: {
 
   function noteUse(id: string): void {
     const t = now();
+    seen.set(id, t);
     const last = written.get(id);
     if (last !== undefined && t - last < USAGE_INTERVAL_MS) return;
     written.set(id, t);
     pending.set(id, new Date(t).toISOString());
     if (!flushScheduled) {
       flushScheduled = true;
-      setImmediate(flushUsage);
+      setImmediate(() => void flushUsage());
     }
   }
 
@@ -97,7 +106,7 @@ export function createKeyRegistry(options: {
     for (const record of byPrefix.get(keyPrefix(value)) ?? []) {
       const stored = Buffer.from(record.hash);
       if (stored.length === digest.length && timingSafeEqual(stored, digest)) {
-        if (record.revoked !== null) return { ok: false, reason: "invalid" };
+        if (record.revoked !== null || isDisabled(record.account)) return { ok: false, reason: "invalid" };
         noteUse(record.id);
         return {
           ok: true,
@@ -109,5 +118,5 @@ export function createKeyRegistry(options: {
   }
 
   reload();
-  return { authenticate, flushUsage };
+  return { authenticate, flushUsage, lastUsed: (id) => seen.get(id) };
 }

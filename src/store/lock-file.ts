@@ -2,9 +2,13 @@
  * An exclusive lock between processes: a file that names its owner's pid, put in place with
  * link(2), which fails atomically when the lock exists. A lock whose owner has died (a killed
  * ingest) is taken over, so a crash never blocks the store for good.
+ *
+ * `withLock` waits by sleeping the thread, for CLIs and ingest; `withLockAsync` waits on timers,
+ * for the server, so a lock the CLI holds never stalls requests.
  */
 import { linkSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
+import { setTimeout as delay } from "node:timers/promises";
 
 /** Raised when the lock is still held by a live process after the wait. */
 export class LockBusyError extends Error {
@@ -38,28 +42,69 @@ function owner(path: string): number | undefined {
   }
 }
 
+/**
+ * One attempt at the lock: true when taken; false when a live process holds it (its pid in
+ * `holder`); a dead owner's lock is removed and the attempt repeated at once.
+ */
+function tryTake(path: string, mine: string, holder: { pid: number }): boolean {
+  for (;;) {
+    try {
+      linkSync(mine, path);
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+    const pid = owner(path);
+    if (pid === undefined) continue;
+    // Re-read right before removing, so that a lock just retaken by a live process survives.
+    if (!alive(pid) && owner(path) === pid) {
+      rmSync(path, { force: true });
+      continue;
+    }
+    holder.pid = pid;
+    return false;
+  }
+}
+
+function claim(path: string): string {
+  const mine = `${path}.${process.pid}-${randomBytes(4).toString("hex")}`;
+  writeFileSync(mine, String(process.pid), { mode: 0o600 });
+  return mine;
+}
+
 /** Runs `fn` while holding the lock at `path`, waiting up to `waitMs` for another holder. */
 export function withLock<T>(path: string, fn: () => T, options: { waitMs?: number } = {}): T {
   const deadline = Date.now() + (options.waitMs ?? 10_000);
-  const mine = `${path}.${process.pid}-${randomBytes(4).toString("hex")}`;
-  writeFileSync(mine, String(process.pid), { mode: 0o600 });
+  const mine = claim(path);
+  const holder = { pid: 0 };
   try {
-    for (;;) {
-      try {
-        linkSync(mine, path);
-        break;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      }
-      const pid = owner(path);
-      if (pid === undefined) continue;
-      // Re-read right before removing, so that a lock just retaken by a live process survives.
-      if (!alive(pid) && owner(path) === pid) {
-        rmSync(path, { force: true });
-        continue;
-      }
-      if (Date.now() >= deadline) throw new LockBusyError(path, pid);
+    while (!tryTake(path, mine, holder)) {
+      if (Date.now() >= deadline) throw new LockBusyError(path, holder.pid);
       sleep(10 + Math.random() * 20);
+    }
+  } finally {
+    rmSync(mine, { force: true });
+  }
+  try {
+    return fn();
+  } finally {
+    rmSync(path, { force: true });
+  }
+}
+
+/** `withLock` without blocking the event loop while it waits; `fn` itself runs synchronously. */
+export async function withLockAsync<T>(
+  path: string,
+  fn: () => T,
+  options: { waitMs?: number } = {},
+): Promise<T> {
+  const deadline = Date.now() + (options.waitMs ?? 10_000);
+  const mine = claim(path);
+  const holder = { pid: 0 };
+  try {
+    while (!tryTake(path, mine, holder)) {
+      if (Date.now() >= deadline) throw new LockBusyError(path, holder.pid);
+      await delay(10 + Math.random() * 20);
     }
   } finally {
     rmSync(mine, { force: true });

@@ -1,0 +1,83 @@
+/**
+ * The account store, `DATA_DIR/accounts.json` (mode 0600): one record per account with its
+ * password hash, never the password. Like the key store, it is changed under a lock with
+ * read-modify-write and an atomic replace, so the CLI and the dashboard never lose each other's
+ * changes; a file that does not parse is refused with a message naming what is wrong.
+ */
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import * as v from "valibot";
+import { writeFileAtomic } from "../store/atomic-write.ts";
+import { withLockAsync } from "../store/lock-file.ts";
+import { PasswordHashSchema } from "./password.ts";
+
+export const ACCOUNTS_FILE = "accounts.json";
+const LOCK_FILE = ".accounts.lock";
+const FORMAT = 1;
+
+/** What an account name may be: it is also the `account` of its keys, and shown in URLs and logs. */
+export const ACCOUNT_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+
+const Iso = v.pipe(v.string(), v.isoTimestamp());
+
+const AccountSchema = v.object({
+  name: v.pipe(v.string(), v.regex(ACCOUNT_NAME)),
+  admin: v.boolean(),
+  password: PasswordHashSchema,
+  /** Set for a one-time password: the dashboard asks for a new one before anything else. */
+  mustChangePassword: v.boolean(),
+  created: Iso,
+  /** When the account was disabled, or null. */
+  disabled: v.nullable(Iso),
+  /** Sessions begun before this instant are over (a password change, a reset, a disable). */
+  sessionsValidAfter: Iso,
+});
+
+const AccountFileSchema = v.object({ format: v.literal(FORMAT), accounts: v.array(AccountSchema) });
+
+/** One account as stored. */
+export type AccountRecord = v.InferOutput<typeof AccountSchema>;
+
+/** Parses the account file's text; throws a SyntaxError naming what is wrong. */
+export function parseAccountFile(text: string): AccountRecord[] {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (error) {
+    throw new SyntaxError(`Cannot parse "${ACCOUNTS_FILE}": ${(error as Error).message}`);
+  }
+  const result = v.safeParse(AccountFileSchema, doc);
+  if (!result.success) {
+    const issue = result.issues[0];
+    const where = v.getDotPath(issue) ?? "the document";
+    throw new SyntaxError(`Cannot read "${ACCOUNTS_FILE}": ${where}: ${issue.message}`);
+  }
+  const seen = new Set<string>();
+  for (const account of result.output.accounts) {
+    if (seen.has(account.name))
+      throw new SyntaxError(`Cannot read "${ACCOUNTS_FILE}": "${account.name}" appears twice`);
+    seen.add(account.name);
+  }
+  return result.output.accounts;
+}
+
+/** Every account in `dir` (none when the file does not exist yet). */
+export function readAccounts(dir: string): AccountRecord[] {
+  const path = join(dir, ACCOUNTS_FILE);
+  return existsSync(path) ? parseAccountFile(readFileSync(path, "utf8")) : [];
+}
+
+/**
+ * Changes the accounts under the store's lock; `change` returns its result. Waiting for the lock
+ * does not block the event loop, so the dashboard can call it on a running server.
+ */
+export function updateAccounts<T>(dir: string, change: (accounts: AccountRecord[]) => T): Promise<T> {
+  mkdirSync(dir, { recursive: true });
+  return withLockAsync(join(dir, LOCK_FILE), () => {
+    const accounts = readAccounts(dir);
+    const result = change(accounts);
+    const text = JSON.stringify({ format: FORMAT, accounts }, null, 2) + "\n";
+    writeFileAtomic(join(dir, ACCOUNTS_FILE), text, { mode: 0o600 });
+    return result;
+  });
+}

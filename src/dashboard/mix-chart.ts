@@ -1,0 +1,116 @@
+/**
+ * The home page's chart: hourly generation by fuel as a stacked area, drawn on the server as SVG
+ * (no script, so it shows with JavaScript off and passes a strict CSP). Colours come from CSS
+ * classes, so the chart follows the page's stylesheet.
+ */
+import { html, type Html } from "./html.ts";
+
+/** The fuels in stacking order, bottom first: baseload, then dispatchable, then renewables. */
+export const CHART_FUELS = [
+  { field: "nuclear_mw", label: "Nuclear" },
+  { field: "thermal_mw", label: "Coal" },
+  { field: "utility_gas_mw", label: "Gas" },
+  { field: "utility_ocgt_mw", label: "OCGT (diesel)" },
+  { field: "hydro_water_mw", label: "Hydro" },
+  { field: "pumped_water_gen_mw", label: "Pumped storage" },
+  { field: "wind_mw", label: "Wind" },
+  { field: "pv_mw", label: "Solar PV" },
+  { field: "csp_mw", label: "CSP" },
+  { field: "other_re_mw", label: "Other renewables" },
+] as const;
+
+/** One hour of generation: its start (UTC ms) and MW by field (null counts as 0). */
+export interface MixHour {
+  readonly hour: number;
+  readonly mw: Readonly<Record<string, number | null>>;
+}
+
+const WIDTH = 720;
+const HEIGHT = 300;
+const PAD = { left: 48, right: 12, top: 12, bottom: 28 };
+
+// A round step for about five gridlines.
+function niceStep(max: number): number {
+  const raw = max / 5;
+  const magnitude = 10 ** Math.floor(Math.log10(raw));
+  return [1, 2, 2.5, 5, 10].map((m) => m * magnitude).find((s) => s >= raw)!;
+}
+
+const fixed = (n: number) => n.toFixed(1);
+
+/** The SVG of a stacked area over `hours` (ascending), with axes in GW and one tick per UTC day. */
+export function mixChart(hours: readonly MixHour[]): Html {
+  if (hours.length < 2) return html`<p class="empty">Not enough stored hours to draw a chart yet.</p>`;
+  const first = hours[0]!.hour;
+  const last = hours[hours.length - 1]!.hour;
+  const tops = hours.map(() => 0);
+  const layers = CHART_FUELS.map(({ field }) => {
+    const bottom = [...tops];
+    hours.forEach((h, i) => (tops[i]! += Math.max(0, h.mw[field] ?? 0)));
+    return { field, bottom, top: [...tops] };
+  });
+  const step = niceStep(Math.max(...tops, 1));
+  const yMax = Math.ceil(Math.max(...tops, 1) / step) * step;
+  const innerW = WIDTH - PAD.left - PAD.right;
+  const innerH = HEIGHT - PAD.top - PAD.bottom;
+  const x = (t: number) => PAD.left + ((t - first) / (last - first)) * innerW;
+  const y = (v: number) => PAD.top + innerH - (v / yMax) * innerH;
+
+  const areas = layers.map(({ field, bottom, top }) => {
+    const upper = hours.map((h, i) => `${fixed(x(h.hour))},${fixed(y(top[i]!))}`);
+    const lower = hours.map((h, i) => `${fixed(x(h.hour))},${fixed(y(bottom[i]!))}`).reverse();
+    return html`<polygon class="fuel-${field}" points="${[...upper, ...lower].join(" ")}"
+      ><title>${CHART_FUELS.find((f) => f.field === field)!.label}</title></polygon
+    >`;
+  });
+  const grid = [];
+  for (let v = 0; v <= yMax; v += step) {
+    grid.push(
+      html`<line
+          class="grid"
+          x1="${PAD.left}"
+          x2="${WIDTH - PAD.right}"
+          y1="${fixed(y(v))}"
+          y2="${fixed(y(v))}"
+        /><text class="axis" x="${PAD.left - 6}" y="${fixed(y(v) + 4)}" text-anchor="end"
+          >${(v / 1000).toLocaleString("en", { maximumFractionDigits: 1 })}</text
+        >`,
+    );
+  }
+  const days = [];
+  for (let t = Math.ceil(first / 86_400_000) * 86_400_000; t <= last; t += 86_400_000) {
+    const label = new Date(t).toLocaleDateString("en-GB", {
+      day: "numeric",
+      month: "short",
+      timeZone: "UTC",
+    });
+    days.push(
+      html`<line
+          class="tick"
+          x1="${fixed(x(t))}"
+          x2="${fixed(x(t))}"
+          y1="${PAD.top}"
+          y2="${HEIGHT - PAD.bottom}"
+        /><text class="axis" x="${fixed(x(t))}" y="${HEIGHT - 8}" text-anchor="middle">${label}</text>`,
+    );
+  }
+  const from = new Date(first).toISOString().slice(0, 13);
+  const to = new Date(last).toISOString().slice(0, 13);
+  return html`<svg
+      class="chart"
+      viewBox="0 0 ${WIDTH} ${HEIGHT}"
+      role="img"
+      aria-labelledby="chart-title chart-desc"
+    >
+      <title id="chart-title">Generation by fuel, GW, stacked</title>
+      <desc id="chart-desc">
+        Hourly generation by fuel from ${from}:00 to ${to}:00 UTC, stacked from nuclear at the bottom to other
+        renewables at the top; the vertical axis is in gigawatts.
+      </desc>
+      ${grid}${areas}${days}
+      <text class="axis unit" x="4" y="${PAD.top + 4}">GW</text>
+    </svg>
+    <ul class="legend">
+      ${CHART_FUELS.map((f) => html`<li><span class="swatch fuel-${f.field}"></span>${f.label}</li>`)}
+    </ul>`;
+}

@@ -1,0 +1,109 @@
+/** The dashboard's home: the account's use of the API, a look at the data, and how to start. */
+import type { Tally } from "../../usage/request-counts.ts";
+import { html, type Html } from "../html.ts";
+import { layout, type PageContent, type Viewer } from "../layout.ts";
+import { count, when } from "./format.ts";
+
+/** What the home page shows. */
+export interface HomeData {
+  readonly viewer: Viewer;
+  readonly scopes: readonly string[];
+  /** Days oldest first, the last being today (UTC), with tallies by scope. */
+  readonly usage: Readonly<Record<string, Readonly<Record<string, Tally>>>>;
+  readonly activeKeys: number;
+  readonly chart: Html;
+  /** The newest hour with an actual reading, or null. */
+  readonly lastAvailable: string | null;
+  /** A ready-to-run request, with a placeholder for the key. */
+  readonly curl: string;
+  readonly notice?: PageContent["notice"];
+}
+
+function usageTable(data: HomeData): Html {
+  const days = Object.keys(data.usage);
+  const today = days[days.length - 1]!;
+  const sum = (scope: string, which: keyof Tally, only?: string) =>
+    days
+      .filter((d) => only === undefined || d === only)
+      .reduce((n, d) => n + (data.usage[d]![scope]?.[which] ?? 0), 0);
+  return html`<table class="responsive numbers">
+    <thead>
+      <tr>
+        <th>Scope</th>
+        <th>Today</th>
+        <th>Last 7 days</th>
+        <th>Throttled (7 days)</th>
+      </tr>
+    </thead>
+    <tbody>
+      ${data.scopes.map(
+        (scope) =>
+          html`<tr>
+            <td data-label="Scope"><span class="scope">${scope}</span></td>
+            <td data-label="Today">${count(sum(scope, "allowed", today))}</td>
+            <td data-label="Last 7 days">${count(sum(scope, "allowed"))}</td>
+            <td data-label="Throttled (7 days)">${count(sum(scope, "throttled"))}</td>
+          </tr>`,
+      )}
+    </tbody>
+  </table>`;
+}
+
+function dailyBars(data: HomeData): Html {
+  const days = Object.keys(data.usage);
+  const totals = days.map((d) => Object.values(data.usage[d]!).reduce((n, t) => n + t.allowed, 0));
+  const max = Math.max(1, ...totals);
+  return html`<ol class="bars" aria-label="Requests per day, last 7 days">
+    ${days.map(
+      (d, i) =>
+        html`<li>
+          <span class="day">${d.slice(5)}</span
+          ><meter min="0" max="${max}" value="${totals[i]!}" title="${count(totals[i]!)} requests"></meter
+          ><span class="n">${count(totals[i]!)}</span>
+        </li>`,
+    )}
+  </ol>`;
+}
+
+/** The home page. */
+export function homePage(data: HomeData): string {
+  return layout({
+    title: "Overview",
+    viewer: data.viewer,
+    current: "home",
+    notice: data.notice,
+    body: html`<h1 class="page-title">Hello, ${data.viewer.account}</h1>
+      <div class="grid">
+        <section class="card">
+          <h2>Your requests</h2>
+          <p class="hint">
+            Counted by the service for all ${data.activeKeys === 1 ? "your key" : `your keys`}
+            (${data.activeKeys} active), per UTC day.
+          </p>
+          ${usageTable(data)} ${dailyBars(data)}
+        </section>
+        <section class="card">
+          <h2>Get started</h2>
+          <ol class="steps">
+            <li><a href="/dashboard/keys">Create a key</a> and store it.</li>
+            <li>Ask for a range:</li>
+          </ol>
+          <pre class="command"><code id="curl-line">${data.curl}</code></pre>
+          <button type="button" class="copy secondary" data-copy="curl-line" hidden>Copy</button>
+          <p class="hint">
+            Replace <code>YOUR_KEY</code> with your key. Add <code>&amp;format=csv</code> for CSV,
+            <code>&amp;interval=1d</code> for daily records. Every endpoint and field:
+            <a href="/api/v1/openapi.json">the API reference</a>.
+          </p>
+        </section>
+      </div>
+      <section class="card">
+        <h2>Generation by fuel, last 7 stored days</h2>
+        <p class="hint">
+          Newest actual reading: ${when(data.lastAvailable, "none yet")}. Hourly, UTC, from
+          <code>/api/v1/generation/mix</code>.
+        </p>
+        ${data.chart}
+      </section>`,
+  });
+}

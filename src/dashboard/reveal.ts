@@ -1,0 +1,39 @@
+/**
+ * Secrets shown once: a new key, or a new account's one-time password. The action that makes one
+ * leaves it here for its session and redirects; the page that shows it takes it out, so a reload
+ * finds nothing. It is held in memory only, for at most five minutes, and never written anywhere.
+ */
+
+const TTL_MS = 5 * 60_000;
+
+/** A secret waiting to be shown: what it is, a label for the page, and the secret itself. */
+export interface Reveal {
+  readonly kind: "key" | "password";
+  readonly label: string;
+  readonly secret: string;
+}
+
+export interface RevealStore {
+  put(sessionHash: string, reveal: Reveal): void;
+  /** Takes the session's waiting secret of that kind, if any; it is gone afterwards. */
+  take(sessionHash: string, kind: Reveal["kind"]): Reveal | undefined;
+}
+
+/** A reveal store on the clock `now`. */
+export function createRevealStore(options: { now?: () => number } = {}): RevealStore {
+  const now = options.now ?? Date.now;
+  const waiting = new Map<string, Reveal & { expires: number }>();
+  return {
+    put(sessionHash, reveal) {
+      const t = now();
+      for (const [id, r] of waiting) if (r.expires <= t) waiting.delete(id);
+      waiting.set(sessionHash, { ...reveal, expires: t + TTL_MS });
+    },
+    take(sessionHash, kind) {
+      const r = waiting.get(sessionHash);
+      if (r === undefined || r.kind !== kind) return undefined;
+      waiting.delete(sessionHash);
+      return r.expires > now() ? { kind: r.kind, label: r.label, secret: r.secret } : undefined;
+    },
+  };
+}

@@ -1,0 +1,151 @@
+/**
+ * Requests per key, scope and UTC day, counted by the server for the dashboard: allowed ones (the
+ * ones the limiter counted) and throttled ones. Counts gather in memory and are added to
+ * `DATA_DIR/request-counts.json` at least once a minute and on shutdown, under a lock and by
+ * addition, so a second process's counts are merged rather than overwritten. The file keeps the
+ * last 35 days.
+ */
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import * as v from "valibot";
+import { writeFileAtomic } from "../store/atomic-write.ts";
+import { withLockAsync } from "../store/lock-file.ts";
+import { DAY_MS, dayKey } from "../time.ts";
+
+export const COUNTS_FILE = "request-counts.json";
+const LOCK_FILE = ".request-counts.lock";
+const KEEP_DAYS = 35;
+const FLUSH_MS = 60_000;
+
+/** Allowed and throttled requests. */
+export interface Tally {
+  allowed: number;
+  throttled: number;
+}
+
+/** Counts by day (`YYYY-MM-DD`), key id and scope; each pair is `[allowed, throttled]`. */
+type Counts = Record<string, Record<string, Record<string, [number, number]>>>;
+
+const Pair = v.tuple([
+  v.pipe(v.number(), v.integer(), v.minValue(0)),
+  v.pipe(v.number(), v.integer(), v.minValue(0)),
+]);
+const CountsSchema = v.object({
+  format: v.literal(1),
+  days: v.record(v.string(), v.record(v.string(), v.record(v.string(), Pair))),
+});
+
+export interface RequestCounter {
+  /** Counts one request of a key in a scope. */
+  count(keyId: string, scope: string, allowed: boolean): void;
+  /** Totals per day and scope over the given keys, for the given days; stored and pending alike. */
+  totals(keyIds: ReadonlySet<string>, days: readonly string[]): Record<string, Record<string, Tally>>;
+  /** Adds the pending counts to the file now. */
+  flush(): Promise<void>;
+  /** Stops the flush timer (after a last `flush`). */
+  close(): void;
+}
+
+function add(into: Counts, day: string, key: string, scope: string, pair: readonly [number, number]): void {
+  const keys = (into[day] ??= {});
+  const scopes = (keys[key] ??= {});
+  const cell = (scopes[scope] ??= [0, 0]);
+  cell[0] += pair[0];
+  cell[1] += pair[1];
+}
+
+function addAll(into: Counts, from: Counts): void {
+  for (const [day, keys] of Object.entries(from))
+    for (const [key, scopes] of Object.entries(keys))
+      for (const [scope, pair] of Object.entries(scopes)) add(into, day, key, scope, pair);
+}
+
+function readCounts(path: string): Counts {
+  if (!existsSync(path)) return {};
+  const result = v.safeParse(CountsSchema, JSON.parse(readFileSync(path, "utf8")));
+  if (!result.success) throw new SyntaxError(`Cannot read "${COUNTS_FILE}": ${result.issues[0].message}`);
+  return result.output.days as Counts;
+}
+
+/** The last `n` UTC days up to and including the day of `t`, oldest first. */
+export function lastDays(t: number, n: number): string[] {
+  return Array.from({ length: n }, (_, i) => dayKey(t - (n - 1 - i) * DAY_MS));
+}
+
+/** A counter persisting to `dir`; `onError` hears of failed writes (counts are kept for the next). */
+export function createRequestCounter(options: {
+  dir: string;
+  now?: () => number;
+  onError?: (error: unknown) => void;
+}): RequestCounter {
+  const now = options.now ?? Date.now;
+  const onError = options.onError ?? ((error) => console.error(error));
+  const path = join(options.dir, COUNTS_FILE);
+  let pending: Counts = {};
+  let stored: { stamp: string; counts: Counts } = { stamp: "", counts: {} };
+  const timer = setInterval(() => void flush(), FLUSH_MS).unref();
+
+  function storedCounts(): Counts {
+    const stat = statSync(path, { throwIfNoEntry: false });
+    const stamp = stat ? `${stat.ino}:${stat.size}:${stat.mtimeMs}` : "none";
+    if (stamp !== stored.stamp) {
+      try {
+        stored = { stamp, counts: readCounts(path) };
+      } catch (error) {
+        onError(error);
+        stored = { stamp, counts: {} };
+      }
+    }
+    return stored.counts;
+  }
+
+  async function flush(): Promise<void> {
+    if (Object.keys(pending).length === 0) return;
+    const batch = pending;
+    pending = {};
+    try {
+      await withLockAsync(join(options.dir, LOCK_FILE), () => {
+        let counts: Counts;
+        try {
+          counts = readCounts(path);
+        } catch (error) {
+          // A damaged file is replaced rather than blocking every later count; say so.
+          onError(error);
+          counts = {};
+        }
+        addAll(counts, batch);
+        const oldest = dayKey(now() - (KEEP_DAYS - 1) * DAY_MS);
+        for (const day of Object.keys(counts)) if (day < oldest) delete counts[day];
+        writeFileAtomic(path, JSON.stringify({ format: 1, days: counts }) + "\n", { mode: 0o600 });
+      });
+    } catch (error) {
+      onError(error);
+      addAll(pending, batch);
+    }
+  }
+
+  return {
+    count(keyId, scope, allowed) {
+      add(pending, dayKey(now()), keyId, scope, allowed ? [1, 0] : [0, 1]);
+    },
+    totals(keyIds, days) {
+      const out: Record<string, Record<string, Tally>> = {};
+      for (const day of days) out[day] = {};
+      for (const source of [storedCounts(), pending]) {
+        for (const day of days) {
+          for (const [key, scopes] of Object.entries(source[day] ?? {})) {
+            if (!keyIds.has(key)) continue;
+            for (const [scope, [allowed, throttled]] of Object.entries(scopes)) {
+              const tally = (out[day]![scope] ??= { allowed: 0, throttled: 0 });
+              tally.allowed += allowed;
+              tally.throttled += throttled;
+            }
+          }
+        }
+      }
+      return out;
+    },
+    flush,
+    close: () => clearInterval(timer),
+  };
+}
