@@ -35,6 +35,8 @@ export interface SessionStore {
   find(id: string | undefined): Session | undefined;
   /** Ends the session with that id. */
   end(id: string): Promise<void>;
+  /** Ends every session of an account (a password change, a disable). */
+  endAll(account: string): Promise<void>;
   /** Writes the sessions now (on shutdown, and from a timer for last-seen times). */
   flush(): Promise<void>;
   /** How many sessions are held. */
@@ -115,6 +117,11 @@ export function createSessionStore(options: {
     },
     async end(id) {
       if (sessions.delete(sessionHash(id))) await write();
+    },
+    async endAll(account) {
+      let ended = 0;
+      for (const [hash, s] of sessions) if (s.account === account && sessions.delete(hash)) ended++;
+      if (ended > 0) await write();
     },
     flush: write,
     get size() {

@@ -66,15 +66,15 @@ export interface DashboardOptions {
   readonly logError?: (error: unknown) => void;
 }
 
+const asset = (name: string, type: string) => ({
+  type,
+  body: readFileSync(new URL(`assets/${name}`, import.meta.url)),
+});
+/** The stylesheet, the script (conveniences only) and the icon, read once at start. */
 const ASSETS: Readonly<Record<string, { type: string; body: Buffer }>> = {
-  "dashboard.css": {
-    type: "text/css; charset=utf-8",
-    body: readFileSync(new URL("assets/dashboard.css", import.meta.url)),
-  },
-  "dashboard.js": {
-    type: "text/javascript; charset=utf-8",
-    body: readFileSync(new URL("assets/dashboard.js", import.meta.url)),
-  },
+  "dashboard.css": asset("dashboard.css", "text/css; charset=utf-8"),
+  "dashboard.js": asset("dashboard.js", "text/javascript; charset=utf-8"),
+  "favicon.svg": asset("favicon.svg", "image/svg+xml"),
 };
 
 /** Fixed notices a redirect can name in `?notice=`; nothing a user typed ever travels in a URL. */
@@ -172,7 +172,7 @@ export function dashboardRoutes(options: DashboardOptions): Route[] {
   /** A page or form for signed-in users (admins only with `admin`). */
   function guarded(
     handlers: { get?: Page; post?: Form },
-    options: { admin?: boolean; passwordPage?: boolean } = {},
+    options: { admin?: boolean; allowedBeforePasswordChange?: boolean } = {},
   ) {
     return async (req: IncomingMessage, res: ServerResponse) => {
       let who: SignedIn | undefined;
@@ -196,14 +196,14 @@ export function dashboardRoutes(options: DashboardOptions): Route[] {
               "The form could not be verified (it may be from another site, or from before you signed in again). Reload the page and try again.",
             );
           }
-          if (who.account.mustChangePassword && !options.passwordPage) {
+          if (who.account.mustChangePassword && !options.allowedBeforePasswordChange) {
             redirect(res, "/dashboard/password");
             return;
           }
           await handlers.post(req, res, who, form);
           return;
         }
-        if (who.account.mustChangePassword && !options.passwordPage) {
+        if (who.account.mustChangePassword && !options.allowedBeforePasswordChange) {
           redirect(res, "/dashboard/password");
           return;
         }
@@ -298,12 +298,15 @@ export function dashboardRoutes(options: DashboardOptions): Route[] {
     },
   };
 
-  const signOut = guarded({
-    post: async (_req, res, who) => {
-      await sessions.end(who.id);
-      redirect(res, "/dashboard/sign-in?notice=signed-out", { "Set-Cookie": clearCookie(SESSION_COOKIE) });
+  const signOut = guarded(
+    {
+      post: async (_req, res, who) => {
+        await sessions.end(who.id);
+        redirect(res, "/dashboard/sign-in?notice=signed-out", { "Set-Cookie": clearCookie(SESSION_COOKIE) });
+      },
     },
-  });
+    { allowedBeforePasswordChange: true },
+  );
 
   // ---- password ----
 
@@ -345,12 +348,12 @@ export function dashboardRoutes(options: DashboardOptions): Route[] {
         if (await verifyPassword(next, who.account.password))
           return again("Choose a password other than the current one.");
         await changePassword(dir, who.account.name, next, new Date(now()));
-        await sessions.end(who.id);
+        await sessions.endAll(who.account.name);
         const { id } = await sessions.create(who.account.name);
         redirect(res, "/dashboard?notice=password-changed", { "Set-Cookie": sessionCookie(id) });
       },
     },
-    { passwordPage: true },
+    { allowedBeforePasswordChange: true },
   );
 
   // ---- home ----
@@ -526,6 +529,7 @@ export function dashboardRoutes(options: DashboardOptions): Route[] {
         if (name === who.account.name) throw new HttpError(400, "You cannot disable your own account.");
         if (accounts.get(name) === undefined) throw new HttpError(404, "There is no such account.");
         await setAccountDisabled(dir, name, action === "disable", new Date(now()));
+        if (action === "disable") await sessions.endAll(name);
         redirect(res, `/dashboard/admin?notice=account-${action}d`);
       },
     },
@@ -580,8 +584,9 @@ export function dashboardRoutes(options: DashboardOptions): Route[] {
     page("/dashboard/admin/accounts", adminAccounts, FORM),
     page("/dashboard/admin/accounts/status", accountStatus, FORM),
     page("/dashboard/admin/keys/limits", keyLimits, FORM),
-    ...Object.entries(ASSETS).map(([name, asset]) =>
-      page(`/dashboard/assets/${name}`, (req, res) =>
+    // Browsers ask for /favicon.ico on their own, whatever the page links.
+    ...[...Object.entries(ASSETS), ["/favicon.ico", ASSETS["favicon.svg"]!] as const].map(([name, asset]) =>
+      page(name.startsWith("/") ? name : `/dashboard/assets/${name}`, (req, res) =>
         send(req, res, {
           body: asset.body,
           contentType: asset.type,

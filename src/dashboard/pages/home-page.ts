@@ -26,7 +26,7 @@ function usageTable(data: HomeData): Html {
     days
       .filter((d) => only === undefined || d === only)
       .reduce((n, d) => n + (data.usage[d]![scope]?.[which] ?? 0), 0);
-  return html`<table class="responsive numbers">
+  return html`<table class="numbers">
     <thead>
       <tr>
         <th>Scope</th>
@@ -77,8 +77,7 @@ export function homePage(data: HomeData): string {
         <section class="card">
           <h2>Your requests</h2>
           <p class="hint">
-            Counted by the service for all ${data.activeKeys === 1 ? "your key" : `your keys`}
-            (${data.activeKeys} active), per UTC day.
+            Counted by the service across your keys (${data.activeKeys} active now), per UTC day.
           </p>
           ${usageTable(data)} ${dailyBars(data)}
         </section>

@@ -1,0 +1,215 @@
+/**
+ * The dashboard in a real browser (Debian's chromium, driven by playwright-core): a person's whole
+ * path from a one-time password to a revoked key, another account's view, and a screenshot of
+ * every page at desktop and phone size under test-output/.
+ */
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { readKeys } from "../src/keys/key-file.ts";
+import {
+  account,
+  BROWSER_SKIP,
+  CHROMIUM,
+  dashboardServer,
+  PASSWORD,
+  screenshotDir,
+} from "./dashboard-helpers.ts";
+
+const DATA = "/api/v1/grid/system-state?start=2025-06-05&end=2025-06-06";
+const PHONE = { width: 390, height: 844 };
+const DESKTOP = { width: 1280, height: 900 };
+
+let browser: Browser;
+
+before(async () => {
+  if (BROWSER_SKIP) return;
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--no-first-run",
+    ],
+  });
+});
+after(async () => {
+  await browser?.close();
+});
+
+/** Screenshots of the current page at desktop and phone width, full length. */
+async function shoot(page: Page, name: string): Promise<void> {
+  const dir = screenshotDir();
+  await page.setViewportSize(DESKTOP);
+  await page.screenshot({ path: join(dir, `${name}-desktop.png`), fullPage: true });
+  await page.setViewportSize(PHONE);
+  await page.screenshot({ path: join(dir, `${name}-phone.png`), fullPage: true });
+  // Nothing may stick out sideways on a phone.
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `${name} is ${overflow}px wider than a phone screen`);
+  await page.setViewportSize(DESKTOP);
+}
+
+async function signIn(page: Page, base: string, username: string, password: string): Promise<void> {
+  await page.goto(base + "/dashboard");
+  assert.equal(new URL(page.url()).pathname, "/dashboard/sign-in", "signed-out visitors are sent to sign in");
+  await page.fill("#username", username);
+  await page.fill("#password", password);
+  await page.click("main button[type=submit]");
+}
+
+test(
+  "a person signs in with a one-time password, changes it, creates a key, uses it, sees it used, and revokes it",
+  { skip: BROWSER_SKIP },
+  async (t) => {
+    const { dir, server } = await dashboardServer(t);
+    const oneTime = await account(dir, "analyst", { oneTime: true });
+    const context = await browser.newContext({ viewport: DESKTOP });
+    t.after(() => context.close());
+    const page = await context.newPage();
+    const scriptErrors: string[] = [];
+    page.on("pageerror", (error) => scriptErrors.push(error.message));
+    page.on("console", (message) => {
+      if (message.type() === "error") scriptErrors.push(`${message.text()} (${message.location().url})`);
+    });
+
+    await page.goto(server.url + "/dashboard/sign-in");
+    await shoot(page, "sign-in");
+    await signIn(page, server.url, "analyst", oneTime);
+
+    // Made to change the one-time password before anything else.
+    assert.equal(new URL(page.url()).pathname, "/dashboard/password");
+    await shoot(page, "change-password");
+    await page.goto(server.url + "/dashboard/keys");
+    assert.equal(new URL(page.url()).pathname, "/dashboard/password", "no other page until it is changed");
+    await page.fill("#current_password", oneTime);
+    await page.fill("#new_password", PASSWORD);
+    await page.fill("#confirm_password", PASSWORD);
+    await page.click("main button[type=submit]");
+    assert.equal(new URL(page.url()).pathname, "/dashboard");
+    assert.match(await page.textContent(".notice")!, /password is changed/);
+
+    // Create a key and read it from the page, once.
+    await page.click("nav >> text=API keys");
+    await shoot(page, "keys-empty");
+    await page.fill("#key-name", "research laptop");
+    await page.click("text=Create New Key");
+    assert.equal(new URL(page.url()).pathname, "/dashboard/keys/new");
+    const key = (await page.textContent("#new-key"))!.trim();
+    assert.match(key, /^gds_[A-Za-z0-9_-]{43}$/);
+    assert.match((await page.textContent("main"))!, /only time the full key is shown/);
+    assert.equal(await page.isVisible("button[data-copy]"), true, "the script shows the copy button");
+    await shoot(page, "key-created");
+    await page.reload();
+    assert.ok(!(await page.content()).includes(key), "a reload never shows the key again");
+    assert.match((await page.textContent("main"))!, /shown already/);
+
+    // Use it, and see its last use on the keys page.
+    assert.equal((await server.raw(DATA, { headers: { "X-API-KEY": key } })).status, 200);
+    await page.goto(server.url + "/dashboard/keys");
+    const row = page.locator("tr", { hasText: "research laptop" });
+    assert.match((await row.textContent())!, new RegExp(key.slice(0, 12)));
+    assert.ok(!(await row.textContent())!.includes("never"), "last used is shown, from the running server");
+    assert.match((await row.locator('td[data-label="Last used"] time').getAttribute("datetime"))!, /^\d{4}-/);
+    await shoot(page, "keys");
+
+    await page.goto(server.url + "/dashboard");
+    assert.equal(await page.locator("svg.chart polygon").count(), 10, "one area per fuel");
+    assert.match((await page.textContent("main"))!, /normalized_data\s*1\s*1\s*0/);
+    await shoot(page, "home");
+
+    // Revoke, behind a confirmation.
+    await page.goto(server.url + "/dashboard/keys");
+    await row.locator("text=Revoke").click();
+    assert.equal(new URL(page.url()).pathname, "/dashboard/keys/revoke");
+    await shoot(page, "revoke-confirm");
+    await page.click("button.danger");
+    assert.match(await page.textContent(".notice")!, /revoked/);
+    const after = await server.raw(DATA, { headers: { "X-API-KEY": key } });
+    assert.equal(after.status, 401);
+    assert.deepEqual(await after.json(), { detail: "Invalid API key." });
+    assert.deepEqual(scriptErrors, [], "no script or CSP errors on any page");
+  },
+);
+
+test(
+  "another account cannot see the key, and its revoke request for the key's id is refused",
+  { skip: BROWSER_SKIP },
+  async (t) => {
+    const { dir, server } = await dashboardServer(t);
+    await account(dir, "analyst");
+    await account(dir, "intruder");
+    const context = await browser.newContext({ viewport: DESKTOP });
+    t.after(() => context.close());
+    const owner = await context.newPage();
+    await signIn(owner, server.url, "analyst", PASSWORD);
+    await owner.goto(server.url + "/dashboard/keys");
+    await owner.fill("#key-name", "desk key");
+    await owner.click("text=Create New Key");
+    const key = (await owner.textContent("#new-key"))!.trim();
+    const id = readKeys(dir).find((k) => k.name === "desk key")!.id;
+
+    const other = await (await browser.newContext()).newPage();
+    t.after(() => other.context().close());
+    await signIn(other, server.url, "intruder", PASSWORD);
+    await other.goto(server.url + "/dashboard/keys");
+    const text = (await other.content()) + (await other.textContent("main"));
+    assert.ok(!text.includes(key.slice(0, 12)) && !text.includes("desk key"), "the key is not listed");
+    const confirm = await other.goto(server.url + `/dashboard/keys/revoke?id=${id}`);
+    assert.equal(confirm!.status(), 404);
+
+    // The intruder's own valid token, the owner's key id: refused, nothing changes.
+    await other.goto(server.url + "/dashboard/keys");
+    const csrf = (await other.getAttribute("input[name=csrf]", "value"))!;
+    const refused = await other.request.post(server.url + "/dashboard/keys/revoke", {
+      form: { csrf, id },
+      maxRedirects: 0,
+    });
+    assert.equal(refused.status(), 404);
+    assert.equal(readKeys(dir).find((k) => k.id === id)!.revoked, null);
+    assert.equal((await server.raw(DATA, { headers: { "X-API-KEY": key } })).status, 200);
+  },
+);
+
+test(
+  "an admin creates an account, sees every key, and sets a key's limits",
+  { skip: BROWSER_SKIP },
+  async (t) => {
+    const { dir, server } = await dashboardServer(t);
+    await account(dir, "boss", { admin: true });
+    const context = await browser.newContext({ viewport: DESKTOP });
+    t.after(() => context.close());
+    const page = await context.newPage();
+    await signIn(page, server.url, "boss", PASSWORD);
+    await page.click("nav >> text=Admin");
+    await page.fill("#account-name", "quant-desk");
+    await page.click("text=Create account");
+    assert.equal(new URL(page.url()).pathname, "/dashboard/admin/new");
+    const password = (await page.textContent("#one-time-password"))!.trim();
+    assert.match(password, /^[A-Za-z0-9]{20}$/);
+    await shoot(page, "account-created");
+    await page.click("text=Back to admin");
+
+    // The new user's key shows up for the admin, who raises its limit.
+    const user = await (await browser.newContext()).newPage();
+    t.after(() => user.context().close());
+    await signIn(user, server.url, "quant-desk", password);
+    assert.equal(new URL(user.url()).pathname, "/dashboard/password");
+    await page.reload();
+    await page.locator("tr", { hasText: "test" }).first().waitFor();
+    const { record } = (await import("../src/keys/key-admin.ts")).createKey(dir, {
+      name: "bot",
+      account: "quant-desk",
+    });
+    await page.reload();
+    const row = page.locator("tr", { hasText: record.prefix });
+    await row.locator('input[name="normalized_data"]').fill("600");
+    await row.locator("text=Save").click();
+    assert.match(await page.textContent(".notice")!, /limits are saved/);
+    assert.equal(readKeys(dir).find((k) => k.id === record.id)!.limits.normalized_data, 600);
+    await shoot(page, "admin");
+  },
+);

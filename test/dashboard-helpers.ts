@@ -1,0 +1,120 @@
+/** Fixtures for dashboard tests: a store with sample data, accounts, a cookie-keeping HTTP client, a browser. */
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { TestContext } from "node:test";
+import { createAccount } from "../src/accounts/account-admin.ts";
+import { generateSampleExport } from "../src/sample/sample-export.ts";
+import { ingestTexts, startServer, tempDir, type TestServer, type TestServerOptions } from "./helpers.ts";
+
+/** A chosen password that passes the rules. */
+export const PASSWORD = "correct horse battery";
+
+/** A store with ten days of generated data, and a running server over it. */
+export async function dashboardServer(
+  t: TestContext,
+  options: TestServerOptions = {},
+): Promise<{ dir: string; server: TestServer }> {
+  const dir = tempDir(t);
+  ingestTexts(dir, { "sample.csv": generateSampleExport({ firstDay: "2025-06-01", days: 10 }) });
+  const server = await startServer(t, dir, options);
+  return { dir, server };
+}
+
+/** Creates an account with `PASSWORD` (or a one-time password, returned). */
+export async function account(
+  dir: string,
+  name: string,
+  options: { admin?: boolean; oneTime?: boolean; now?: () => number } = {},
+): Promise<string> {
+  const { oneTimePassword } = await createAccount(dir, {
+    name,
+    admin: options.admin,
+    password: options.oneTime ? undefined : PASSWORD,
+    now: options.now === undefined ? undefined : new Date(options.now()),
+  });
+  return oneTimePassword ?? PASSWORD;
+}
+
+/** A minimal browser over fetch: keeps cookies, follows nothing, reads forms' CSRF tokens. */
+export class Client {
+  readonly cookies = new Map<string, string>();
+  readonly base: string;
+  constructor(base: string) {
+    this.base = base;
+  }
+
+  #remember(res: Response): void {
+    for (const line of res.headers.getSetCookie()) {
+      const [pair] = line.split(";");
+      const eq = pair!.indexOf("=");
+      const name = pair!.slice(0, eq);
+      const value = pair!.slice(eq + 1);
+      if (/Max-Age=0/i.test(line)) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+  }
+
+  #cookieHeader(): Record<string, string> {
+    if (this.cookies.size === 0) return {};
+    return { Cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ") };
+  }
+
+  async get(path: string, headers: Record<string, string> = {}): Promise<Response> {
+    const res = await fetch(this.base + path, {
+      redirect: "manual",
+      headers: { ...this.#cookieHeader(), ...headers },
+    });
+    this.#remember(res);
+    return res;
+  }
+
+  async post(
+    path: string,
+    fields: Record<string, string>,
+    headers: Record<string, string> = {},
+  ): Promise<Response> {
+    const res = await fetch(this.base + path, {
+      method: "POST",
+      redirect: "manual",
+      headers: {
+        "Content-Type": "application/x-www-form-urlencoded",
+        ...this.#cookieHeader(),
+        ...headers,
+      },
+      body: new URLSearchParams(fields).toString(),
+    });
+    this.#remember(res);
+    return res;
+  }
+
+  /** The CSRF token in the page at `path`. */
+  async token(path: string): Promise<string> {
+    const text = await (await this.get(path)).text();
+    const match = /name="csrf" value="([^"]+)"/.exec(text);
+    if (match === null) throw new Error(`No CSRF token on ${path}`);
+    return match[1]!;
+  }
+
+  /** Signs in; resolves to the response of the sign-in POST. */
+  async signIn(username: string, password: string, headers: Record<string, string> = {}): Promise<Response> {
+    const csrf = await this.token("/dashboard/sign-in");
+    return this.post("/dashboard/sign-in", { csrf, username, password }, headers);
+  }
+}
+
+/** Where Debian's chromium is, and why browser tests cannot run when it is not there. */
+export const CHROMIUM = "/usr/bin/chromium";
+export const BROWSER_SKIP: string | false = existsSync(CHROMIUM)
+  ? false
+  : process.env.CI === "true"
+    ? false // under CI a missing browser must fail the run, not skip it
+    : `chromium not found at ${CHROMIUM}; install it with: apt-get install -y chromium (make test does this when run as root)`;
+
+/** Where screenshots go, for a person to look at (ignored by git). */
+export const SCREENSHOTS = join(import.meta.dirname, "..", "test-output");
+
+/** Makes the screenshot folder. */
+export function screenshotDir(): string {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  return SCREENSHOTS;
+}
