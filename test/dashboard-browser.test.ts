@@ -90,7 +90,7 @@ test(
     await page.fill("#confirm_password", PASSWORD);
     await page.click("main button[type=submit]");
     assert.equal(new URL(page.url()).pathname, "/dashboard");
-    assert.match(await page.textContent(".notice")!, /password is changed/);
+    assert.match((await page.textContent(".notice"))!, /password is changed/);
 
     // Create a key and read it from the page, once.
     await page.click("nav >> text=API keys");
@@ -127,7 +127,7 @@ test(
     assert.equal(new URL(page.url()).pathname, "/dashboard/keys/revoke");
     await shoot(page, "revoke-confirm");
     await page.click("button.danger");
-    assert.match(await page.textContent(".notice")!, /revoked/);
+    assert.match((await page.textContent(".notice"))!, /revoked/);
     const after = await server.raw(DATA, { headers: { "X-API-KEY": key } });
     assert.equal(after.status, 401);
     assert.deepEqual(await after.json(), { detail: "Invalid API key." });
@@ -208,7 +208,7 @@ test(
     const row = page.locator("tr", { hasText: record.prefix });
     await row.locator('input[name="normalized_data"]').fill("600");
     await row.locator("text=Save").click();
-    assert.match(await page.textContent(".notice")!, /limits are saved/);
+    assert.match((await page.textContent(".notice"))!, /limits are saved/);
     assert.equal(readKeys(dir).find((k) => k.id === record.id)!.limits.normalized_data, 600);
     await shoot(page, "admin");
   },
