@@ -7,7 +7,7 @@ NODE_HEAP_MB ?= 160
 export GDS_NODE_FLAGS := --max-old-space-size=$(NODE_HEAP_MB) --max-semi-space-size=4
 TESTS := $(sort $(wildcard test/*.test.ts))
 
-.PHONY: serve test typecheck format-check format evaluate-stress bench clean install
+.PHONY: serve test typecheck format-check format evaluate-stress bench clean install browser
 
 # Reinstall when the lock file changes; `npm ci` gives exactly the locked versions.
 node_modules/.installed: package.json package-lock.json
@@ -28,7 +28,20 @@ format-check: node_modules/.installed
 format: node_modules/.installed
 	$(NODE_BIN)/prettier --write .
 
-test: node_modules/.installed typecheck format-check
+# The dashboard's browser tests drive Debian's chromium through playwright-core (which downloads no
+# browser). Installed here when missing and this user can (root with apt-get); otherwise those
+# tests skip and print this command, except under CI=true, where a missing browser fails the run.
+browser:
+	@if [ ! -x /usr/bin/chromium ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "Installing chromium for the browser tests (apt-get)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else \
+	    echo "chromium is missing and cannot be installed here: run 'apt-get install -y chromium' as root"; \
+	  fi; \
+	fi
+
+test: node_modules/.installed typecheck format-check browser
 	$(NODE_BIN)/c8 --reporter=text-summary --reporter=text --all --src src --exclude 'test/**' --exclude 'scripts/**' \
 		node --import tsx --test --test-reporter=spec $(TESTS)
 

@@ -1,0 +1,47 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { escapeHtml, html } from "../src/dashboard/html.ts";
+import { CHART_FUELS, mixChart } from "../src/dashboard/mix-chart.ts";
+
+test("interpolated text is escaped; nested html, arrays and empty values compose", () => {
+  const name = `<script>alert("x")</script>&'`;
+  assert.equal(
+    html`<p>${name}</p>`.text,
+    "<p>&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;</p>",
+  );
+  assert.equal(
+    html`<ul>
+      ${["a", "<b>"].map((x) => html`<li>${x}</li>`)}
+    </ul>`.text,
+    "<ul><li>a</li><li>&lt;b&gt;</li></ul>",
+  );
+  assert.equal(html`${null}${undefined}${false}${0}`.text, "0");
+  assert.equal(escapeHtml('"'), "&quot;");
+});
+
+test("the chart stacks one area per fuel, bottom to top, with a legend and GW gridlines", () => {
+  const start = Date.parse("2025-06-01T00:00:00Z");
+  const hours = Array.from({ length: 48 }, (_, i) => ({
+    hour: start + i * 3_600_000,
+    mw: Object.fromEntries(CHART_FUELS.map((f) => [f.field, f.field === "thermal_mw" ? 20_000 : 1000])),
+  }));
+  const svg = mixChart(hours).text;
+  assert.equal((svg.match(/<polygon /g) ?? []).length, CHART_FUELS.length);
+  assert.equal((svg.match(/<li>/g) ?? []).length, CHART_FUELS.length);
+  // 29 GW in all: gridlines every 10 GW up to 30.
+  for (const label of ["0", "10", "20", "30"]) assert.match(svg, new RegExp(`>\\s*${label}\\s*</text`));
+  assert.match(svg, />\s*2 Jun\s*</, "a tick at each UTC midnight");
+  // The top of the last layer at every hour is the total: 29 of 30 GW.
+  const top = /class="fuel-other_re_mw" points="([^"]+)"/.exec(svg)![1]!.split(" ")[0]!.split(",")[1];
+  assert.equal(Number(top), 12 + 260 - (29 / 30) * 260);
+});
+
+test("nulls count as zero, negatives never dig below the axis, and too few hours say so", () => {
+  const start = Date.parse("2025-06-01T00:00:00Z");
+  const svg = mixChart([
+    { hour: start, mw: { thermal_mw: null, wind_mw: -50 } },
+    { hour: start + 3_600_000, mw: { thermal_mw: 1000 } },
+  ]).text;
+  assert.doesNotMatch(svg, /NaN/);
+  assert.match(mixChart([]).text, /Not enough stored hours/);
+});

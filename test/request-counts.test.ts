@@ -1,0 +1,76 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createRequestCounter, lastDays } from "../src/usage/request-counts.ts";
+import { tempDir } from "./helpers.ts";
+
+const DAY = 86_400_000;
+
+function clock() {
+  let t = Date.parse("2026-03-10T12:00:00Z");
+  return { now: () => t, advance: (ms: number) => void (t += ms) };
+}
+
+test("counts per key, scope and day are summed over the keys asked for, pending and stored alike", async (t) => {
+  const dir = tempDir(t);
+  const c = clock();
+  const counter = createRequestCounter({ dir, now: c.now });
+  t.after(() => counter.close());
+  counter.count("key_a", "normalized_data", true);
+  counter.count("key_a", "normalized_data", false);
+  counter.count("key_b", "features", true);
+  counter.count("key_c", "features", true);
+  await counter.flush();
+  c.advance(DAY);
+  counter.count("key_a", "normalized_data", true);
+  const totals = counter.totals(new Set(["key_a", "key_b"]), lastDays(c.now(), 2));
+  assert.deepEqual(totals, {
+    "2026-03-10": { normalized_data: { allowed: 1, throttled: 1 }, features: { allowed: 1, throttled: 0 } },
+    "2026-03-11": { normalized_data: { allowed: 1, throttled: 0 } },
+  });
+});
+
+test("two processes' counts are added, not overwritten, and days past 35 are dropped", async (t) => {
+  const dir = tempDir(t);
+  const c = clock();
+  const one = createRequestCounter({ dir, now: c.now });
+  const two = createRequestCounter({ dir, now: c.now });
+  t.after(() => (one.close(), two.close()));
+  one.count("key_a", "metadata", true);
+  two.count("key_a", "metadata", true);
+  two.count("key_a", "metadata", true);
+  await Promise.all([one.flush(), two.flush()]);
+  const fresh = createRequestCounter({ dir, now: c.now });
+  t.after(() => fresh.close());
+  assert.deepEqual(fresh.totals(new Set(["key_a"]), ["2026-03-10"]), {
+    "2026-03-10": { metadata: { allowed: 3, throttled: 0 } },
+  });
+  c.advance(35 * DAY);
+  one.count("key_a", "metadata", true);
+  await one.flush();
+  const stored = JSON.parse(readFileSync(join(dir, "request-counts.json"), "utf8"));
+  assert.deepEqual(Object.keys(stored.days), ["2026-04-14"]);
+});
+
+test("a damaged counts file is reported and replaced; the counts of a failed write are kept for the next", async (t) => {
+  const dir = tempDir(t);
+  writeFileSync(join(dir, "request-counts.json"), "garbage");
+  const errors: unknown[] = [];
+  const counter = createRequestCounter({ dir, onError: (e) => errors.push(e) });
+  t.after(() => counter.close());
+  counter.count("key_a", "features", true);
+  await counter.flush();
+  assert.ok(errors.length >= 1);
+  const today = lastDays(Date.now(), 1);
+  assert.equal(counter.totals(new Set(["key_a"]), today)[today[0]!]!.features!.allowed, 1);
+
+  const missing = createRequestCounter({
+    dir: join(dir, "no", "such", "dir"),
+    onError: (e) => errors.push(e),
+  });
+  t.after(() => missing.close());
+  missing.count("key_a", "features", true);
+  await missing.flush();
+  assert.equal(missing.totals(new Set(["key_a"]), today)[today[0]!]!.features!.allowed, 1, "kept in memory");
+});

@@ -1,0 +1,76 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createSessionStore, IDLE_MS, LIFETIME_MS, sessionHash } from "../src/accounts/session-store.ts";
+import { tempDir } from "./helpers.ts";
+
+function clock() {
+  let t = Date.parse("2026-01-01T00:00:00Z");
+  return { now: () => t, advance: (ms: number) => void (t += ms) };
+}
+
+test("a session is stored by the hash of its id only, and a new store on the same folder finds it", async (t) => {
+  const dir = tempDir(t);
+  const c = clock();
+  const store = createSessionStore({ dir, now: c.now });
+  const { id, session } = await store.create("analyst");
+  assert.match(id, /^[A-Za-z0-9_-]{43}$/);
+  assert.equal(session.hash, sessionHash(id));
+  const text = readFileSync(join(dir, "sessions.json"), "utf8");
+  assert.ok(!text.includes(id), "the id itself is never written");
+  assert.equal(statSync(join(dir, "sessions.json")).mode & 0o777, 0o600);
+  const reopened = createSessionStore({ dir, now: c.now });
+  assert.equal(reopened.find(id)?.account, "analyst");
+  assert.equal(reopened.find(id + "x"), undefined);
+  assert.equal(reopened.find(undefined), undefined);
+});
+
+test("sessions end after 12 hours idle and after 7 days in all; ending one or all removes them", async (t) => {
+  const dir = tempDir(t);
+  const c = clock();
+  const store = createSessionStore({ dir, now: c.now });
+  const a = await store.create("analyst");
+  const b = await store.create("analyst");
+  const other = await store.create("other");
+  c.advance(IDLE_MS - 1);
+  assert.ok(store.find(a.id));
+  c.advance(IDLE_MS - 1);
+  assert.ok(store.find(a.id), "each use moves the idle deadline");
+  assert.equal(store.find(b.id), undefined, "b was idle too long");
+  while (c.now() - a.session.created < LIFETIME_MS - IDLE_MS) {
+    c.advance(IDLE_MS - 1);
+    store.find(a.id);
+  }
+  c.advance(IDLE_MS - 1);
+  assert.equal(store.find(a.id), undefined, "never past 7 days");
+  const fresh = await store.create("analyst");
+  await store.endAll("analyst");
+  assert.equal(store.find(fresh.id), undefined);
+  await store.end(other.id);
+  await store.flush();
+  assert.equal(createSessionStore({ dir, now: c.now }).size, 0, "expired and ended sessions leave the file");
+});
+
+test("last-seen times are written by flush, so a restart keeps an active session alive", async (t) => {
+  const dir = tempDir(t);
+  const c = clock();
+  const store = createSessionStore({ dir, now: c.now });
+  const { id } = await store.create("analyst");
+  c.advance(IDLE_MS - 1000);
+  store.find(id);
+  await store.flush();
+  c.advance(IDLE_MS - 1000);
+  assert.ok(createSessionStore({ dir, now: c.now }).find(id), "the refreshed last-seen time survived");
+});
+
+test("a damaged sessions file signs everyone out, says why, and is replaced on the next write", async (t) => {
+  const dir = tempDir(t);
+  writeFileSync(join(dir, "sessions.json"), "{ not json");
+  const errors: unknown[] = [];
+  const store = createSessionStore({ dir, onError: (e) => errors.push(e) });
+  assert.equal(store.size, 0);
+  assert.match(String(errors[0]), /Cannot read "sessions.json", starting with no sessions/);
+  const { id } = await store.create("analyst");
+  assert.ok(createSessionStore({ dir }).find(id));
+});
