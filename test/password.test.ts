@@ -36,7 +36,7 @@ test("passwords need 12 characters, at most 256, and no surrounding spaces", () 
   assert.equal(passwordProblem("twelve chars"), undefined);
   assert.equal(passwordProblem("ünïcödé pässwörd"), undefined);
   assert.match(passwordProblem("x".repeat(257))!, /at most 256/);
-  assert.match(passwordProblem(" leading space"), /space/);
+  assert.match(passwordProblem(" leading space")!, /space/);
 });
 
 test("generated one-time passwords are 20 characters without look-alikes, and differ", () => {
