@@ -1,0 +1,100 @@
+/**
+ * The dashboard's request pipeline for signed-in pages: find the session (else to sign-in), hide
+ * admin pages from others (404), check a form's anti-forgery token (else 403, nothing changed),
+ * send a user with a one-time password to choose their own, and turn any error into an HTML page.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { HttpError } from "../http/http-error.ts";
+import type { Handler } from "../http/router.ts";
+import { readCookie, SESSION_COOKIE } from "./cookies.ts";
+import { tokensMatch } from "./csrf.ts";
+import type { DashboardContext } from "./dashboard-context.ts";
+import { redirect, sameOriginPost, sendPage, type SignedIn, signedIn } from "./dashboard-http.ts";
+import { readForm } from "./form-body.ts";
+import { messagePage } from "./pages/message-page.ts";
+
+/** Shows a page to a signed-in user. */
+export type Page = (req: IncomingMessage, res: ServerResponse, who: SignedIn) => void | Promise<void>;
+/** Acts on a verified form from a signed-in user. */
+export type Form = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  who: SignedIn,
+  form: URLSearchParams,
+) => Promise<void>;
+
+const TITLES: Readonly<Record<number, string>> = {
+  403: "Not allowed",
+  404: "Not found",
+  500: "Server error",
+};
+
+/** Answers with an HTML page for an error; anything but an HttpError is logged and hidden. */
+export function failPage(ctx: DashboardContext, res: ServerResponse, error: unknown, who?: SignedIn): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const known = error instanceof HttpError;
+  if (!known) ctx.logError(error);
+  const status = known ? error.status : 500;
+  const text = known ? error.detail : "Something went wrong on our side; it has been logged.";
+  sendPage(
+    res,
+    messagePage({ title: TITLES[status] ?? "Cannot do that", text, viewer: who?.viewer ?? null }),
+    {
+      status,
+    },
+  );
+}
+
+function toSignIn(ctx: DashboardContext, req: IncomingMessage, res: ServerResponse): void {
+  if (req.method === "POST") req.resume();
+  const ended = readCookie(req, SESSION_COOKIE) !== undefined;
+  if (ended) {
+    redirect(res, "/dashboard/sign-in?notice=session-ended", {
+      "Set-Cookie": ctx.clearCookie(SESSION_COOKIE),
+    });
+  } else {
+    redirect(res, "/dashboard/sign-in");
+  }
+}
+
+async function verifiedForm(req: IncomingMessage, who: SignedIn): Promise<URLSearchParams> {
+  const form = await readForm(req);
+  if (!sameOriginPost(req) || !tokensMatch(who.viewer.csrf, form.get("csrf") ?? undefined)) {
+    throw new HttpError(
+      403,
+      "The form could not be verified (it may be from another site, or from before you signed in again). Reload the page and try again.",
+    );
+  }
+  return form;
+}
+
+/** A handler for signed-in users (admins only with `admin`), showing `get` and acting on `post`. */
+export function guarded(
+  ctx: DashboardContext,
+  handlers: { get?: Page; post?: Form },
+  options: { admin?: boolean; allowedBeforePasswordChange?: boolean } = {},
+): Handler {
+  return async (req, res) => {
+    let who: SignedIn | undefined;
+    try {
+      who = signedIn(req, ctx.sessions, ctx.accounts);
+      if (who === undefined) return toSignIn(ctx, req, res);
+      if (options.admin && !who.account.admin) throw new HttpError(404, "There is no such page.");
+      const form = req.method === "POST" ? await verifiedForm(req, who) : undefined;
+      if (who.account.mustChangePassword && !options.allowedBeforePasswordChange) {
+        return redirect(res, "/dashboard/password");
+      }
+      if (form !== undefined && handlers.post !== undefined) return await handlers.post(req, res, who, form);
+      if (form === undefined && handlers.get !== undefined) return await handlers.get(req, res, who);
+      throw new HttpError(
+        405,
+        form === undefined ? "This address takes a form only." : "This page takes no form.",
+      );
+    } catch (error) {
+      failPage(ctx, res, error, who);
+    }
+  };
+}

@@ -1,0 +1,37 @@
+/** `/dashboard`: the account's use of the API, a ready request, and the chart of recent generation. */
+import type { Route } from "../../http/router.ts";
+import { readKeys } from "../../keys/key-file.ts";
+import { SCOPES } from "../../limits/scopes.ts";
+import { DAY_MS, dayKey, formatInstant } from "../../time.ts";
+import { lastDays } from "../../usage/request-counts.ts";
+import { type DashboardContext, notice } from "../dashboard-context.ts";
+import { sendPage } from "../dashboard-http.ts";
+import { guarded } from "../guarded.ts";
+import { homePage } from "../pages/home-page.ts";
+
+/** The home page's route. */
+export function homeRoute(ctx: DashboardContext): Route {
+  const handler = guarded(ctx, {
+    get: (req, res, who) => {
+      const keys = readKeys(ctx.dir).filter((k) => k.account === who.account.name);
+      const last = ctx.store.refresh().lastActual;
+      // The ready request asks for the newest stored day, so it returns data on any store.
+      const day = last === null ? dayKey(ctx.now()) : dayKey(last);
+      const next = dayKey(Date.parse(day) + DAY_MS);
+      sendPage(
+        res,
+        homePage({
+          viewer: who.viewer,
+          scopes: SCOPES,
+          usage: ctx.counter.totals(new Set(keys.map((k) => k.id)), lastDays(ctx.now(), 7)),
+          activeKeys: keys.filter((k) => k.revoked === null).length,
+          chart: ctx.chart(),
+          lastAvailable: last === null ? null : formatInstant(last).replace("+00:00", "Z"),
+          curl: `curl -H "X-API-KEY: YOUR_KEY" "${ctx.baseUrl(req)}/api/v1/grid/system-state?start=${day}&end=${next}"`,
+          notice: notice(req),
+        }),
+      );
+    },
+  });
+  return { path: "/dashboard", methods: ["GET", "HEAD"], scope: null, handler };
+}

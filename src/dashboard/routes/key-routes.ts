@@ -1,0 +1,83 @@
+/** `/dashboard/keys`: the account's keys, creating one (shown once), and revoking one. */
+import { HttpError } from "../../http/http-error.ts";
+import type { Route } from "../../http/router.ts";
+import { newKey } from "../../keys/key-admin.ts";
+import { type KeyRecord, readKeys, readUsage, updateKeysAsync } from "../../keys/key-file.ts";
+import { type DashboardContext, notice, queryParam } from "../dashboard-context.ts";
+import { redirect, sendPage, type SignedIn } from "../dashboard-http.ts";
+import { guarded } from "../guarded.ts";
+import { keyCreatedPage, keysPage, revokePage } from "../pages/keys-page.ts";
+
+const KEY_NAME = /^[^\p{Cc}]{1,100}$/u;
+
+// Another account's key id gets the same answer as an id that does not exist.
+function ownKey(ctx: DashboardContext, who: SignedIn, id: string | null): KeyRecord {
+  const key = readKeys(ctx.dir).find((k) => k.id === id && k.account === who.account.name);
+  if (key === undefined) throw new HttpError(404, "You have no key with that id.");
+  return key;
+}
+
+/** The key pages' routes. */
+export function keyRoutes(ctx: DashboardContext): Route[] {
+  const list = guarded(ctx, {
+    get: (req, res, who) => {
+      const usage = readUsage(ctx.dir);
+      const keys = readKeys(ctx.dir)
+        .filter((k) => k.account === who.account.name)
+        .map((k) => ctx.keyRow(k, usage))
+        // Active keys first, newest first.
+        .sort(
+          (a, b) =>
+            Number(a.revoked !== null) - Number(b.revoked !== null) || b.created.localeCompare(a.created),
+        );
+      sendPage(res, keysPage({ viewer: who.viewer, keys, notice: notice(req) }));
+    },
+    post: async (_req, res, who, form) => {
+      const name = (form.get("name") ?? "").trim();
+      if (!KEY_NAME.test(name)) {
+        throw new HttpError(400, "A key's name must be 1 to 100 characters, without control characters.");
+      }
+      const { key, record } = newKey({ name, account: who.account.name, now: new Date(ctx.now()) });
+      await updateKeysAsync(ctx.dir, (keys) => keys.push(record));
+      // Shown on the next page, once: never in a URL, never on a page a reload could resubmit.
+      ctx.reveals.put(who.session.hash, { kind: "key", label: name, secret: key });
+      redirect(res, "/dashboard/keys/new");
+    },
+  });
+  const created = guarded(ctx, {
+    get: (req, res, who) => {
+      const shown = ctx.reveals.take(who.session.hash, "key");
+      sendPage(
+        res,
+        keyCreatedPage({
+          viewer: who.viewer,
+          name: shown?.label,
+          key: shown?.secret,
+          baseUrl: ctx.baseUrl(req),
+        }),
+      );
+    },
+  });
+  const revoke = guarded(ctx, {
+    get: (req, res, who) => {
+      const key = ownKey(ctx, who, queryParam(req, "id"));
+      if (key.revoked !== null) return redirect(res, "/dashboard/keys");
+      sendPage(res, revokePage({ viewer: who.viewer, key: ctx.keyRow(key, readUsage(ctx.dir)) }));
+    },
+    post: async (_req, res, who, form) => {
+      const id = form.get("id");
+      const done = await updateKeysAsync(ctx.dir, (keys) => {
+        const key = keys.find((k) => k.id === id && k.account === who.account.name);
+        if (key !== undefined) key.revoked ??= new Date(ctx.now()).toISOString();
+        return key !== undefined;
+      });
+      if (!done) throw new HttpError(404, "You have no key with that id.");
+      redirect(res, "/dashboard/keys?notice=revoked");
+    },
+  });
+  return [
+    { path: "/dashboard/keys", methods: ["GET", "HEAD", "POST"], scope: null, handler: list },
+    { path: "/dashboard/keys/new", methods: ["GET", "HEAD"], scope: null, handler: created },
+    { path: "/dashboard/keys/revoke", methods: ["GET", "HEAD", "POST"], scope: null, handler: revoke },
+  ];
+}

@@ -1,0 +1,150 @@
+/** Signing in and out, and changing one's password. */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { randomBytes } from "node:crypto";
+import { changePassword } from "../../accounts/account-admin.ts";
+import { passwordProblem, verifyPassword } from "../../accounts/password.ts";
+import { HttpError } from "../../http/http-error.ts";
+import type { Route } from "../../http/router.ts";
+import { cookie, readCookie, SESSION_COOKIE, SIGN_IN_COOKIE } from "../cookies.ts";
+import { tokensMatch } from "../csrf.ts";
+import { type DashboardContext, notice } from "../dashboard-context.ts";
+import {
+  clientAddress,
+  redirect,
+  sameOriginPost,
+  sendPage,
+  type SignedIn,
+  signedIn,
+} from "../dashboard-http.ts";
+import { readForm } from "../form-body.ts";
+import { failPage, guarded } from "../guarded.ts";
+import type { PageContent, Viewer } from "../layout.ts";
+import { messagePage } from "../pages/message-page.ts";
+import { passwordPage, signInPage } from "../pages/sign-in-page.ts";
+
+// Each showing of the sign-in form gets a fresh double-submit token, in the form and in a cookie.
+function showSignIn(
+  ctx: DashboardContext,
+  res: ServerResponse,
+  shown: { username?: string; error?: string; notice?: PageContent["notice"] },
+): void {
+  const token = randomBytes(32).toString("base64url");
+  sendPage(res, signInPage({ token, ...shown }), {
+    headers: { "Set-Cookie": cookie(SIGN_IN_COOKIE, token, { maxAge: 3600, secure: ctx.secureCookies }) },
+  });
+}
+
+function tooMany(res: ServerResponse, retryAfter: number, viewer: Viewer | null): void {
+  const minutes = Math.ceil(retryAfter / 60);
+  const text = `Too many failed attempts. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`;
+  sendPage(res, messagePage({ title: "Too many attempts", text, viewer, back: "/dashboard/sign-in" }), {
+    status: 429,
+    headers: { "Retry-After": String(retryAfter) },
+  });
+}
+
+async function signIn(ctx: DashboardContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const form = await readForm(req);
+  if (!sameOriginPost(req) || !tokensMatch(readCookie(req, SIGN_IN_COOKIE), form.get("csrf") ?? undefined)) {
+    throw new HttpError(403, "The sign-in form could not be verified. Reload the page and try again.");
+  }
+  const typed = (form.get("username") ?? "").trim();
+  const username = typed.toLowerCase().slice(0, 200);
+  const address = clientAddress(req);
+  const verdict = ctx.throttle.check(username, address);
+  if (!verdict.allowed) return tooMany(res, verdict.retryAfter, null);
+  const account = ctx.accounts.get(username);
+  const matches = await verifyPassword(form.get("password") ?? "", account?.password ?? (await ctx.decoy));
+  if (account === undefined || !matches) {
+    ctx.throttle.fail(username, address);
+    return showSignIn(ctx, res, { username: typed, error: "Incorrect username or password." });
+  }
+  if (account.disabled !== null) {
+    return showSignIn(ctx, res, {
+      username: typed,
+      error: "This account is disabled. Ask your operator to enable it.",
+    });
+  }
+  ctx.throttle.succeed(username);
+  const { id } = await ctx.sessions.create(account.name);
+  redirect(res, account.mustChangePassword ? "/dashboard/password" : "/dashboard", {
+    "Set-Cookie": [ctx.sessionCookie(id), ctx.clearCookie(SIGN_IN_COOKIE)],
+  });
+}
+
+// Checks the change-password form; the message for the user, or undefined when it may go ahead.
+async function passwordFormProblem(who: SignedIn, form: URLSearchParams): Promise<string | undefined> {
+  const next = form.get("new_password") ?? "";
+  const problem = passwordProblem(next);
+  if (problem !== undefined) return problem + ".";
+  if (next !== (form.get("confirm_password") ?? "")) return "The two new passwords differ.";
+  if (await verifyPassword(next, who.account.password))
+    return "Choose a password other than the current one.";
+  return undefined;
+}
+
+async function changeOwnPassword(
+  ctx: DashboardContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  who: SignedIn,
+  form: URLSearchParams,
+): Promise<void> {
+  const again = (error: string) =>
+    sendPage(res, passwordPage({ viewer: who.viewer, forced: who.account.mustChangePassword, error }), {
+      status: 400,
+    });
+  // Wrong current passwords count like failed sign-ins: a stolen session cannot guess at leisure.
+  const address = clientAddress(req);
+  const verdict = ctx.throttle.check(who.account.name, address);
+  if (!verdict.allowed) return tooMany(res, verdict.retryAfter, who.viewer);
+  if (!(await verifyPassword(form.get("current_password") ?? "", who.account.password))) {
+    ctx.throttle.fail(who.account.name, address);
+    return again("The current password is not right.");
+  }
+  const problem = await passwordFormProblem(who, form);
+  if (problem !== undefined) return again(problem);
+  await changePassword(ctx.dir, who.account.name, form.get("new_password")!, new Date(ctx.now()));
+  await ctx.sessions.endAll(who.account.name);
+  const { id } = await ctx.sessions.create(who.account.name);
+  redirect(res, "/dashboard?notice=password-changed", { "Set-Cookie": ctx.sessionCookie(id) });
+}
+
+/** `/dashboard/sign-in`, `/dashboard/sign-out` and `/dashboard/password`. */
+export function sessionRoutes(ctx: DashboardContext): Route[] {
+  const signInPage: Route["handler"] = async (req, res) => {
+    try {
+      if (req.method === "POST") return await signIn(ctx, req, res);
+      if (signedIn(req, ctx.sessions, ctx.accounts) !== undefined) return redirect(res, "/dashboard");
+      showSignIn(ctx, res, { notice: notice(req) });
+    } catch (error) {
+      failPage(ctx, res, error);
+    }
+  };
+  const signOut = guarded(
+    ctx,
+    {
+      post: async (_req, res, who) => {
+        await ctx.sessions.end(who.id);
+        redirect(res, "/dashboard/sign-in?notice=signed-out", {
+          "Set-Cookie": ctx.clearCookie(SESSION_COOKIE),
+        });
+      },
+    },
+    { allowedBeforePasswordChange: true },
+  );
+  const password = guarded(
+    ctx,
+    {
+      get: (_req, res, who) =>
+        sendPage(res, passwordPage({ viewer: who.viewer, forced: who.account.mustChangePassword })),
+      post: (req, res, who, form) => changeOwnPassword(ctx, req, res, who, form),
+    },
+    { allowedBeforePasswordChange: true },
+  );
+  return [
+    { path: "/dashboard/sign-in", methods: ["GET", "HEAD", "POST"], scope: null, handler: signInPage },
+    { path: "/dashboard/sign-out", methods: ["POST"], scope: null, handler: signOut },
+    { path: "/dashboard/password", methods: ["GET", "HEAD", "POST"], scope: null, handler: password },
+  ];
+}
