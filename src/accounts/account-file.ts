@@ -9,6 +9,7 @@ import { join } from "node:path";
 import * as v from "valibot";
 import { writeFileAtomic } from "../store/atomic-write.ts";
 import { withLockAsync } from "../store/lock-file.ts";
+import { parseDocument } from "../store/json-document.ts";
 import { PasswordHashSchema } from "./password.ts";
 
 export const ACCOUNTS_FILE = "accounts.json";
@@ -40,25 +41,14 @@ export type AccountRecord = v.InferOutput<typeof AccountSchema>;
 
 /** Parses the account file's text; throws a SyntaxError naming what is wrong. */
 export function parseAccountFile(text: string): AccountRecord[] {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch (error) {
-    throw new SyntaxError(`Cannot parse "${ACCOUNTS_FILE}": ${(error as Error).message}`);
-  }
-  const result = v.safeParse(AccountFileSchema, doc);
-  if (!result.success) {
-    const issue = result.issues[0];
-    const where = v.getDotPath(issue) ?? "the document";
-    throw new SyntaxError(`Cannot read "${ACCOUNTS_FILE}": ${where}: ${issue.message}`);
-  }
+  const { accounts } = parseDocument(text, AccountFileSchema, ACCOUNTS_FILE);
   const seen = new Set<string>();
-  for (const account of result.output.accounts) {
+  for (const account of accounts) {
     if (seen.has(account.name))
       throw new SyntaxError(`Cannot read "${ACCOUNTS_FILE}": "${account.name}" appears twice`);
     seen.add(account.name);
   }
-  return result.output.accounts;
+  return accounts;
 }
 
 /** Every account in `dir` (none when the file does not exist yet). */

@@ -4,7 +4,7 @@
  * next request. An unreadable file keeps the last good view (and is reported): only a hand edit
  * can break the file the CLI and the dashboard write.
  */
-import { statSync } from "node:fs";
+import { fileStamp } from "../store/file-stamp.ts";
 import { join } from "node:path";
 import { ACCOUNTS_FILE, type AccountRecord, readAccounts } from "./account-file.ts";
 
@@ -29,8 +29,7 @@ export function createAccountRegistry(options: {
   let byName = new Map<string, AccountRecord>();
 
   function reload(): void {
-    const stat = statSync(path, { throwIfNoEntry: false });
-    const next = stat ? `${stat.ino}:${stat.size}:${stat.mtimeMs}` : "none";
+    const next = fileStamp(path);
     if (next === stamp) return;
     stamp = next;
     try {

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import * as v from "valibot";
 import { writeFileAtomic } from "../store/atomic-write.ts";
 import { withLock, withLockAsync } from "../store/lock-file.ts";
+import { parseDocument } from "../store/json-document.ts";
 
 export const KEYS_FILE = "keys.json";
 export const USAGE_FILE = "key-usage.json";
@@ -40,19 +41,7 @@ export type KeyUsage = Record<string, string>;
 
 /** Parses the key file's text; throws a SyntaxError naming what is wrong. */
 export function parseKeyFile(text: string): KeyRecord[] {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch (error) {
-    throw new SyntaxError(`Cannot parse "${KEYS_FILE}": ${(error as Error).message}`);
-  }
-  const result = v.safeParse(KeyFileSchema, doc);
-  if (!result.success) {
-    const issue = result.issues[0];
-    const where = v.getDotPath(issue) ?? "the document";
-    throw new SyntaxError(`Cannot read "${KEYS_FILE}": ${where}: ${issue.message}`);
-  }
-  return result.output.keys;
+  return parseDocument(text, KeyFileSchema, KEYS_FILE).keys;
 }
 
 /** Reads every key record in `dir` (none when the file does not exist yet). */

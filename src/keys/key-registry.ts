@@ -6,7 +6,7 @@
  * it) and written to the usage file at most once a minute per key, after the response, never on
  * its path, without waiting on the CLI's lock.
  */
-import { statSync } from "node:fs";
+import { fileStamp } from "../store/file-stamp.ts";
 import { timingSafeEqual } from "node:crypto";
 import { join } from "node:path";
 import { hashKey, keyPrefix, looksLikeKey } from "./api-key.ts";
@@ -54,8 +54,7 @@ export function createKeyRegistry(options: {
   let flushScheduled = false;
 
   function reload(): void {
-    const stat = statSync(path, { throwIfNoEntry: false });
-    const next = stat ? `${stat.ino}:${stat.size}:${stat.mtimeMs}` : "none";
+    const next = fileStamp(path);
     if (next === stamp) return;
     stamp = next;
     try {

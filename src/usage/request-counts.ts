@@ -5,7 +5,8 @@
  * addition, so a second process's counts are merged rather than overwritten. The file keeps the
  * last 35 days.
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { fileStamp } from "../store/file-stamp.ts";
 import { join } from "node:path";
 import * as v from "valibot";
 import { writeFileAtomic } from "../store/atomic-write.ts";
@@ -86,8 +87,7 @@ export function createRequestCounter(options: {
   const timer = setInterval(() => void flush(), FLUSH_MS).unref();
 
   function storedCounts(): Counts {
-    const stat = statSync(path, { throwIfNoEntry: false });
-    const stamp = stat ? `${stat.ino}:${stat.size}:${stat.mtimeMs}` : "none";
+    const stamp = fileStamp(path);
     if (stamp !== stored.stamp) {
       try {
         stored = { stamp, counts: readCounts(path) };
