@@ -31,7 +31,7 @@ process.stdout.write(
   [
     `Ingested ${summary.files - summary.failures.filter((f) => f.kind === "source").length} of ${summary.files} files into ${dir} in ${ms} ms`,
     `  rows read:      ${summary.rowsRead}`,
-    `  hours written:  ${summary.hoursChanged} (hours whose stored reading changed)`,
+    `  hours written:  ${summary.hoursChanged} (${summary.hoursAdded} new, ${summary.hoursRevised} revised; old values kept in revisions/)`,
     `  days touched:   ${summary.daysTouched} (${summary.daysWritten} rewritten)`,
     `  rows skipped:   ${skipped}`,
   ].join("\n") + "\n",

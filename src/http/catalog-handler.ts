@@ -56,7 +56,7 @@ export function catalogHandler(datasets: readonly Dataset[], store: ReadingStore
         derived: dataset.derived,
         scope: dataset.scope,
         limit: { requests: ctx.limitFor?.(dataset.scope) ?? null, window_seconds: WINDOW_MS / 1000 },
-        parameters: ["start", "end", "interval", "format", ...Object.keys(dataset.parameters ?? {})],
+        parameters: ["start", "end", "interval", "format", "as_of", ...Object.keys(dataset.parameters ?? {})],
         formats: FORMATS,
         fields: {
           "1h": dataset.fields["1h"].map(describeField),

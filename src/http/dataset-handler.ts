@@ -16,6 +16,10 @@ import type { Handler } from "./router.ts";
 import { send } from "./send.ts";
 import type { RecordCache } from "../datasets/record-cache.ts";
 import { Lru } from "../store/lru.ts";
+import { storeAsOf } from "../store/as-of-view.ts";
+import { readHistory } from "../store/revisions.ts";
+import { badRequest } from "./http-error.ts";
+import { type Instant, InstantSchema } from "./instant.ts";
 
 /** The `meta.schema_version` of every envelope. */
 export const SCHEMA_VERSION = "1.0";
@@ -26,6 +30,33 @@ export const FORMAT_PARAMETER: DatasetParameter = {
   expected: "'json' or 'csv'",
   default: undefined,
 };
+
+/** `as_of`, accepted by every dataset: the values as the store held them at that instant. */
+export const AS_OF_PARAMETER: DatasetParameter = {
+  schema: InstantSchema as v.GenericSchema<string, unknown>,
+  expected: "an ISO-8601 date-time with an offset (e.g. 2024-01-01T12:00:00Z) or a date",
+  default: undefined,
+};
+
+// The store as the request sees it: as it is, or as it was at `as_of` (checked against the history).
+function storeFor(store: ReadingStore, asOf: number | undefined, now: number): ReadingStore {
+  if (asOf === undefined) return store;
+  if (asOf > now) {
+    throw badRequest(
+      "invalid_parameter",
+      `'as_of' is in the future: ${formatInstant(asOf, true)}. Ask for a past instant.`,
+    );
+  }
+  const history = readHistory(store.dir);
+  if (history.began === null || asOf < history.began) {
+    const since =
+      history.began === null
+        ? "the store has no recorded ingest yet"
+        : `it began at ${formatInstant(history.began, true)}`;
+    throw badRequest("invalid_parameter", `'as_of' is before the first recorded ingest: ${since}.`);
+  }
+  return storeAsOf(store, history, asOf);
+}
 
 /** Seconds until the next whole UTC hour, when the next hourly reading can be published. */
 export function secondsToNextHour(now: number): number {
@@ -82,7 +113,7 @@ export function datasetHandler(
   options: DatasetHandlerOptions,
 ): Handler {
   const now = options.now ?? Date.now;
-  const parameters = { format: FORMAT_PARAMETER, ...dataset.parameters };
+  const parameters = { format: FORMAT_PARAMETER, as_of: AS_OF_PARAMETER, ...dataset.parameters };
   const memo = new Lru<string, { range: ParsedRange; format: Format; etag: string }>(1_000);
   return (req, res, ctx) => {
     const snapshot = store.refresh();
@@ -96,6 +127,14 @@ export function datasetHandler(
       memo.set(memoKey, parsed);
     }
     const { range, format, etag } = parsed;
+    const asOfInstant = range.options.as_of as Instant | undefined;
+    const asOf = asOfInstant?.ms;
+    const source = storeFor(store, asOf, now());
+    // The past is computed afresh; the present comes from the per-day record cache.
+    const records = () =>
+      asOf === undefined
+        ? options.records.records(dataset, store, range)
+        : dataset.records(source, range).map((record) => ({ record, json: undefined as string | undefined }));
     const common = {
       etag,
       lastModified: snapshot.modified,
@@ -109,7 +148,7 @@ export function datasetHandler(
         ...common,
         body: () =>
           recordsToCsv(
-            options.records.records(dataset, store, range).map((r) => r.record),
+            records().map((r) => r.record),
             fields,
             (field) => range.options[field.name] === true,
           ),
@@ -118,7 +157,7 @@ export function datasetHandler(
       });
       return;
     }
-    const lastAvailable = snapshot.lastActual;
+    const lastAvailable = asOf === undefined ? snapshot.lastActual : source.refresh().lastActual;
     const meta = () => ({
       dataset: dataset.id,
       interval: range.interval,
@@ -130,13 +169,12 @@ export function datasetHandler(
       end: formatInstant(range.end, range.endFractional),
       last_available: lastAvailable === null ? null : formatInstant(lastAvailable),
       data_delay: lastAvailable === null || covered(range).to > lastAvailable + HOUR_MS,
+      ...(asOfInstant === undefined ? {} : { as_of: formatInstant(asOfInstant.ms, asOfInstant.fractional) }),
     });
     send(req, res, {
       ...common,
       body: () => {
-        const data = options.records
-          .records(dataset, store, range)
-          .map((r) => (r.json ??= JSON.stringify(r.record)));
+        const data = records().map((r) => (r.json ??= JSON.stringify(r.record)));
         // The same bytes as JSON.stringify({ meta, data }), from records serialized once each.
         return `{"meta":${JSON.stringify(meta())},"data":[${data.join(",")}]}`;
       },

@@ -66,7 +66,13 @@ function metaSchema(dataset: Dataset, interval: Interval): Schema {
     },
     data_delay: { type: "boolean", description: "True when the range reaches past last_available." },
   };
-  return { type: "object", properties, required: Object.keys(properties), additionalProperties: false };
+  const asOf = { ...instant, description: "With as_of: the instant the values are as of, in UTC." };
+  return {
+    type: "object",
+    properties: { ...properties, as_of: asOf },
+    required: Object.keys(properties),
+    additionalProperties: false,
+  };
 }
 
 const HEADERS: Record<string, Schema> = {
@@ -183,6 +189,7 @@ export function buildOpenApi(datasets: readonly Dataset[], limits: Readonly<Reco
           ref("parameters", "end"),
           ref("parameters", "interval"),
           ref("parameters", "format"),
+          ref("parameters", "as_of"),
           ...extra,
         ],
         responses: {
@@ -422,6 +429,15 @@ export function buildOpenApi(datasets: readonly Dataset[], limits: Readonly<Reco
           required: false,
           description: "json (the default) or csv; overrides Accept.",
           schema: { type: "string", enum: [...FORMATS] },
+        },
+        as_of: {
+          name: "as_of",
+          in: "query",
+          required: false,
+          description:
+            "The values as the store held them at this instant, before any later revision (for backtests without look-ahead). Same forms as start; not in the future, not before the first recorded ingest.",
+          schema: { type: "string" },
+          example: "2025-06-02T12:00:00Z",
         },
       },
       headers: HEADERS,

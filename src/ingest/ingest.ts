@@ -1,6 +1,7 @@
 /**
  * Ingest: portal CSV files in, day files out. Every file is parsed whole before anything is
- * written, so a bad file contributes nothing; the good files of the same call still land. Each
+ * written, so a bad file contributes nothing; the good files of the same call still land. What
+ * changes is first appended to the revision history (old values are never lost), then each
  * touched day is rewritten atomically only when its bytes change, and the manifest last, so a
  * killed ingest leaves every file whole and a re-run completes the same store.
  */
@@ -21,12 +22,17 @@ import {
 import { mergeFile } from "./merge.ts";
 import { writeMonthPack } from "./write-month-pack.ts";
 import { monthOf, PACKS } from "../store/month-pack.ts";
+import { type DayChange, diffDay, recordRevisions } from "../store/revisions.ts";
 
 /** What one call did; `failures` lists the files refused, with the reason. */
 export interface IngestSummary {
   readonly files: number;
   readonly rowsRead: number;
   readonly hoursChanged: number;
+  /** Hours that had no reading before. */
+  readonly hoursAdded: number;
+  /** Hours whose stored values changed (a value filled in or corrected). */
+  readonly hoursRevised: number;
   readonly daysTouched: number;
   readonly daysWritten: number;
   readonly skipped: Record<SkipReason, number>;
@@ -40,9 +46,10 @@ export type IngestProgress = (stage: "parse" | "write", done: number, total: num
 /** Ingests `paths` in order into the store at `dir`. */
 export function ingestFiles(
   paths: readonly string[],
-  options: { dir: string; onProgress?: IngestProgress },
+  options: { dir: string; onProgress?: IngestProgress; now?: () => number },
 ): IngestSummary {
   const { dir, onProgress } = options;
+  const now = options.now ?? Date.now;
   const readingsDir = join(dir, READINGS_DIR);
   mkdirSync(readingsDir, { recursive: true });
   const failures: IngestSummary["failures"] = [];
@@ -72,7 +79,7 @@ export function ingestFiles(
 
   return withLock(join(dir, ".ingest.lock"), () => {
     removeStaleTempFiles(readingsDir);
-    const days = new Map<string, { day: Day; before: string }>();
+    const days = new Map<string, { day: Day; before: string; old: Day | undefined }>();
     const corrupt = new Set<string>();
     const loadDay = (key: string): Day => {
       let entry = days.get(key);
@@ -80,8 +87,10 @@ export function ingestFiles(
         const path = join(readingsDir, dayFileName(key));
         const before = existsSync(path) ? readFileSync(path, "utf8") : "";
         let day: Day;
+        let old: Day | undefined;
         try {
           day = before === "" ? emptyDay(key) : parseDay(before, key);
+          old = before === "" ? undefined : parseDay(before, key);
         } catch (error) {
           // Never overwrite what cannot be read: leave the file for the operator to inspect.
           if (!corrupt.has(key))
@@ -89,7 +98,7 @@ export function ingestFiles(
           corrupt.add(key);
           day = emptyDay(key);
         }
-        entry = { day, before };
+        entry = { day, before, old };
         days.set(key, entry);
       }
       return entry.day;
@@ -102,6 +111,8 @@ export function ingestFiles(
     const manifestBefore = existsSync(manifestPath) ? readFileSync(manifestPath, "utf8") : null;
     const manifest = loadManifest(dir);
     const keys = [...days.keys()].filter((k) => !corrupt.has(k)).sort();
+    const { changes, created, hoursAdded, hoursRevised } = collectChanges(keys, days);
+    recordRevisions(dir, now(), changes, created);
     let daysWritten = 0;
     keys.forEach((key, i) => {
       if (i % 64 === 0) onProgress?.("write", i, keys.length);
@@ -129,10 +140,40 @@ export function ingestFiles(
       files: paths.length,
       rowsRead,
       hoursChanged,
+      hoursAdded,
+      hoursRevised,
       daysTouched: keys.length,
       daysWritten,
       skipped,
       failures,
     };
   });
+}
+
+// What the ingest changes, for the revision history: per existing day its old values, and the
+// days it creates.
+function collectChanges(
+  keys: readonly string[],
+  days: ReadonlyMap<string, { day: Day; old: Day | undefined }>,
+): { changes: Map<string, DayChange>; created: string[]; hoursAdded: number; hoursRevised: number } {
+  const changes = new Map<string, DayChange>();
+  const created: string[] = [];
+  let hoursAdded = 0;
+  let hoursRevised = 0;
+  for (const key of keys) {
+    const { day, old } = days.get(key)!;
+    if (old === undefined) {
+      if (day.hours.some((h) => h !== undefined)) created.push(key);
+      hoursAdded += day.hours.filter((h) => h !== undefined).length;
+      continue;
+    }
+    const change = diffDay(old, day);
+    if (change === undefined) continue;
+    changes.set(key, change);
+    for (const hour of Object.values(change)) {
+      if (hour === null) hoursAdded++;
+      else hoursRevised++;
+    }
+  }
+  return { changes, created, hoursAdded, hoursRevised };
 }

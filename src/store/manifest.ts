@@ -27,7 +27,9 @@ export const MANIFEST_FILE = "manifest.json";
 export const READINGS_DIR = "readings";
 const FORMAT = 1;
 const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.jsonl$/;
-const ACTUAL = columns.flatMap((c, i) => (c.kind === "actual" ? [i] : []));
+/** The catalog positions of actual (not forecast) columns: an hour with one holds an actual reading. */
+export const ACTUAL_COLUMNS: readonly number[] = columns.flatMap((c, i) => (c.kind === "actual" ? [i] : []));
+const ACTUAL = ACTUAL_COLUMNS;
 
 /** Summarizes a day and the exact bytes it is stored as. */
 export function dayEntry(day: Day, text: string): DayEntry {

@@ -26,6 +26,8 @@ export interface StoreSnapshot {
 
 /** Read access to stored readings. */
 export interface ReadingStore {
+  /** The store's directory (`DATA_DIR`), where its revision history is too. */
+  readonly dir: string;
   /** Picks up a new ingest, if any, and returns the current snapshot. */
   refresh(): StoreSnapshot;
   /** The stored day with that key, or undefined when there is none. */
@@ -102,5 +104,5 @@ export function createReadingStore(options: { dir: string; cacheDays?: number })
   }
 
   refresh();
-  return { refresh, day, reading, entry: (key) => snapshot.manifest.get(key) };
+  return { dir, refresh, day, reading, entry: (key) => snapshot.manifest.get(key) };
 }
