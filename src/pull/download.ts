@@ -1,0 +1,134 @@
+/**
+ * One conditional GET of a portal file, with a deadline per attempt and bounded retries. Retried:
+ * connection errors, timeouts, 429 (after its Retry-After) and 5xx, with exponential backoff and
+ * full jitter; never another 4xx. A body is returned only when it is whole: one shorter than its
+ * Content-Length is an error, never a file.
+ */
+import { request as httpRequest, type IncomingMessage } from "node:http";
+import { request as httpsRequest } from "node:https";
+import { setTimeout as delay } from "node:timers/promises";
+
+/** How to download: the deadline per attempt, and how often and how long to wait between tries. */
+export interface DownloadPolicy {
+  readonly timeoutMs: number;
+  /** Attempts in all, the first included. */
+  readonly attempts: number;
+  /** The first backoff; each retry doubles it (with full jitter), up to `maxBackoffMs`. */
+  readonly backoffMs: number;
+  readonly maxBackoffMs: number;
+  /** Heard before each retry: why, and how long the wait is. */
+  readonly onRetry?: (reason: string, waitMs: number) => void;
+}
+
+/** The validators remembered from the last good download of a URL. */
+export interface Validators {
+  readonly etag?: string;
+  readonly lastModified?: string;
+}
+
+/** What came back: a body, "not modified", or a status that retrying will not change. */
+export type Download =
+  | { kind: "body"; body: Buffer; contentType: string; validators: Validators }
+  | { kind: "not-modified" }
+  | { kind: "status"; status: number };
+
+/** A download that failed for good (after the retries); the message names the URL. */
+export class DownloadError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "DownloadError";
+  }
+}
+
+interface Attempt {
+  readonly status: number;
+  readonly headers: IncomingMessage["headers"];
+  readonly body: Buffer;
+}
+
+// One request; rejects on a connection error, the deadline, or a body cut short.
+function attempt(url: URL, headers: Record<string, string>, timeoutMs: number): Promise<Attempt> {
+  const request = url.protocol === "https:" ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = request(url, { headers, timeout: timeoutMs }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("error", reject);
+      res.on("aborted", () => reject(new Error("the connection closed before the body was complete")));
+      res.on("end", () => {
+        const body = Buffer.concat(chunks);
+        const declared = res.headers["content-length"];
+        if (!res.complete || (declared !== undefined && Number(declared) !== body.length)) {
+          reject(
+            new Error(`the body is ${body.length} bytes, shorter than its Content-Length of ${declared}`),
+          );
+          return;
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
+      });
+    });
+    // The whole attempt has one deadline, whether the server is silent before or during the body.
+    const deadline = setTimeout(
+      () => req.destroy(new Error(`no complete answer within ${timeoutMs / 1000} s`)),
+      timeoutMs,
+    );
+    req.on("close", () => clearTimeout(deadline));
+    req.on("timeout", () => req.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)));
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+/** Seconds of a Retry-After header (seconds or an HTTP date), or undefined. */
+export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
+  if (value === undefined) return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const at = Date.parse(value);
+  return Number.isFinite(at) ? Math.max(0, at - now) : undefined;
+}
+
+function backoff(policy: DownloadPolicy, retry: number): number {
+  const cap = Math.min(policy.maxBackoffMs, policy.backoffMs * 2 ** retry);
+  return Math.round(Math.random() * cap);
+}
+
+/** GETs `url`, conditionally when `known` validators are given. */
+export async function download(url: string, known: Validators, policy: DownloadPolicy): Promise<Download> {
+  const headers: Record<string, string> = {
+    "User-Agent": "grid-data-service-pull",
+    Accept: "text/csv, */*;q=0.5",
+  };
+  if (known.etag !== undefined) headers["If-None-Match"] = known.etag;
+  if (known.lastModified !== undefined) headers["If-Modified-Since"] = known.lastModified;
+  let last = "";
+  for (let n = 0; n < policy.attempts; n++) {
+    let wait: number;
+    try {
+      const res = await attempt(new URL(url), headers, policy.timeoutMs);
+      if (res.status === 304) return { kind: "not-modified" };
+      if (res.status >= 200 && res.status < 300) {
+        const etag = res.headers.etag;
+        const lastModified = res.headers["last-modified"];
+        return {
+          kind: "body",
+          body: res.body,
+          contentType: String(res.headers["content-type"] ?? ""),
+          validators: { ...(etag ? { etag } : {}), ...(lastModified ? { lastModified } : {}) },
+        };
+      }
+      if (res.status !== 429 && res.status < 500) return { kind: "status", status: res.status };
+      last = `HTTP ${res.status}`;
+      const asked =
+        res.status === 429 ? retryAfterMs(res.headers["retry-after"] as string | undefined) : undefined;
+      wait = asked === undefined ? backoff(policy, n) : Math.min(asked, policy.maxBackoffMs * 4);
+    } catch (error) {
+      last = (error as Error).message;
+      wait = backoff(policy, n);
+    }
+    if (n + 1 < policy.attempts) {
+      policy.onRetry?.(last, wait);
+      await delay(wait);
+    }
+  }
+  throw new DownloadError(`Cannot download ${url}: ${last} (after ${policy.attempts} attempts)`);
+}

@@ -1,0 +1,53 @@
+/**
+ * What `pull` remembers between runs, in `DATA_DIR/pull-state.json`: per portal file, the URL it
+ * came from, its validators (for conditional requests) and its header row (a changed header is
+ * refused). `DATA_DIR/pull-succeeded` is an empty file whose modification time is the last pull
+ * in which every file was current or ingested: a pull that finds nothing new changes no content.
+ */
+import { closeSync, existsSync, openSync, readFileSync, statSync, utimesSync } from "node:fs";
+import { join } from "node:path";
+import * as v from "valibot";
+import { writeFileAtomic } from "../store/atomic-write.ts";
+import { parseDocument } from "../store/json-document.ts";
+
+export const PULL_STATE_FILE = "pull-state.json";
+export const PULL_SUCCEEDED_FILE = "pull-succeeded";
+
+const FileStateSchema = v.object({
+  url: v.string(),
+  etag: v.optional(v.string()),
+  lastModified: v.optional(v.string()),
+  header: v.string(),
+  ingested: v.pipe(v.string(), v.isoTimestamp()),
+});
+const PullStateSchema = v.object({ format: v.literal(1), files: v.record(v.string(), FileStateSchema) });
+
+/** What is remembered of one portal file. */
+export type FileState = v.InferOutput<typeof FileStateSchema>;
+export type PullState = v.InferOutput<typeof PullStateSchema>;
+
+/** The remembered state (empty before the first pull); throws a SyntaxError for a damaged file. */
+export function readPullState(dir: string): PullState {
+  const path = join(dir, PULL_STATE_FILE);
+  return existsSync(path)
+    ? parseDocument(readFileSync(path, "utf8"), PullStateSchema, PULL_STATE_FILE)
+    : { format: 1, files: {} };
+}
+
+/** Replaces the state atomically. */
+export function writePullState(dir: string, state: PullState): void {
+  writeFileAtomic(join(dir, PULL_STATE_FILE), JSON.stringify(state, null, 2) + "\n");
+}
+
+/** Marks a successful pull at `at` (UTC ms). */
+export function markPullSucceeded(dir: string, at: number): void {
+  const path = join(dir, PULL_SUCCEEDED_FILE);
+  if (!existsSync(path)) closeSync(openSync(path, "w"));
+  utimesSync(path, at / 1000, at / 1000);
+}
+
+/** When the last successful pull ended (UTC ms), or null when none has. */
+export function lastSuccessfulPull(dir: string): number | null {
+  const stat = statSync(join(dir, PULL_SUCCEEDED_FILE), { throwIfNoEntry: false });
+  return stat === undefined ? null : stat.mtimeMs;
+}
