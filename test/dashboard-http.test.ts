@@ -294,6 +294,7 @@ test("the home page shows the account's requests per scope, counted by the serve
       )
       .find((cells) => cells[0] === scope);
   assert.deepEqual(row("normalized_data"), ["normalized_data", "3", "3", "0"]);
+  assert.match(page, /The data is stale/, "the sample data ends in 2025, long before the test's clock");
   assert.deepEqual(
     row("features"),
     ["features", "1", "1", "1"],

@@ -1,4 +1,5 @@
 import { test } from "node:test";
+import { markPullSucceeded } from "../src/pull/pull-state.ts";
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -80,8 +81,11 @@ test("/healthz needs no key and reports the age of the newest hour", async (t) =
     status: "ok",
     last_available: null,
     data_age_seconds: null,
+    stale: true,
     days_stored: 0,
     last_ingest: null,
+    last_pull: null,
+    last_pull_age_seconds: null,
   });
   ingestTexts(dir, { "a.csv": exportCsv(["Residual Demand"], [["2025-06-03 09:00:00 PM", "21000.0"]]) });
   const res = await empty.raw("/healthz");
@@ -90,7 +94,23 @@ test("/healthz needs no key and reports the age of the newest hour", async (t) =
   const body = (await res.json()) as any;
   assert.equal(body.last_available, "2025-06-03T19:00:00+00:00");
   assert.equal(body.data_age_seconds, 2.5 * 3600);
+  assert.equal(body.stale, false, "2.5 hours is fresh enough");
   assert.equal(body.days_stored, 1);
+  markPullSucceeded(dir, now - 600_000);
+  const later = (await (await empty.raw("/healthz")).json()) as any;
+  assert.equal(later.last_pull, "2025-06-03T21:20:00.000Z");
+  assert.equal(later.last_pull_age_seconds, 600);
+});
+
+test("/healthz stays 200 but says stale when the newest actual hour is over 3 hours old", async (t) => {
+  const dir = tempDir(t);
+  ingestTexts(dir, { "a.csv": exportCsv(["Residual Demand"], [["2025-06-03 09:00:00 PM", "21000.0"]]) });
+  const server = await startServer(t, dir, { now: () => Date.parse("2025-06-03T22:00:01Z") });
+  const res = await server.raw("/healthz");
+  assert.equal(res.status, 200);
+  const body = (await res.json()) as any;
+  assert.equal(body.stale, true);
+  assert.equal(body.status, "ok");
 });
 
 test("/healthz is a 503 when the store cannot be read", async (t) => {

@@ -1,12 +1,26 @@
-/** `GET /healthz`, no key: is the service up, and how fresh is its data. */
+/**
+ * `GET /healthz`, no key: is the service up, and how fresh is its data. `stale` turns true when
+ * the newest actual hour is older than the threshold (3 hours by default): the service still
+ * answers (200, so a load balancer keeps it), but a monitor should alert. See the README's
+ * "Keeping the data current".
+ */
+import { lastSuccessfulPull } from "../pull/pull-state.ts";
 import type { ReadingStore, StoreSnapshot } from "../store/reading-store.ts";
-import { formatInstant } from "../time.ts";
+import { formatInstant, HOUR_MS } from "../time.ts";
 import type { Handler } from "./router.ts";
+
+/** How old the newest actual hour may be before the data counts as stale. */
+export const STALE_AFTER_MS = 3 * HOUR_MS;
+
+/** Whether data whose newest actual hour began at `last` is stale at `now`. */
+export function isStale(last: number | null, now: number, staleAfterMs = STALE_AFTER_MS): boolean {
+  return last === null || now - last > staleAfterMs;
+}
 
 /** A health handler over `store`; `now` is the clock for the data's age. */
 export function healthHandler(
   store: ReadingStore,
-  options: { now?: () => number; onError?: (error: unknown) => void } = {},
+  options: { now?: () => number; onError?: (error: unknown) => void; staleAfterMs?: number } = {},
 ): Handler {
   const now = options.now ?? Date.now;
   return (_req, res) => {
@@ -21,13 +35,18 @@ export function healthHandler(
       return;
     }
     const last = snapshot.lastActual;
+    const t = now();
+    const pulled = lastSuccessfulPull(store.dir);
     const body = JSON.stringify({
       status: "ok",
       last_available: last === null ? null : formatInstant(last),
       // The age of the newest hour: how long ago the newest reading's hour began.
-      data_age_seconds: last === null ? null : Math.max(0, Math.floor((now() - last) / 1000)),
+      data_age_seconds: last === null ? null : Math.max(0, Math.floor((t - last) / 1000)),
+      stale: isStale(last, t, options.staleAfterMs),
       days_stored: snapshot.manifest.size,
       last_ingest: snapshot.modified === null ? null : new Date(snapshot.modified).toISOString(),
+      last_pull: pulled === null ? null : new Date(pulled).toISOString(),
+      last_pull_age_seconds: pulled === null ? null : Math.max(0, Math.floor((t - pulled) / 1000)),
     });
     res.writeHead(200, {
       "Content-Type": "application/json",

@@ -299,10 +299,29 @@ export function buildOpenApi(datasets: readonly Dataset[], limits: Readonly<Reco
       status: { enum: ["ok"] },
       last_available: { type: ["string", "null"], description: "The newest hour holding an actual reading." },
       data_age_seconds: { type: ["integer", "null"], description: "Seconds since that hour began." },
+      stale: {
+        type: "boolean",
+        description:
+          "True when the newest actual hour is more than 3 hours old (or there is none): alert on it.",
+      },
       days_stored: { type: "integer", minimum: 0 },
       last_ingest: { type: ["string", "null"] },
+      last_pull: {
+        type: ["string", "null"],
+        description: "When `pull` last found every portal file current or ingested.",
+      },
+      last_pull_age_seconds: { type: ["integer", "null"] },
     },
-    required: ["status", "last_available", "data_age_seconds", "days_stored", "last_ingest"],
+    required: [
+      "status",
+      "last_available",
+      "data_age_seconds",
+      "stale",
+      "days_stored",
+      "last_ingest",
+      "last_pull",
+      "last_pull_age_seconds",
+    ],
     additionalProperties: false,
   };
 

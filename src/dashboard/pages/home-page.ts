@@ -14,6 +14,10 @@ export interface HomeData {
   readonly chart: Html;
   /** The newest hour with an actual reading, or null. */
   readonly lastAvailable: string | null;
+  /** Whether that hour is more than 3 hours old (as /healthz says). */
+  readonly stale: boolean;
+  /** When `pull` last succeeded, or null. */
+  readonly lastPull: string | null;
   /** A ready-to-run request, with a placeholder for the key. */
   readonly curl: string;
   readonly notice?: PageContent["notice"];
@@ -99,9 +103,17 @@ export function homePage(data: HomeData): string {
       <section class="card">
         <h2>Generation by fuel, last 7 stored days</h2>
         <p class="hint">
-          Newest actual reading: ${when(data.lastAvailable, "none yet")}. Hourly, UTC, from
-          <code>/api/v1/generation/mix</code>.
+          Newest actual reading: ${when(data.lastAvailable, "none yet")}. Last pull from the portal:
+          ${when(data.lastPull)}. Hourly, UTC, from <code>/api/v1/generation/mix</code>.
         </p>
+        ${
+          data.stale
+            ? html`<p class="warning" role="status">
+                The data is stale: the newest actual reading is more than 3 hours old. Scripts still get
+                answers, with <code>meta.data_delay</code> true for recent ranges.
+              </p>`
+            : ""
+        }
         ${data.chart}
       </section>`,
   });

@@ -7,6 +7,8 @@ import { lastDays } from "../../usage/request-counts.ts";
 import { type DashboardContext, notice } from "../dashboard-context.ts";
 import { sendPage } from "../dashboard-http.ts";
 import { guarded } from "../guarded.ts";
+import { isStale } from "../../http/health-handler.ts";
+import { lastSuccessfulPull } from "../../pull/pull-state.ts";
 import { homePage } from "../pages/home-page.ts";
 
 /** The home page's route. */
@@ -15,6 +17,7 @@ export function homeRoute(ctx: DashboardContext): Route {
     get: (req, res, who) => {
       const keys = readKeys(ctx.dir).filter((k) => k.account === who.account.name);
       const last = ctx.store.refresh().lastActual;
+      const pulled = lastSuccessfulPull(ctx.dir);
       // The ready request asks for the newest stored day, so it returns data on any store.
       const day = last === null ? dayKey(ctx.now()) : dayKey(last);
       const next = dayKey(Date.parse(day) + DAY_MS);
@@ -27,6 +30,8 @@ export function homeRoute(ctx: DashboardContext): Route {
           activeKeys: keys.filter((k) => k.revoked === null).length,
           chart: ctx.chart(),
           lastAvailable: last === null ? null : formatInstant(last).replace("+00:00", "Z"),
+          stale: isStale(last, ctx.now()),
+          lastPull: pulled === null ? null : new Date(pulled).toISOString(),
           curl: `curl -H "X-API-KEY: YOUR_KEY" "${ctx.baseUrl(req)}/api/v1/grid/system-state?start=${day}&end=${next}"`,
           notice: notice(req),
         }),

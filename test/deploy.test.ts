@@ -1,0 +1,32 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+
+const DEPLOY = join(import.meta.dirname, "..", "deploy");
+const ANALYZE = spawnSync("systemd-analyze", ["--version"]).status === 0;
+
+test(
+  "the systemd units pass systemd-analyze verify",
+  { skip: ANALYZE ? false : "systemd-analyze is not on this machine (Debian: apt-get install -y systemd)" },
+  () => {
+    const units = ["gds-pull.service", "gds-pull.timer"].map((u) => join(DEPLOY, u));
+    const run = spawnSync("systemd-analyze", ["verify", ...units], { encoding: "utf8" });
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.stderr.trim(), "", "no warnings either");
+  },
+);
+
+test("the timer and the cron line run make pull hourly at a few minutes past", () => {
+  const timer = readFileSync(join(DEPLOY, "gds-pull.timer"), "utf8");
+  assert.match(timer, /^OnCalendar=\*-\*-\* \*:07:00$/m);
+  assert.match(
+    readFileSync(join(DEPLOY, "gds-pull.service"), "utf8"),
+    /^ExecStart=\/usr\/bin\/make .*pull$/m,
+  );
+  const cron = readFileSync(join(DEPLOY, "crontab.example"), "utf8")
+    .split("\n")
+    .find((l) => /^\d/.test(l))!;
+  assert.match(cron, /^7 \* \* \* \* .*make --no-print-directory pull/);
+});
