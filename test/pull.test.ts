@@ -161,11 +161,22 @@ test(
     const line = text.split("\r\n").find((l) => l.startsWith("2023-02-14 00:00:00;"))!;
     const cells = line.split(";");
     cells[3] = "20000,5"; // Residual Demand, corrected by the portal
-    stand.files.set(key, Buffer.from(text.replace(line, cells.join(";"))));
+    // And the next hour's actual is published: 2023-02-20 00:00 SAST had only its forecast.
+    const next = "2023-02-20 00:00:00;20060;21938,544000000002;;";
+    const published = "2023-02-20 00:00:00;20060;21938,544000000002;19876,5;21700";
+    stand.files.set(key, Buffer.from(text.replace(line, cells.join(";")).replace(next, published)));
+    const before = (await (await server.get(path)).json()) as { meta: { last_available: string } };
+    assert.equal(before.meta.last_available, "2023-02-19T21:00:00+00:00");
     const later = NOW + 3_600_000;
     const result = await pull(dir, stand.url, later);
     const demand = result.files.find((f) => f.file.startsWith("System_hourly"))!;
-    assert.equal(demand.hoursRevised, 1);
+    assert.equal(demand.hoursRevised, 2, "a corrected value, and an actual added to a forecast-only hour");
+    const fresh = (await (await server.get(path)).json()) as { meta: { last_available: string } };
+    assert.equal(
+      fresh.meta.last_available,
+      "2023-02-19T22:00:00+00:00",
+      "the running server sees the new hour",
+    );
 
     const now = await server.get(path);
     assert.notEqual(now.headers.get("etag"), oldTag);
