@@ -2,6 +2,7 @@
 import * as v from "valibot";
 import { resolve } from "node:path";
 import { configuredLimits, type Scope } from "./limits/scopes.ts";
+import { DEFAULT_SERVER_LIMITS, type ServerLimits } from "./http/hardened-server.ts";
 
 const Port = v.pipe(
   v.string(),
@@ -25,6 +26,12 @@ const EnvSchema = v.object({
   RESPONSE_CACHE_MB: v.optional(Positive, "16"),
   RATE_LIMITS: v.optional(v.string(), ""),
   COOKIE_SECURE: v.optional(v.picklist(["true", "false"], 'must be "true" or "false"'), "false"),
+  SHUTDOWN_GRACE_S: v.optional(Positive, "10"),
+  HEADERS_TIMEOUT_S: v.optional(Positive, "10"),
+  REQUEST_TIMEOUT_S: v.optional(Positive, "30"),
+  KEEP_ALIVE_TIMEOUT_S: v.optional(Positive, "5"),
+  MAX_CONNECTIONS_PER_ADDRESS: v.optional(Positive, "64"),
+  STALE_AFTER_H: v.optional(Positive, "3"),
 });
 
 /** Validated settings. */
@@ -43,6 +50,12 @@ export interface Config {
   readonly limits: Readonly<Record<Scope, number>>;
   /** Whether dashboard cookies carry `Secure`: set it when a TLS proxy is in front. */
   readonly cookieSecure: boolean;
+  /** How long requests in flight may take to finish after SIGTERM. */
+  readonly shutdownGraceMs: number;
+  /** The HTTP server's bounds against slow or greedy clients. */
+  readonly serverLimits: ServerLimits;
+  /** How old the newest actual hour may be before /healthz says stale. */
+  readonly staleAfterMs: number;
 }
 
 /** Reads the settings from `env`; throws a TypeError naming the bad variable. */
@@ -56,8 +69,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const name = issue.path?.[0]?.key ?? "environment";
     throw new TypeError(`Invalid ${String(name)}: "${String(issue.input)}" ${issue.message}`);
   }
+  const settings = result.output;
   const { DATA_DIR, HOST, PORT, CACHE_DAYS, RECORD_CACHE_MB, RESPONSE_CACHE_MB, RATE_LIMITS, COOKIE_SECURE } =
-    result.output;
+    settings;
   let limits: Record<Scope, number>;
   try {
     limits = configuredLimits(RATE_LIMITS);
@@ -73,5 +87,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     responseCacheMb: RESPONSE_CACHE_MB,
     limits,
     cookieSecure: COOKIE_SECURE === "true",
+    shutdownGraceMs: settings.SHUTDOWN_GRACE_S * 1000,
+    serverLimits: {
+      ...DEFAULT_SERVER_LIMITS,
+      headersTimeoutMs: settings.HEADERS_TIMEOUT_S * 1000,
+      requestTimeoutMs: settings.REQUEST_TIMEOUT_S * 1000,
+      keepAliveTimeoutMs: settings.KEEP_ALIVE_TIMEOUT_S * 1000,
+      maxConnectionsPerAddress: settings.MAX_CONNECTIONS_PER_ADDRESS,
+    },
+    staleAfterMs: settings.STALE_AFTER_H * 3_600_000,
   };
 }

@@ -1,5 +1,4 @@
 /** The entry point: reads the settings, opens the stores and serves until stopped. */
-import { createServer } from "node:http";
 import { getHeapStatistics } from "node:v8";
 import { loadConfig } from "./config.ts";
 import type { AccessLogEntry } from "./http/app.ts";
@@ -11,6 +10,8 @@ import { createReadingStore } from "./store/reading-store.ts";
 import { createAccountRegistry } from "./accounts/account-registry.ts";
 import { createSessionStore } from "./accounts/session-store.ts";
 import { createRequestCounter } from "./usage/request-counts.ts";
+import { createHardenedServer } from "./http/hardened-server.ts";
+import { createShutdown } from "./http/graceful-shutdown.ts";
 
 // Access-log lines are gathered and written once per turn of the event loop: one write, not one per request.
 let pending = "";
@@ -52,7 +53,7 @@ try {
   process.stderr.write(`The store check failed; serving anyway.\n`);
   logError(error);
 }
-const server = createServer(
+const server = createHardenedServer(
   createService({
     store,
     registry,
@@ -64,7 +65,9 @@ const server = createServer(
     logError,
     counter,
     dashboard: { dir: config.dataDir, accounts, sessions, secureCookies: config.cookieSecure },
+    staleAfterMs: config.staleAfterMs,
   }),
+  config.serverLimits,
 );
 server.listen(config.port, config.host, () => {
   const address = server.address();
@@ -74,14 +77,15 @@ server.listen(config.port, config.host, () => {
       `dashboard at http://${config.host}:${port}/dashboard\n`,
   );
 });
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.on(signal, () => {
+const shutdown = createShutdown(server, {
+  graceMs: config.shutdownGraceMs,
+  log: (line) => process.stderr.write(line + "\n"),
+  // Last-used times, request counts, sessions and the access log are written before the exit.
+  flush: async () => {
+    await Promise.allSettled([registry.flushUsage(), counter.flush(), sessions.flush()]);
+    counter.close();
     flushAccessLog();
-    server.close();
-    server.closeAllConnections();
-    // Last-used times, request counts and sessions are written before the process ends.
-    void Promise.allSettled([registry.flushUsage(), counter.flush(), sessions.flush()]).then(() =>
-      process.exit(0),
-    );
-  });
-}
+    await new Promise((resolve) => process.stdout.write("", resolve));
+  },
+});
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => shutdown(signal));

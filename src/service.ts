@@ -42,6 +42,8 @@ export interface ServiceOptions {
   readonly responseCacheMb?: number;
   /** Where requests are counted per key and scope (the dashboard shows them). */
   readonly counter?: RequestCounter;
+  /** How old the newest actual hour may be before /healthz says stale (3 hours by default). */
+  readonly staleAfterMs?: number;
   /** The account dashboard under /dashboard; without it, those paths are 404. */
   readonly dashboard?: Omit<DashboardOptions, "store" | "keys" | "limits" | "counter" | "now" | "logError">;
 }
@@ -75,7 +77,7 @@ export function createService(options: ServiceOptions): (req: IncomingMessage, r
       path: "/healthz",
       methods: READ_METHODS,
       scope: null,
-      handler: healthHandler(store, { now, onError: logError }),
+      handler: healthHandler(store, { now, onError: logError, staleAfterMs: options.staleAfterMs }),
     },
     {
       path: "/api/v1/openapi.json",

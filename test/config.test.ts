@@ -13,6 +13,15 @@ test("defaults: ./data, 127.0.0.1:8000, the spec's limits", () => {
     responseCacheMb: 16,
     limits: { normalized_data: 10, features: 3, metadata: 60 },
     cookieSecure: false,
+    shutdownGraceMs: 10_000,
+    serverLimits: {
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 5_000,
+      maxHeaderBytes: 16_384,
+      maxConnectionsPerAddress: 64,
+    },
+    staleAfterMs: 3 * 3_600_000,
   });
 });
 
@@ -24,6 +33,10 @@ test("settings come from the environment; empty values mean the default", () => 
     CACHE_DAYS: "10",
     RATE_LIMITS: "features=5",
     COOKIE_SECURE: "true",
+    SHUTDOWN_GRACE_S: "3",
+    HEADERS_TIMEOUT_S: "2",
+    MAX_CONNECTIONS_PER_ADDRESS: "8",
+    STALE_AFTER_H: "6",
     EXTRA: "x",
   });
   assert.deepEqual(config, {
@@ -35,6 +48,15 @@ test("settings come from the environment; empty values mean the default", () => 
     responseCacheMb: 16,
     limits: { normalized_data: 10, features: 5, metadata: 60 },
     cookieSecure: true,
+    shutdownGraceMs: 3_000,
+    serverLimits: {
+      headersTimeoutMs: 2_000,
+      requestTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 5_000,
+      maxHeaderBytes: 16_384,
+      maxConnectionsPerAddress: 8,
+    },
+    staleAfterMs: 6 * 3_600_000,
   });
   assert.equal(loadConfig({ PORT: "" }).port, 8000);
 });

@@ -1,0 +1,231 @@
+/** The real server process: graceful shutdown under load, and bounds against slow or greedy clients. */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { request, type IncomingMessage } from "node:http";
+import { connect, type Socket } from "node:net";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import type { TestContext } from "node:test";
+import { createHardenedServer } from "../src/http/hardened-server.ts";
+import { createShutdown } from "../src/http/graceful-shutdown.ts";
+import { createKey } from "../src/keys/key-admin.ts";
+import { generateSampleExport } from "../src/sample/sample-export.ts";
+import { ingestTexts, tempDir } from "./helpers.ts";
+
+const ROOT = join(import.meta.dirname, "..");
+const BIG = "/api/v1/grid/system-state?start=2025-01-01&end=2026-01-01&format=csv";
+
+/** Starts `src/main.ts` on a free port over a year of sample data; resolves once it listens. */
+async function startProcess(t: TestContext, env: Record<string, string> = {}) {
+  const dir = tempDir(t);
+  ingestTexts(dir, { "sample.csv": generateSampleExport({ firstDay: "2025-01-01", days: 366 }) });
+  const { key } = createKey(dir, {
+    name: "load",
+    account: "tests",
+    limits: { normalized_data: 1_000_000, features: 1_000_000, metadata: 1_000_000 },
+  });
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: dir, PORT: "0", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  t.after(() => child.kill("SIGKILL"));
+  let stderr = "";
+  child.stdout!.resume();
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stderr!.on("data", (chunk) => {
+      stderr += chunk;
+      const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(stderr);
+      if (m) resolve(Number(m[1]));
+    });
+    child.on("exit", () => reject(new Error(`the server exited: ${stderr}`)));
+  });
+  const exited = new Promise<{ code: number | null; at: number }>((resolve) =>
+    child.on("exit", (code) => resolve({ code, at: Date.now() })),
+  );
+  return { child, port, key, exited, stderr: () => stderr };
+}
+
+/** A GET whose body is not read until `read` is called (so the response stays in flight). */
+function held(port: number, key: string): Promise<{ res: IncomingMessage; read: () => Promise<Buffer> }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ port, host: "127.0.0.1", path: BIG, headers: { "X-API-KEY": key } }, (res) => {
+      res.pause();
+      resolve({
+        res,
+        read: () =>
+          new Promise((done, fail) => {
+            const chunks: Buffer[] = [];
+            res.on("data", (c: Buffer) => chunks.push(c));
+            res.on("end", () => done(Buffer.concat(chunks)));
+            res.on("error", fail);
+            res.on("aborted", () => fail(new Error("aborted")));
+            res.resume();
+          }),
+      });
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+function signal(child: ChildProcess, name: NodeJS.Signals) {
+  child.kill(name);
+}
+
+test("SIGTERM lets every response in flight finish whole, refuses new connections, and exits 0", async (t) => {
+  const server = await startProcess(t, { SHUTDOWN_GRACE_S: "20" });
+  const inFlight = await Promise.all(Array.from({ length: 6 }, () => held(server.port, server.key)));
+  const sent = Date.now();
+  signal(server.child, "SIGTERM");
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const refused = await new Promise<string>((resolve) => {
+    const req = request({ port: server.port, host: "127.0.0.1", path: "/healthz" }, () => resolve("served"));
+    req.on("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? "error"));
+    req.end();
+  });
+  assert.equal(refused, "ECONNREFUSED", "no new connections once stopping");
+  const bodies = await Promise.all(inFlight.map((r) => r.read()));
+  for (const [i, body] of bodies.entries()) {
+    assert.equal(body.length, Number(inFlight[i]!.res.headers["content-length"]), `response ${i} is whole`);
+    assert.ok(body.toString("utf8").startsWith("ts,residual_demand_mw"));
+  }
+  const { code, at } = await server.exited;
+  assert.equal(code, 0);
+  assert.ok(at - sent < 20_000, "it exits when the last response is done, not at the end of the grace");
+  assert.match(server.stderr(), /SIGTERM: no new connections/);
+});
+
+test("a second signal exits at once, whatever is in flight", async (t) => {
+  const server = await startProcess(t, { SHUTDOWN_GRACE_S: "60", REQUEST_TIMEOUT_S: "60" });
+  // A form post whose body never finishes arriving: its request stays in flight.
+  const stuck = connect(server.port, "127.0.0.1");
+  stuck.on("error", () => {});
+  stuck.write(
+    "POST /dashboard/sign-in HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n" +
+      "Content-Length: 100\r\n\r\nusername=a",
+  );
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  signal(server.child, "SIGTERM");
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  assert.equal(server.child.exitCode, null, "the first signal waits for the request");
+  const sent = Date.now();
+  signal(server.child, "SIGINT");
+  const { code, at } = await server.exited;
+  assert.equal(code, 1);
+  assert.ok(at - sent < 5_000, `exited ${at - sent} ms after the second signal, not after the 60 s grace`);
+  stuck.destroy();
+});
+
+/** A hardened server on port 0 answering "ok". */
+async function hardened(t: TestContext, limits: Partial<Parameters<typeof createHardenedServer>[1]> = {}) {
+  const server = createHardenedServer((_req, res) => res.end("ok"), {
+    headersTimeoutMs: 600,
+    requestTimeoutMs: 2000,
+    keepAliveTimeoutMs: 1000,
+    maxHeaderBytes: 16 * 1024,
+    maxConnectionsPerAddress: 64,
+    checkIntervalMs: 100,
+    ...limits,
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  t.after(
+    () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+  );
+  return (server.address() as AddressInfo).port;
+}
+
+function slowloris(port: number): { socket: Socket; closed: Promise<number> } {
+  const socket = connect(port, "127.0.0.1");
+  socket.on("error", () => {});
+  socket.write("GET / HTTP/1.1\r\nHost: x\r\n");
+  const timer = setInterval(() => socket.writable && socket.write(`X-Slow-${Date.now()}: 1\r\n`), 150);
+  const closed = new Promise<number>((resolve) =>
+    socket.on("close", () => {
+      clearInterval(timer);
+      resolve(Date.now());
+    }),
+  );
+  return { socket, closed };
+}
+
+test("a slowloris connection is cut at the headers deadline while normal requests are served", async (t) => {
+  const port = await hardened(t);
+  const started = Date.now();
+  const slow = Array.from({ length: 10 }, () => slowloris(port));
+  for (let i = 0; i < 5; i++) {
+    const res = await fetch(`http://127.0.0.1:${port}/`);
+    assert.equal(await res.text(), "ok");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const closedAt = await Promise.all(slow.map((s) => s.closed));
+  for (const at of closedAt)
+    assert.ok(at - started < 3000, `cut after ${at - started} ms (bound 600 ms + checks)`);
+});
+
+test("one address holds at most its share of connections", async (t) => {
+  const port = await hardened(t, { maxConnectionsPerAddress: 3 });
+  const sockets = Array.from({ length: 4 }, () => connect(port, "127.0.0.1"));
+  for (const s of sockets) s.on("error", () => {});
+  t.after(() => sockets.forEach((s) => s.destroy()));
+  const closed = await new Promise<number>((resolve) => {
+    sockets[3]!.on("close", () => resolve(3));
+    setTimeout(() => resolve(-1), 2000);
+  });
+  assert.equal(closed, 3, "the fourth is closed at once");
+  assert.equal(sockets.slice(0, 3).filter((s) => s.destroyed).length, 0);
+});
+
+test("headers over the size cap get 431", async (t) => {
+  const port = await hardened(t, { maxHeaderBytes: 2048 });
+  const res = await fetch(`http://127.0.0.1:${port}/`, { headers: { "X-Big": "x".repeat(4096) } });
+  assert.equal(res.status, 431);
+});
+
+test("shutdown waits for slow responses to finish, and closes idle keep-alive connections at once", async (t) => {
+  const server = createHardenedServer(async (_req, res) => {
+    res.writeHead(200, { "Content-Type": "text/plain" });
+    for (let i = 0; i < 8; i++) {
+      res.write(`chunk ${i}\n`);
+      await new Promise((resolve) => setTimeout(resolve, 60));
+    }
+    res.end("done\n");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  t.after(() => server.closeAllConnections());
+  const port = (server.address() as AddressInfo).port;
+  const exits: number[] = [];
+  const flushed: string[] = [];
+  const shutdown = createShutdown(server, {
+    graceMs: 10_000,
+    log: () => {},
+    flush: async () => void flushed.push("flushed"),
+    exit: (code) => exits.push(code),
+  });
+  const idle = connect(port, "127.0.0.1");
+  const idleClosed = new Promise((resolve) => idle.on("close", resolve));
+  const bodies = Array.from(
+    { length: 4 },
+    () =>
+      new Promise<string>((resolve, reject) => {
+        request({ port, host: "127.0.0.1", path: "/" }, (res) => {
+          let text = "";
+          res.on("data", (c) => (text += c));
+          res.on("end", () => resolve(text));
+          res.on("aborted", () => reject(new Error("cut")));
+        })
+          .on("error", reject)
+          .end();
+      }),
+  );
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  shutdown("SIGTERM");
+  await idleClosed;
+  for (const body of await Promise.all(bodies)) assert.ok(body.endsWith("chunk 7\ndone\n"), body);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.deepEqual(flushed, ["flushed"]);
+  assert.deepEqual(exits, [0]);
+  shutdown("SIGINT");
+  assert.deepEqual(exits, [0, 1], "a second signal exits at once");
+});
