@@ -7,7 +7,7 @@ NODE_HEAP_MB ?= 160
 export GDS_NODE_FLAGS := --max-old-space-size=$(NODE_HEAP_MB) --max-semi-space-size=4
 TESTS := $(sort $(wildcard test/*.test.ts))
 
-.PHONY: pull serve test typecheck format-check format evaluate-stress bench clean install browser
+.PHONY: pull verify-store serve test typecheck format-check format evaluate-stress bench clean install browser
 
 # Reinstall when the lock file changes; `npm ci` gives exactly the locked versions.
 node_modules/.installed: package.json package-lock.json
@@ -22,6 +22,10 @@ serve: node_modules/.installed
 # Download the portal's live files and ingest what is new (see deploy/ for running it hourly).
 pull: node_modules/.installed
 	@$(NODE_BIN)/tsx scripts/pull.ts
+
+# Check every file of the store against its manifest; exits non-zero naming each damaged one.
+verify-store: node_modules/.installed
+	@$(NODE_BIN)/tsx scripts/verify-store.ts
 
 typecheck: node_modules/.installed
 	$(NODE_BIN)/tsc --noEmit

@@ -23,6 +23,7 @@ const summary = ingestFiles(files, { dir, onProgress: progress });
 const ms = Math.round(performance.now() - started);
 
 for (const failure of summary.failures) process.stderr.write(`error: ${failure.message}\n`);
+for (const repair of summary.repaired) process.stderr.write(`repaired: ${repair.message}\n`);
 const skipped = [
   `${summary.skipped.blank} blank (hour not yet published)`,
   `${summary.skipped.placeholder} all-zero placeholder (hour not yet published)`,

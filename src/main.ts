@@ -45,6 +45,10 @@ const registry = createKeyRegistry({
 });
 const sessions = createSessionStore({ dir: config.dataDir, onError: logError });
 const counter = createRequestCounter({ dir: config.dataDir, onError: logError });
+// Every day file is checked against the manifest before the first request: damaged days are
+// refused from the start (503), and /healthz says which.
+const damaged = store.verify();
+for (const [day, why] of damaged) process.stderr.write(`Damaged stored day ${day}: ${why}\n`);
 try {
   const ms = warmUp(store, DATASETS);
   process.stderr.write(`Checked the store: the newest week reads in ${ms.toFixed(0)} ms\n`);

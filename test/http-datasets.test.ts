@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
 import { exportCsv, ingestTexts, startServer, tempDir, sast } from "./helpers.ts";
@@ -356,12 +357,12 @@ test("a wrong method is a 405 with Allow, checked before validation", async (t) 
 
 test("a failure inside the service is a 500 that does not leak its cause", async (t) => {
   const { dir, server } = await fixtureServer(t);
-  // A hand-edited day file and no pack to read instead: the server parses the file, and fails.
+  // A hand-edited day file whose hash was edited into the manifest too, and no pack: the server
+  // trusts the file, parses it, and fails.
   rmSync(join(dir, "readings", "2024-01.pack"));
-  writeFileSync(
-    join(dir, "readings", "2024-01-02.jsonl"),
-    '{"ts":"2024-01-02T00:00:00Z","secret_cause":1}\n',
-  );
+  const edited = '{"ts":"2024-01-02T00:00:00Z","secret_cause":1}\n';
+  writeFileSync(join(dir, "readings", "2024-01-02.jsonl"), edited);
+  rehash(dir, "2024-01-02", edited);
   const res = await server.get("/api/v1/grid/system-state?start=2024-01-02&end=2024-01-02T01:00:00Z");
   assert.equal(res.status, 500);
   const text = await res.text();
@@ -410,3 +411,11 @@ test("a request whose client goes away still gets its access-log line", async (t
   }
   assert.ok(server.logs.some((l) => l.request_id === "gone-early"));
 });
+
+/** Records `text` as the content of day `key` in the manifest, as if an ingest had written it. */
+function rehash(dir: string, key: string, text: string): void {
+  const path = join(dir, "manifest.json");
+  const manifest = JSON.parse(readFileSync(path, "utf8"));
+  manifest.days[key].hash = createHash("sha256").update(text).digest("hex").slice(0, 32);
+  writeFileSync(path, JSON.stringify(manifest));
+}

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ingestFiles } from "../src/ingest/ingest.ts";
 import { columnIndex } from "../src/source/columns.ts";
@@ -155,11 +155,47 @@ test("a missing file is reported, not thrown", (t) => {
   assert.match(summary.failures[0]!.message, /Cannot read "nope.csv"/);
 });
 
-test("an unreadable day file is left alone and reported, other days still ingest", (t) => {
+test("a damaged day file is set aside, the day restored from its pack and the new rows merged", (t) => {
   const dir = tempDir(t);
   ingestTexts(dir, { "a.csv": exportCsv(["Wind"], [["2018-04-01 10:00:00 AM", "5.0"]]) });
+  const damaged = join(dir, "readings", "2018-04-01.jsonl");
+  const cut = '{"ts":"2018-04-01T08:00:00Z","wind":5}\n{"ts":"2018-04-01T09:00:00Z",\n';
+  writeFileSync(damaged, cut);
+  const src = tempDir(t);
+  const file = writeFile(
+    src,
+    "b.csv",
+    exportCsv(
+      ["Wind"],
+      [
+        ["2018-04-01 11:00:00 AM", "6.0"],
+        ["2018-04-05 11:00:00 AM", "7.0"],
+      ],
+    ),
+  );
+  const summary = ingestFiles([file], { dir });
+  assert.deepEqual(summary.failures, []);
+  assert.equal(summary.repaired.length, 1);
+  assert.match(
+    summary.repaired[0]!.message,
+    /2018-04-01.jsonl did not match the manifest: restored from its month pack; the unreadable file is kept as 2018-04-01.jsonl.damaged-/,
+  );
+  assert.equal(
+    readFileSync(damaged, "utf8"),
+    '{"ts":"2018-04-01T08:00:00Z","wind":5}\n{"ts":"2018-04-01T09:00:00Z","wind":6}\n',
+    "the stored hour and the new one",
+  );
+  const kept = readdirSync(join(dir, "readings")).find((n) => n.startsWith("2018-04-01.jsonl.damaged-"))!;
+  assert.equal(readFileSync(join(dir, "readings", kept), "utf8"), cut, "kept as it was, for the operator");
+  assert.ok(existsSync(join(dir, "readings", "2018-04-05.jsonl")));
+});
+
+test("an unreadable day file the manifest does not know is left alone and reported, other days still ingest", (t) => {
+  const dir = tempDir(t);
+  mkdirSync(join(dir, "readings"), { recursive: true });
   const corrupt = join(dir, "readings", "2018-04-01.jsonl");
   writeFileSync(corrupt, '{"ts":"2018-04-01T08:00:00Z","wind":5}\n{"ts":"2018-04-01T09:00:00Z",\n');
+  writeFileSync(join(dir, "manifest.json"), '{"format": 1, "days": {}}\n');
   const src = tempDir(t);
   const file = writeFile(
     src,

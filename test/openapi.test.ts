@@ -132,12 +132,12 @@ test("every real response matches its documented schema and headers", async (t) 
   );
   await check("/nowhere", await server.raw("/nowhere"));
 
-  // A 500 from a broken day file matches the documented body and hides its cause.
+  // A damaged day file is a documented 503, never data.
   rmSync(join(dir, "readings", "2025-06.pack"));
   writeFileSync(join(dir, "readings", "2025-06-10.jsonl"), "not json\n");
   const restarted = await startServer(t, dir); // nothing of the broken day in its memory
   const broken = await restarted.get(`${datasets[0]}?start=2025-06-10T05:00:00Z&end=2025-06-10T06:00:00Z`);
-  assert.equal(broken.status, 500);
+  assert.equal(broken.status, 503);
   await check(datasets[0]!, broken);
 });
 

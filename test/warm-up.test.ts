@@ -16,13 +16,13 @@ test("the start-up check reads the newest week through every dataset", (t) => {
   assert.ok(warmUp(store, DATASETS) >= 0);
 });
 
-test("the start-up check reports a day file that cannot be read", (t) => {
+test("the start-up check reports a damaged day file", (t) => {
   const dir = tempDir(t);
   ingestTexts(dir, { "s.csv": generateSampleExport({ firstDay: "2025-01-01", days: 10 }) });
   rmSync(join(dir, "readings", "2025-01.pack"));
   writeFileSync(join(dir, "readings", "2025-01-10.jsonl"), "{ not json\n");
   assert.throws(
     () => warmUp(createReadingStore({ dir }), DATASETS),
-    /Cannot parse line 1 of "2025-01-10.jsonl"/,
+    /The stored day 2025-01-10 is damaged \(readings\/2025-01-10.jsonl: its content does not match/,
   );
 });

@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { randomUUID } from "node:crypto";
 import { HttpError, writeError } from "./http-error.ts";
+import { DamagedDayError } from "../store/reading-store.ts";
 import { createRouter, type RequestContext, type Route } from "./router.ts";
 
 /** One access-log entry; a key appears only as its prefix. */
@@ -67,7 +68,7 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
         res.destroy();
         return;
       }
-      writeError(res, error);
+      writeError(res, error instanceof DamagedDayError ? damaged(error) : error);
     };
 
     try {
@@ -85,4 +86,13 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
       fail(error);
     }
   };
+}
+
+/** The answer for a request that needs a damaged day: a 503 naming the day, never the data. */
+function damaged(error: DamagedDayError): HttpError {
+  return new HttpError(
+    503,
+    `The stored data for ${error.day} is damaged and is not served until it is repaired; the operator has been alerted. Try again later.`,
+    { headers: { "Retry-After": "600" } },
+  );
 }

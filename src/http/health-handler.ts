@@ -34,15 +34,32 @@ export function healthHandler(
       res.end(body);
       return;
     }
+    const damaged = store.damaged();
+    if (damaged.size > 0) {
+      const body = JSON.stringify({
+        status: "degraded",
+        detail:
+          "Some stored days are damaged and are not served; run npm run verify-store, then re-ingest their source.",
+        damaged_days: [...damaged.keys()].sort(),
+      });
+      res.writeHead(503, {
+        "Content-Type": "application/json",
+        "Content-Length": Buffer.byteLength(body),
+        "Cache-Control": "no-store",
+      });
+      res.end(body);
+      return;
+    }
     const last = snapshot.lastActual;
     const t = now();
     const pulled = lastSuccessfulPull(store.dir);
+    const stale = isStale(last, t, options.staleAfterMs);
     const body = JSON.stringify({
-      status: "ok",
+      status: stale ? "stale" : "ok",
       last_available: last === null ? null : formatInstant(last),
       // The age of the newest hour: how long ago the newest reading's hour began.
       data_age_seconds: last === null ? null : Math.max(0, Math.floor((t - last) / 1000)),
-      stale: isStale(last, t, options.staleAfterMs),
+      stale,
       days_stored: snapshot.manifest.size,
       last_ingest: snapshot.modified === null ? null : new Date(snapshot.modified).toISOString(),
       last_pull: pulled === null ? null : new Date(pulled).toISOString(),

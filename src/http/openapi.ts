@@ -220,6 +220,7 @@ export function buildOpenApi(datasets: readonly Dataset[], limits: Readonly<Reco
           "405": ref("responses", "MethodNotAllowed"),
           "429": ref("responses", "TooManyRequests"),
           "500": ref("responses", "InternalError"),
+          "503": ref("responses", "DamagedData"),
         },
       },
     };
@@ -296,7 +297,10 @@ export function buildOpenApi(datasets: readonly Dataset[], limits: Readonly<Reco
   schemas.Health = {
     type: "object",
     properties: {
-      status: { enum: ["ok"] },
+      status: {
+        enum: ["ok", "stale"],
+        description: "stale: the newest actual hour is older than STALE_AFTER_H (still 200).",
+      },
       last_available: { type: ["string", "null"], description: "The newest hour holding an actual reading." },
       data_age_seconds: { type: ["integer", "null"], description: "Seconds since that hour began." },
       stale: {
@@ -487,6 +491,11 @@ export function buildOpenApi(datasets: readonly Dataset[], limits: Readonly<Reco
         ),
         NotFound: detailResponse("Unknown path.", "Not found."),
         InternalError: detailResponse("A bug; the cause is logged, never sent.", "Internal server error."),
+        DamagedData: detailResponse(
+          "A stored day the range needs does not match the store's record of it (a damaged file): it is never served as data until re-ingested.",
+          "The stored data for 2025-06-10 is damaged and is not served until it is repaired; the operator has been alerted. Try again later.",
+          ["Retry-After"],
+        ),
       },
     },
   };

@@ -12,6 +12,7 @@ import { fsyncDirectory, removeStaleTempFiles, writeFileAtomic } from "../store/
 import { type Day, dayFileName, emptyDay, parseDay, serializeDay } from "../store/day-file.ts";
 import { withLock } from "../store/lock-file.ts";
 import {
+  contentHash,
   dayEntry,
   loadManifest,
   MANIFEST_FILE,
@@ -21,6 +22,7 @@ import {
 } from "../store/manifest.ts";
 import { mergeFile } from "./merge.ts";
 import { writeMonthPack } from "./write-month-pack.ts";
+import { recoverDay } from "./recover-day.ts";
 import { monthOf, PACKS } from "../store/month-pack.ts";
 import { type DayChange, diffDay, recordRevisions } from "../store/revisions.ts";
 
@@ -38,6 +40,8 @@ export interface IngestSummary {
   readonly skipped: Record<SkipReason, number>;
   /** Files refused (nothing of them was stored) and day files left alone because unreadable. */
   readonly failures: { file: string; kind: "source" | "day"; message: string }[];
+  /** Damaged day files (not as the manifest recorded them) that this ingest rewrote whole. */
+  readonly repaired: { file: string; message: string }[];
 }
 
 /** Progress as the work goes, for a terminal. */
@@ -81,6 +85,8 @@ export function ingestFiles(
     removeStaleTempFiles(readingsDir);
     const days = new Map<string, { day: Day; before: string; old: Day | undefined }>();
     const corrupt = new Set<string>();
+    const recorded = loadManifest(dir);
+    const repaired: IngestSummary["repaired"] = [];
     const loadDay = (key: string): Day => {
       let entry = days.get(key);
       if (entry === undefined) {
@@ -88,6 +94,14 @@ export function ingestFiles(
         const before = existsSync(path) ? readFileSync(path, "utf8") : "";
         let day: Day;
         let old: Day | undefined;
+        const hash = recorded.get(key)?.hash;
+        if (hash !== undefined && contentHash(before) !== hash) {
+          const { day: recovered, note } = recoverDay(readingsDir, key, hash, before, now());
+          repaired.push({ file: path, message: `${dayFileName(key)} did not match the manifest: ${note}` });
+          entry = { day: recovered, before: "", old: cloneDay(recovered) };
+          days.set(key, entry);
+          return entry.day;
+        }
         try {
           day = before === "" ? emptyDay(key) : parseDay(before, key);
           old = before === "" ? undefined : parseDay(before, key);
@@ -139,6 +153,7 @@ export function ingestFiles(
     return {
       files: paths.length,
       rowsRead,
+      repaired,
       hoursChanged,
       hoursAdded,
       hoursRevised,
@@ -176,4 +191,12 @@ function collectChanges(
     }
   }
   return { changes, created, hoursAdded, hoursRevised };
+}
+
+function cloneDay(day: Day): Day {
+  return {
+    key: day.key,
+    start: day.start,
+    hours: day.hours.map((h) => (h === undefined ? undefined : Float64Array.from(h))),
+  };
 }

@@ -57,5 +57,7 @@ export function storeAsOf(store: ReadingStore, history: History, asOf: number): 
       return found?.hours[Math.floor((hour - found.start) / HOUR_MS)];
     },
     entry: (key) => manifest.get(key),
+    damaged: () => store.damaged(),
+    verify: () => store.verify(),
   };
 }

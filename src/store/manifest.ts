@@ -31,6 +31,11 @@ const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.jsonl$/;
 export const ACTUAL_COLUMNS: readonly number[] = columns.flatMap((c, i) => (c.kind === "actual" ? [i] : []));
 const ACTUAL = ACTUAL_COLUMNS;
 
+/** The content hash the manifest records for a day file's text. */
+export function contentHash(text: string): string {
+  return createHash("sha256").update(text).digest("hex").slice(0, 32);
+}
+
 /** Summarizes a day and the exact bytes it is stored as. */
 export function dayEntry(day: Day, text: string): DayEntry {
   let hours = 0;
@@ -40,7 +45,7 @@ export function dayEntry(day: Day, text: string): DayEntry {
     hours++;
     if (ACTUAL.some((c) => !Number.isNaN(reading[c]!))) lastActual = day.start + h * HOUR_MS;
   });
-  return { hash: createHash("sha256").update(text).digest("hex").slice(0, 32), hours, lastActual };
+  return { hash: contentHash(text), hours, lastActual };
 }
 
 /** The canonical text of a manifest. */

@@ -8,7 +8,8 @@
  *
  * Layout, little-endian: "GDSP", uint16 version, uint16 column count, 16 bytes of catalog
  * fingerprint, padding to 64; then 31 slots of 48 bytes (32 bytes of content hash, uint32 mask of
- * the hours present, padding); then 31 × 24 × columns float64 values (NaN where none).
+ * the hours present, 12 bytes of SHA-256 over the mask and the slot's values, so a damaged slot is
+ * never read as data); then 31 × 24 × columns float64 values (NaN where none).
  */
 import { createHash } from "node:crypto";
 import { endianness } from "node:os";
@@ -17,7 +18,7 @@ import type { Reading } from "../source/reading.ts";
 import { type Day, emptyDay } from "./day-file.ts";
 
 const MAGIC = "GDSP";
-const VERSION = 1;
+const VERSION = 2;
 const SLOTS = 31;
 const SLOT_BYTES = 48;
 const HEADER = 64;
@@ -68,7 +69,21 @@ export function encodePack(days: readonly PackedDay[]): Buffer {
     out.writeUInt32LE(mask >>> 0, HEADER + slot * SLOT_BYTES + 32);
   }
   out.set(new Uint8Array(values.buffer), DATA);
+  for (const { day } of days) {
+    const slot = Number(day.key.slice(8, 10)) - 1;
+    slotChecksum(out, slot).copy(out, HEADER + slot * SLOT_BYTES + 36);
+  }
   return out;
+}
+
+// What a slot's checksum covers: its mask of hours and its values.
+function slotChecksum(bytes: Buffer, slot: number): Buffer {
+  const start = DATA + slot * DAY_VALUES * 8;
+  return createHash("sha256")
+    .update(bytes.subarray(HEADER + slot * SLOT_BYTES + 32, HEADER + slot * SLOT_BYTES + 36))
+    .update(bytes.subarray(start, start + DAY_VALUES * 8))
+    .digest()
+    .subarray(0, 12);
 }
 
 /** Whether `bytes` is a whole pack this build can read. */
@@ -90,10 +105,15 @@ export function packedHash(bytes: Buffer, key: string): string | undefined {
   return hash === "" || hash.startsWith("\0") ? undefined : hash;
 }
 
-/** The day `key` in a pack (checked with `isPack`), or undefined unless made from content `hash`. */
+/**
+ * The day `key` in a pack (checked with `isPack`), or undefined unless made from content `hash`
+ * and whole (its checksum matches).
+ */
 export function unpackDay(bytes: Buffer, key: string, hash: string): Day | undefined {
   if (packedHash(bytes, key) !== hash) return undefined;
   const slot = Number(key.slice(8, 10)) - 1;
+  const stored = bytes.subarray(HEADER + slot * SLOT_BYTES + 36, HEADER + slot * SLOT_BYTES + 48);
+  if (!slotChecksum(bytes, slot).equals(stored)) return undefined;
   const values = new Float64Array(DAY_VALUES);
   const start = DATA + slot * DAY_VALUES * 8;
   new Uint8Array(values.buffer).set(bytes.subarray(start, start + DAY_VALUES * 8));

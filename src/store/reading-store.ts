@@ -3,13 +3,25 @@
  * touches, and the most recently used stay in memory (at most `cacheDays`). Each call to
  * `refresh` stats `manifest.json`; when an ingest has replaced it, days whose hash changed are
  * dropped, so a running server sees new data without a restart.
+ *
+ * A day is served only as the manifest records it: a day file is hashed on every read from disk
+ * and a pack slot carries its own checksum. A day whose file is missing, cut or altered throws a
+ * `DamagedDayError` (the HTTP layer answers 503) and is listed by `damaged()` until an ingest
+ * rewrites it.
  */
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Reading } from "../source/reading.ts";
 import { dayKey, HOUR_MS } from "../time.ts";
 import { type Day, dayFileName, parseDay } from "./day-file.ts";
-import { loadManifest, MANIFEST_FILE, READINGS_DIR, type DayEntry, type Manifest } from "./manifest.ts";
+import {
+  contentHash,
+  loadManifest,
+  MANIFEST_FILE,
+  READINGS_DIR,
+  type DayEntry,
+  type Manifest,
+} from "./manifest.ts";
 import { Lru } from "./lru.ts";
 import { isPack, monthOf, PACKS, packName, unpackDay } from "./month-pack.ts";
 
@@ -24,6 +36,18 @@ export interface StoreSnapshot {
   readonly modified: number | null;
 }
 
+/** A stored day that does not match the manifest's record of it: never served as data. */
+export class DamagedDayError extends Error {
+  readonly day: string;
+  readonly file: string;
+  constructor(day: string, file: string, why: string) {
+    super(`The stored day ${day} is damaged (${file}: ${why})`);
+    this.name = "DamagedDayError";
+    this.day = day;
+    this.file = file;
+  }
+}
+
 /** Read access to stored readings. */
 export interface ReadingStore {
   /** The store's directory (`DATA_DIR`), where its revision history is too. */
@@ -36,6 +60,10 @@ export interface ReadingStore {
   reading(hour: number): Reading | undefined;
   /** The manifest entry of a day, if stored. */
   entry(key: string): DayEntry | undefined;
+  /** Days found damaged since their last ingest, with why. */
+  damaged(): ReadonlyMap<string, string>;
+  /** Hashes every stored day file against the manifest now; returns the damaged days. */
+  verify(): ReadonlyMap<string, string>;
 }
 
 /** Opens the store in `dir`, keeping at most `cacheDays` parsed days in memory. */
@@ -45,6 +73,7 @@ export function createReadingStore(options: { dir: string; cacheDays?: number })
   const cache = new Lru<string, { hash: string; day: Day }>(options.cacheDays ?? 1000);
   let stamp = "";
   let snapshot: StoreSnapshot = { manifest: new Map(), lastActual: null, version: 0, modified: null };
+  const broken = new Map<string, { hash: string; why: string }>();
 
   function refresh(): StoreSnapshot {
     const stat = statSync(manifestPath, { throwIfNoEntry: false });
@@ -52,6 +81,8 @@ export function createReadingStore(options: { dir: string; cacheDays?: number })
     if (next === stamp) return snapshot;
     stamp = next;
     const manifest = loadManifest(dir);
+    // A day rewritten by an ingest is judged afresh.
+    for (const [key, { hash }] of broken) if (manifest.get(key)?.hash !== hash) broken.delete(key);
     let lastActual: number | null = null;
     for (const entry of manifest.values()) {
       if (entry.lastActual !== null && (lastActual === null || entry.lastActual > lastActual)) {
@@ -69,9 +100,54 @@ export function createReadingStore(options: { dir: string; cacheDays?: number })
     if (cached !== undefined && cached.hash === entry.hash) return cached.day;
     const packed = PACKS ? fromPack(key, entry.hash) : undefined;
     if (packed !== undefined) return packed;
-    const parsed = parseDay(readFileSync(join(dir, READINGS_DIR, dayFileName(key)), "utf8"), key);
+    const parsed = parseDay(checkedText(key, entry.hash), key);
     cache.set(key, { hash: entry.hash, day: parsed });
     return parsed;
+  }
+
+  // The day file's text, if its hash is the manifest's; otherwise the day is damaged.
+  function checkedText(key: string, hash: string): string {
+    const file = join(READINGS_DIR, dayFileName(key));
+    const fail = (why: string): never => {
+      broken.set(key, { hash, why: `${file}: ${why}` });
+      throw new DamagedDayError(key, file, why);
+    };
+    let text = "";
+    try {
+      text = readFileSync(join(dir, file), "utf8");
+    } catch (error) {
+      fail(
+        (error as NodeJS.ErrnoException).code === "ENOENT" ? "the file is missing" : (error as Error).message,
+      );
+    }
+    if (contentHash(text) !== hash) {
+      fail("its content does not match the manifest's hash (cut, altered or replaced)");
+    }
+    broken.delete(key);
+    return text;
+  }
+
+  function verify(): ReadonlyMap<string, string> {
+    for (const [key, entry] of refresh().manifest) {
+      try {
+        checkedText(key, entry.hash);
+      } catch (error) {
+        if (!(error instanceof DamagedDayError)) throw error;
+      }
+    }
+    return damaged();
+  }
+
+  // The damaged days, each checked again first: a repair shows at once, read or not.
+  function damaged(): ReadonlyMap<string, string> {
+    for (const [key, { hash }] of [...broken]) {
+      try {
+        checkedText(key, hash);
+      } catch (error) {
+        if (!(error instanceof DamagedDayError)) throw error;
+      }
+    }
+    return new Map([...broken].map(([key, { why }]) => [key, why]));
   }
 
   // Reads the month's pack once and keeps every current day in it: a range reads a file a month.
@@ -104,5 +180,5 @@ export function createReadingStore(options: { dir: string; cacheDays?: number })
   }
 
   refresh();
-  return { dir, refresh, day, reading, entry: (key) => snapshot.manifest.get(key) };
+  return { dir, refresh, day, reading, entry: (key) => snapshot.manifest.get(key), damaged, verify };
 }

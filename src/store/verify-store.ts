@@ -1,0 +1,121 @@
+/**
+ * `verify-store`: checks every file of the store against the manifest, without changing any. A
+ * day file must exist, hash to the manifest's hash and parse; each month pack's slots must carry
+ * their checksum; the manifest must parse. What a problem means and how to repair it is in each
+ * message; the README's "Damaged data" section says more.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { isTempFile } from "./atomic-write.ts";
+import { dayFileName, parseDay } from "./day-file.ts";
+import {
+  contentHash,
+  loadManifest,
+  MANIFEST_FILE,
+  type Manifest,
+  parseManifest,
+  READINGS_DIR,
+} from "./manifest.ts";
+import { isPack, monthOf, packedHash, packName, unpackDay } from "./month-pack.ts";
+
+/** One damaged or inconsistent file, and what to do. */
+export interface StoreProblem {
+  readonly file: string;
+  readonly problem: string;
+}
+
+const REINGEST = "re-ingest the source files that cover it";
+
+function checkManifest(dir: string): StoreProblem[] {
+  const path = join(dir, MANIFEST_FILE);
+  if (!existsSync(path)) {
+    return existsSync(join(dir, READINGS_DIR))
+      ? [
+          {
+            file: MANIFEST_FILE,
+            problem: "is missing; servers rebuild it from the day files; any ingest rewrites it",
+          },
+        ]
+      : [];
+  }
+  try {
+    parseManifest(readFileSync(path, "utf8"));
+    return [];
+  } catch (error) {
+    return [
+      {
+        file: MANIFEST_FILE,
+        problem: `cannot be read (${(error as Error).message}); servers rebuild it from the day files; any ingest rewrites it`,
+      },
+    ];
+  }
+}
+
+function checkDay(dir: string, key: string, hash: string): StoreProblem | undefined {
+  const file = join(READINGS_DIR, dayFileName(key));
+  let text: string;
+  try {
+    text = readFileSync(join(dir, file), "utf8");
+  } catch {
+    return { file, problem: `is missing; ${REINGEST}` };
+  }
+  if (contentHash(text) !== hash) {
+    return { file, problem: `does not match the manifest's hash (cut, altered or replaced); ${REINGEST}` };
+  }
+  try {
+    parseDay(text, key);
+  } catch (error) {
+    return { file, problem: `${(error as Error).message}; ${REINGEST}` };
+  }
+  return undefined;
+}
+
+function checkPacks(dir: string, manifest: Manifest): StoreProblem[] {
+  const problems: StoreProblem[] = [];
+  for (const month of new Set([...manifest.keys()].map(monthOf))) {
+    const file = join(READINGS_DIR, packName(month));
+    if (!existsSync(join(dir, file))) continue; // packs are optional: readers use the day files
+    const bytes = readFileSync(join(dir, file));
+    if (!isPack(bytes)) {
+      problems.push({
+        file,
+        problem:
+          "is not a readable pack; readers use the day files; the next ingest of the month rebuilds it",
+      });
+      continue;
+    }
+    for (const [key, entry] of manifest) {
+      if (monthOf(key) !== month || packedHash(bytes, key) !== entry.hash) continue;
+      if (unpackDay(bytes, key, entry.hash) === undefined) {
+        problems.push({
+          file,
+          problem: `its slot for ${key} is damaged; readers use the day file; the next ingest of the month rebuilds it`,
+        });
+      }
+    }
+  }
+  return problems;
+}
+
+/** Every problem in the store at `dir`; none for a whole store. */
+export function verifyStore(dir: string): StoreProblem[] {
+  const problems = checkManifest(dir);
+  const manifest = loadManifest(dir);
+  for (const [key, entry] of manifest) {
+    const problem = checkDay(dir, key, entry.hash);
+    if (problem !== undefined) problems.push(problem);
+  }
+  const readings = join(dir, READINGS_DIR);
+  if (existsSync(readings)) {
+    for (const name of readdirSync(readings)) {
+      const m = /^(\d{4}-\d{2}-\d{2})\.jsonl$/.exec(name);
+      if (m !== null && !isTempFile(name) && !manifest.has(m[1]!)) {
+        problems.push({
+          file: join(READINGS_DIR, name),
+          problem: "is not in the manifest (an interrupted ingest?); re-run it",
+        });
+      }
+    }
+  }
+  return [...problems, ...checkPacks(dir, manifest)];
+}
