@@ -3,6 +3,7 @@ import * as v from "valibot";
 import { resolve } from "node:path";
 import { configuredLimits, type Scope } from "./limits/scopes.ts";
 import { DEFAULT_SERVER_LIMITS, type ServerLimits } from "./http/hardened-server.ts";
+import { parseCorsOrigins } from "./http/cors.ts";
 
 const Port = v.pipe(
   v.string(),
@@ -32,6 +33,7 @@ const EnvSchema = v.object({
   KEEP_ALIVE_TIMEOUT_S: v.optional(Positive, "5"),
   MAX_CONNECTIONS_PER_ADDRESS: v.optional(Positive, "64"),
   STALE_AFTER_H: v.optional(Positive, "3"),
+  CORS_ORIGINS: v.optional(v.string(), ""),
 });
 
 /** Validated settings. */
@@ -56,6 +58,8 @@ export interface Config {
   readonly serverLimits: ServerLimits;
   /** How old the newest actual hour may be before /healthz says stale. */
   readonly staleAfterMs: number;
+  /** Origins whose browser scripts may call the API (CORS); empty: none. */
+  readonly corsOrigins: ReadonlySet<string>;
 }
 
 /** Reads the settings from `env`; throws a TypeError naming the bad variable. */
@@ -72,6 +76,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const settings = result.output;
   const { DATA_DIR, HOST, PORT, CACHE_DAYS, RECORD_CACHE_MB, RESPONSE_CACHE_MB, RATE_LIMITS, COOKIE_SECURE } =
     settings;
+  let corsOrigins: ReadonlySet<string>;
+  try {
+    corsOrigins = parseCorsOrigins(settings.CORS_ORIGINS);
+  } catch (error) {
+    throw new TypeError(`Invalid CORS_ORIGINS: ${(error as Error).message}`);
+  }
   let limits: Record<Scope, number>;
   try {
     limits = configuredLimits(RATE_LIMITS);
@@ -96,5 +106,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxConnectionsPerAddress: settings.MAX_CONNECTIONS_PER_ADDRESS,
     },
     staleAfterMs: settings.STALE_AFTER_H * 3_600_000,
+    corsOrigins,
   };
 }

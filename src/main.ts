@@ -70,6 +70,7 @@ const server = createHardenedServer(
     counter,
     dashboard: { dir: config.dataDir, accounts, sessions, secureCookies: config.cookieSecure },
     staleAfterMs: config.staleAfterMs,
+    corsOrigins: config.corsOrigins,
   }),
   config.serverLimits,
 );

@@ -42,6 +42,8 @@ export interface ServiceOptions {
   readonly responseCacheMb?: number;
   /** Where requests are counted per key and scope (the dashboard shows them). */
   readonly counter?: RequestCounter;
+  /** Origins whose browser scripts may call the API (CORS); none by default. */
+  readonly corsOrigins?: ReadonlySet<string>;
   /** How old the newest actual hour may be before /healthz says stale (3 hours by default). */
   readonly staleAfterMs?: number;
   /** The account dashboard under /dashboard; without it, those paths are 404. */
@@ -112,5 +114,5 @@ export function createService(options: ServiceOptions): (req: IncomingMessage, r
     defaults: options.limits,
     counter: options.counter,
   });
-  return createApp({ routes, guard, log: options.log, logError });
+  return createApp({ routes, guard, log: options.log, logError, corsOrigins: options.corsOrigins });
 }

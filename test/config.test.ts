@@ -22,6 +22,7 @@ test("defaults: ./data, 127.0.0.1:8000, the spec's limits", () => {
       maxConnectionsPerAddress: 64,
     },
     staleAfterMs: 3 * 3_600_000,
+    corsOrigins: new Set(),
   });
 });
 
@@ -37,6 +38,7 @@ test("settings come from the environment; empty values mean the default", () => 
     HEADERS_TIMEOUT_S: "2",
     MAX_CONNECTIONS_PER_ADDRESS: "8",
     STALE_AFTER_H: "6",
+    CORS_ORIGINS: "https://observablehq.com, http://localhost:8888",
     EXTRA: "x",
   });
   assert.deepEqual(config, {
@@ -57,6 +59,7 @@ test("settings come from the environment; empty values mean the default", () => 
       maxConnectionsPerAddress: 8,
     },
     staleAfterMs: 6 * 3_600_000,
+    corsOrigins: new Set(["https://observablehq.com", "http://localhost:8888"]),
   });
   assert.equal(loadConfig({ PORT: "" }).port, 8000);
 });
@@ -72,6 +75,10 @@ test("a bad setting is refused, naming the variable", () => {
   assert.throws(
     () => loadConfig({ RATE_LIMITS: "everything=5" }),
     /Invalid RATE_LIMITS: "everything" is not a scope/,
+  );
+  assert.throws(
+    () => loadConfig({ CORS_ORIGINS: "https://a.org/path" }),
+    /Invalid CORS_ORIGINS: "https:\/\/a.org\/path" is not an origin such as https:\/\/a.org/,
   );
   assert.throws(
     () => loadConfig({ COOKIE_SECURE: "yes" }),

@@ -105,6 +105,8 @@ export interface TestServerOptions {
   readonly limits?: Record<string, number>;
   /** Whether dashboard cookies carry `Secure`. */
   readonly secureCookies?: boolean;
+  /** Origins allowed by CORS. */
+  readonly corsOrigins?: ReadonlySet<string>;
 }
 
 /** Starts the real service, keys and limits included, on port 0 over the store at `dataDir`. */
@@ -140,6 +142,7 @@ export async function startServer(
       logError: onError,
       counter,
       dashboard: { dir: dataDir, accounts, sessions, secureCookies: options.secureCookies ?? false },
+      corsOrigins: options.corsOrigins,
     }),
   );
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -5,7 +5,8 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { randomUUID } from "node:crypto";
-import { HttpError, writeError } from "./http-error.ts";
+import { badRequest, HttpError, writeError } from "./http-error.ts";
+import { applyCors } from "./cors.ts";
 import { DamagedDayError } from "../store/reading-store.ts";
 import { createRouter, type RequestContext, type Route } from "./router.ts";
 
@@ -29,6 +30,8 @@ export interface AppOptions {
   readonly log?: (entry: AccessLogEntry) => void;
   /** Where the causes of 500s go. */
   readonly logError?: (error: unknown, ctx: RequestContext) => void;
+  /** Origins allowed to call from a browser (CORS); none by default. */
+  readonly corsOrigins?: ReadonlySet<string>;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -38,6 +41,7 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
   const route = createRouter(options.routes);
   const log = options.log ?? (() => {});
   const logError = options.logError ?? ((error) => console.error(error));
+  const cors = options.corsOrigins ?? new Set<string>();
 
   return (req, res) => {
     const started = performance.now();
@@ -45,6 +49,7 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
     const requestId =
       typeof incomingId === "string" && REQUEST_ID.test(incomingId) ? incomingId : randomUUID();
     res.setHeader("X-Request-Id", requestId);
+    res.setHeader("X-Content-Type-Options", "nosniff");
     const url = new URL(req.url ?? "/", "http://localhost");
     const ctx: RequestContext = { url, requestId, keyPrefix: null };
     const method = req.method ?? "GET";
@@ -73,12 +78,16 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
 
     try {
       const found = route(url.pathname);
+      if (applyCors(req, res, cors)) return;
       if (found === undefined) throw new HttpError(404, "Not found.");
       if (found.scope !== null) options.guard?.(req, res, found, ctx);
       if (!found.methods.includes(method)) {
         throw new HttpError(405, `Method "${method}" not allowed.`, {
           headers: { Allow: found.methods.join(", ") },
         });
+      }
+      if ((method === "GET" || method === "HEAD") && hasBody(req)) {
+        throw badRequest("bad_request", `A ${method} request carries no body; send the query in the URL.`);
       }
       const done = found.handler(req, res, ctx);
       if (done instanceof Promise) done.catch(fail);
@@ -95,4 +104,10 @@ function damaged(error: DamagedDayError): HttpError {
     `The stored data for ${error.day} is damaged and is not served until it is repaired; the operator has been alerted. Try again later.`,
     { headers: { "Retry-After": "600" } },
   );
+}
+
+// A body is announced by a non-zero Content-Length or by Transfer-Encoding.
+function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers["content-length"];
+  return req.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
 }

@@ -70,7 +70,13 @@ export function notModified(
 /** Sends `rep` with status 200, or 304 when the client's copy is current. */
 export function send(req: IncomingMessage, res: ServerResponse, rep: Representation): void {
   const headers: Record<string, string | number> = { ...rep.headers };
-  headers["Vary"] = [...(rep.vary ?? []), "Accept-Encoding"].join(", ");
+  // Keep what the pipeline already varies on (Origin, with CORS).
+  const earlier = res.getHeader("Vary");
+  headers["Vary"] = [
+    ...(earlier === undefined ? [] : [String(earlier)]),
+    ...(rep.vary ?? []),
+    "Accept-Encoding",
+  ].join(", ");
   if (rep.lastModified !== undefined && rep.lastModified !== null) {
     headers["Last-Modified"] = new Date(rep.lastModified).toUTCString();
   }
