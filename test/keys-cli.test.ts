@@ -21,7 +21,7 @@ test("create prints the full key, and only the key, as the last line of stdout",
   const dir = tempDir(t);
   const out = cli(dir, "create", "--name", "research laptop", "--account", "quant-desk");
   assert.equal(out.code, 0);
-  assert.match(out.stdout, /^gds_[A-Za-z0-9_-]{43}\n$/);
+  assert.match(out.stdout, /^gds_[0-9A-Za-z]{49}\n$/);
   const key = out.stdout.trim();
   assert.match(
     out.stderr,
