@@ -11,7 +11,7 @@ test(
   "the systemd units pass systemd-analyze verify",
   { skip: ANALYZE ? false : "systemd-analyze is not on this machine (Debian: apt-get install -y systemd)" },
   () => {
-    const units = ["gds-pull.service", "gds-pull.timer"].map((u) => join(DEPLOY, u));
+    const units = ["gds.service", "gds-pull.service", "gds-pull.timer"].map((u) => join(DEPLOY, u));
     const run = spawnSync("systemd-analyze", ["verify", ...units], { encoding: "utf8" });
     assert.equal(run.status, 0, run.stderr);
     assert.equal(run.stderr.trim(), "", "no warnings either");
@@ -29,4 +29,18 @@ test("the timer and the cron line run make pull hourly at a few minutes past", (
     .split("\n")
     .find((l) => /^\d/.test(l))!;
   assert.match(cron, /^7 \* \* \* \* .*make --no-print-directory pull/);
+});
+
+test("the server unit is hardened, restarts on failure and drains on SIGTERM", () => {
+  const unit = readFileSync(join(DEPLOY, "gds.service"), "utf8");
+  for (const line of [
+    "User=gds",
+    "ProtectSystem=strict",
+    "NoNewPrivileges=yes",
+    "ReadWritePaths=/var/lib/grid-data-service",
+    "Restart=on-failure",
+    "KillSignal=SIGTERM",
+  ]) {
+    assert.ok(unit.split("\n").includes(line), line);
+  }
 });
