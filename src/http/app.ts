@@ -50,7 +50,7 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
       typeof incomingId === "string" && REQUEST_ID.test(incomingId) ? incomingId : randomUUID();
     res.setHeader("X-Request-Id", requestId);
     res.setHeader("X-Content-Type-Options", "nosniff");
-    const url = new URL(req.url ?? "/", "http://localhost");
+    const url = requestUrl(req.url);
     const ctx: RequestContext = { url, requestId, keyPrefix: null };
     const method = req.method ?? "GET";
 
@@ -110,4 +110,20 @@ function damaged(error: DamagedDayError): HttpError {
 function hasBody(req: IncomingMessage): boolean {
   const length = req.headers["content-length"];
   return req.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
+}
+
+const NOWHERE = "/\u0000unparseable";
+
+/**
+ * The request target as a URL. A path is read as a path even when it starts with `//` (which
+ * `new URL(path, base)` would take for a host); a target no URL can hold maps to a path no
+ * route has, so it gets the 404 any unknown path gets, never an exception.
+ */
+export function requestUrl(target: string | undefined): URL {
+  const raw = target ?? "/";
+  try {
+    return raw.startsWith("/") ? new URL(`http://localhost${raw}`) : new URL(raw);
+  } catch {
+    return new URL(`http://localhost${encodeURI(NOWHERE)}`);
+  }
 }
