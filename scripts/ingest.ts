@@ -19,7 +19,17 @@ const progress: IngestProgress | undefined = process.stderr.isTTY
   : undefined;
 
 const started = performance.now();
-const summary = ingestFiles(files, { dir, onProgress: progress });
+let summary: ReturnType<typeof ingestFiles>;
+try {
+  summary = ingestFiles(files, { dir, onProgress: progress });
+} catch (error) {
+  // A full disk or a permission problem while writing: every new day is written before any old
+  // one is replaced, so the store is as it was.
+  process.stderr.write(
+    `error: Cannot write to the store in ${dir}: ${(error as Error).message}. The stored data is unchanged.\n`,
+  );
+  process.exit(1);
+}
 const ms = Math.round(performance.now() - started);
 
 for (const failure of summary.failures) process.stderr.write(`error: ${failure.message}\n`);

@@ -99,6 +99,11 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
 
 /** The answer for a request that needs a damaged day: a 503 naming the day, never the data. */
 function damaged(error: DamagedDayError): HttpError {
+  if (error.transient) {
+    return new HttpError(503, `The stored data for ${error.day} is being updated. Try again in a second.`, {
+      headers: { "Retry-After": "1" },
+    });
+  }
   return new HttpError(
     503,
     `The stored data for ${error.day} is damaged and is not served until it is repaired; the operator has been alerted. Try again later.`,

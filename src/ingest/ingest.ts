@@ -8,7 +8,7 @@
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { parsePortalCsv, PortalCsvError, type PortalFile, type SkipReason } from "../source/portal-csv.ts";
-import { fsyncDirectory, removeStaleTempFiles, writeFileAtomic } from "../store/atomic-write.ts";
+import { fsyncDirectory, removeStaleTempFiles, writeFilesAtomic } from "../store/atomic-write.ts";
 import { type Day, dayFileName, emptyDay, parseDay, serializeDay } from "../store/day-file.ts";
 import { withLock } from "../store/lock-file.ts";
 import {
@@ -24,6 +24,7 @@ import { mergeFile } from "./merge.ts";
 import { writeMonthPack } from "./write-month-pack.ts";
 import { recoverDay } from "./recover-day.ts";
 import { monthOf, PACKS } from "../store/month-pack.ts";
+import { INGEST_LOCK } from "../store/reading-store.ts";
 import { type DayChange, diffDay, recordRevisions } from "../store/revisions.ts";
 
 /** What one call did; `failures` lists the files refused, with the reason. */
@@ -81,7 +82,7 @@ export function ingestFiles(
     skipped.placeholder += file.skipped.placeholder;
   }
 
-  return withLock(join(dir, ".ingest.lock"), () => {
+  return withLock(join(dir, INGEST_LOCK), () => {
     removeStaleTempFiles(readingsDir);
     const days = new Map<string, { day: Day; before: string; old: Day | undefined }>();
     const corrupt = new Set<string>();
@@ -127,18 +128,18 @@ export function ingestFiles(
     const keys = [...days.keys()].filter((k) => !corrupt.has(k)).sort();
     const { changes, created, hoursAdded, hoursRevised } = collectChanges(keys, days);
     recordRevisions(dir, now(), changes, created);
-    let daysWritten = 0;
+    const writes: { path: string; data: string }[] = [];
     keys.forEach((key, i) => {
       if (i % 64 === 0) onProgress?.("write", i, keys.length);
       const { day, before } = days.get(key)!;
       const text = serializeDay(day);
       if (text === "") return;
-      if (text !== before) {
-        writeFileAtomic(join(readingsDir, dayFileName(key)), text);
-        daysWritten++;
-      }
+      if (text !== before) writes.push({ path: join(readingsDir, dayFileName(key)), data: text });
       manifest.set(key, dayEntry(day, text));
     });
+    // All new days are written before any replaces its file: a full disk changes no day.
+    writeFilesAtomic(writes);
+    const daysWritten = writes.length;
     onProgress?.("write", keys.length, keys.length);
     if (PACKS) {
       for (const month of new Set(keys.map(monthOf))) {

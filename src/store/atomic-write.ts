@@ -28,6 +28,32 @@ export function writeFileAtomic(
   renameSync(temp, path);
 }
 
+/**
+ * Writes several files in two phases: every new content to a fsynced temp file first, then the
+ * renames. A failure while writing (a full disk) removes the temp files and changes nothing;
+ * renames need no space.
+ */
+export function writeFilesAtomic(files: readonly { path: string; data: string | Uint8Array }[]): void {
+  const staged: { temp: string; path: string }[] = [];
+  try {
+    for (const { path, data } of files) {
+      const temp = `${path}${TEMP_MARK}${process.pid}-${randomBytes(4).toString("hex")}`;
+      staged.push({ temp, path });
+      const fd = openSync(temp, "wx", 0o644);
+      try {
+        writeSync(fd, typeof data === "string" ? Buffer.from(data) : data);
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+    }
+  } catch (error) {
+    for (const { temp } of staged) rmSync(temp, { force: true });
+    throw error;
+  }
+  for (const { temp, path } of staged) renameSync(temp, path);
+}
+
 /** Makes completed renames in a directory durable. */
 export function fsyncDirectory(dir: string): void {
   const fd = openSync(dir, "r");

@@ -42,6 +42,12 @@ function owner(path: string): number | undefined {
   }
 }
 
+/** Whether a live process holds the lock at `path` now. */
+export function lockHeld(path: string): boolean {
+  const pid = owner(path);
+  return pid !== undefined && alive(pid);
+}
+
 /**
  * One attempt at the lock: true when taken; false when a live process holds it (its pid in
  * `holder`); a dead owner's lock is removed and the attempt repeated at once.

@@ -23,6 +23,7 @@ import {
   type Manifest,
 } from "./manifest.ts";
 import { Lru } from "./lru.ts";
+import { lockHeld } from "./lock-file.ts";
 import { isPack, monthOf, PACKS, packName, unpackDay } from "./month-pack.ts";
 
 /** What the store held at the last refresh. */
@@ -36,15 +37,27 @@ export interface StoreSnapshot {
   readonly modified: number | null;
 }
 
-/** A stored day that does not match the manifest's record of it: never served as data. */
+/** The lock an ingest holds while it changes the store. */
+export const INGEST_LOCK = ".ingest.lock";
+
+/**
+ * A stored day that does not match the manifest's record of it: never served as data. It is
+ * `transient` while an ingest is rewriting the store (the day file is new, the manifest not yet).
+ */
 export class DamagedDayError extends Error {
   readonly day: string;
   readonly file: string;
-  constructor(day: string, file: string, why: string) {
-    super(`The stored day ${day} is damaged (${file}: ${why})`);
+  readonly transient: boolean;
+  constructor(day: string, file: string, why: string, transient = false) {
+    super(
+      transient
+        ? `The stored day ${day} is being rewritten by an ingest (${file})`
+        : `The stored day ${day} is damaged (${file}: ${why})`,
+    );
     this.name = "DamagedDayError";
     this.day = day;
     this.file = file;
+    this.transient = transient;
   }
 }
 
@@ -109,6 +122,8 @@ export function createReadingStore(options: { dir: string; cacheDays?: number })
   function checkedText(key: string, hash: string): string {
     const file = join(READINGS_DIR, dayFileName(key));
     const fail = (why: string): never => {
+      // An ingest in progress replaces day files before it commits the manifest: not damage.
+      if (lockHeld(join(dir, INGEST_LOCK))) throw new DamagedDayError(key, file, why, true);
       broken.set(key, { hash, why: `${file}: ${why}` });
       throw new DamagedDayError(key, file, why);
     };

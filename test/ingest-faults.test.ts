@@ -1,0 +1,106 @@
+/** Faults while ingest writes: a kill at random points, and a full disk. */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ingestFiles } from "../src/ingest/ingest.ts";
+import { generateSampleExport } from "../src/sample/sample-export.ts";
+import { parseDay } from "../src/store/day-file.ts";
+import { verifyStore } from "../src/store/verify-store.ts";
+import { snapshotDir, startServer, tempDir, writeFile } from "./helpers.ts";
+
+const ROOT = join(import.meta.dirname, "..");
+const data = (files: Record<string, string>) =>
+  Object.fromEntries(Object.entries(files).filter(([name]) => !name.startsWith("revisions/")));
+
+test("an ingest killed at random points always leaves whole files, and a re-run completes the store", async (t) => {
+  const src = tempDir(t);
+  const before = writeFile(
+    src,
+    "before.csv",
+    generateSampleExport({ firstDay: "2024-01-01", days: 200, seed: 1 }),
+  );
+  const update = writeFile(
+    src,
+    "update.csv",
+    generateSampleExport({ firstDay: "2024-01-01", days: 200, seed: 2 }),
+  );
+  const reference = tempDir(t);
+  ingestFiles([before, update], { dir: reference });
+  const expected = data(snapshotDir(reference));
+
+  for (let run = 0; run < 4; run++) {
+    const dir = tempDir(t);
+    ingestFiles([before], { dir });
+    const old = snapshotDir(dir);
+    const delay = 100 + Math.floor(Math.random() * 900);
+    t.diagnostic(`run ${run}: killed after ${delay} ms`);
+    const child = spawn(process.execPath, ["--import", "tsx", "scripts/ingest.ts", update], {
+      cwd: ROOT,
+      env: { ...process.env, DATA_DIR: dir },
+      stdio: "ignore",
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), delay);
+    await new Promise((resolve) => child.on("exit", resolve));
+    clearTimeout(timer);
+
+    for (const [name, text] of Object.entries(snapshotDir(dir))) {
+      if (!name.startsWith("readings/") || name.includes(".tmp-")) continue;
+      assert.ok(text === old[name] || text === expected[name], `run ${run}: ${name} is neither old nor new`);
+      if (name.endsWith(".jsonl")) parseDay(text, name.slice(9, 19));
+    }
+    const rerun = spawnSync(process.execPath, ["--import", "tsx", "scripts/ingest.ts", update], {
+      cwd: ROOT,
+      env: { ...process.env, DATA_DIR: dir },
+    });
+    assert.equal(rerun.status, 0, `run ${run}: ${rerun.stderr}`);
+    assert.deepEqual(data(snapshotDir(dir)), expected, `run ${run}: the re-run completes the store`);
+    assert.deepEqual(verifyStore(dir), []);
+  }
+});
+
+// A full disk needs a small filesystem: a tmpfs, which root can mount.
+const canMount = process.getuid?.() === 0 && spawnSync("mount", ["--version"]).status === 0;
+
+test(
+  "a full disk during ingest leaves the old data whole, with a clear error",
+  {
+    skip:
+      canMount || process.env.CI === "true"
+        ? false
+        : "needs root to mount a small tmpfs (run the tests as root)",
+  },
+  async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), "gds-full-"));
+    const mounted = spawnSync("mount", ["-t", "tmpfs", "-o", "size=1500k", "tmpfs", dir]);
+    assert.equal(mounted.status, 0, String(mounted.stderr));
+    t.after(() => {
+      spawnSync("umount", ["-l", dir]);
+      rmSync(dir, { recursive: true, force: true });
+    });
+    const src = tempDir(t);
+    ingestFiles([writeFile(src, "a.csv", generateSampleExport({ firstDay: "2025-01-01", days: 10 }))], {
+      dir,
+    });
+    const server = await startServer(t, dir);
+    const range = "/api/v1/grid/system-state?start=2025-01-02&end=2025-01-05";
+    const whole = await (await server.get(range)).text();
+    const before = data(snapshotDir(dir));
+
+    const big = writeFile(src, "b.csv", generateSampleExport({ firstDay: "2025-01-01", days: 120, seed: 9 }));
+    assert.throws(() => ingestFiles([big], { dir }), /ENOSPC|no space left/i);
+    const after = data(snapshotDir(dir));
+    assert.deepEqual(
+      Object.keys(after).filter((n) => n.includes(".tmp-")),
+      [],
+      "no temp file is left behind",
+    );
+    for (const name of Object.keys(before)) assert.equal(after[name], before[name], `${name} is as it was`);
+    assert.deepEqual(verifyStore(dir), []);
+    const res = await server.get(range);
+    assert.equal(res.status, 200);
+    assert.equal(await res.text(), whole);
+  },
+);
