@@ -31,7 +31,7 @@ const EnvSchema = v.object({
   HEADERS_TIMEOUT_S: v.optional(Positive, "10"),
   REQUEST_TIMEOUT_S: v.optional(Positive, "30"),
   KEEP_ALIVE_TIMEOUT_S: v.optional(Positive, "5"),
-  MAX_CONNECTIONS_PER_ADDRESS: v.optional(Positive, "64"),
+  MAX_CONNECTIONS_PER_ADDRESS: v.optional(Positive, "256"),
   STALE_AFTER_H: v.optional(Positive, "3"),
   CORS_ORIGINS: v.optional(v.string(), ""),
 });

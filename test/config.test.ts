@@ -19,7 +19,7 @@ test("defaults: ./data, 127.0.0.1:8000, the spec's limits", () => {
       requestTimeoutMs: 30_000,
       keepAliveTimeoutMs: 5_000,
       maxHeaderBytes: 16_384,
-      maxConnectionsPerAddress: 64,
+      maxConnectionsPerAddress: 256,
     },
     staleAfterMs: 3 * 3_600_000,
     corsOrigins: new Set(),

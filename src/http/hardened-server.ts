@@ -17,13 +17,13 @@ export interface ServerLimits {
   readonly checkIntervalMs?: number;
 }
 
-/** Defaults: 10 s for headers, 30 s for a request, 5 s idle keep-alive, 16 KB of headers, 64 connections per address. */
+/** Defaults: 10 s for headers, 30 s for a request, 5 s idle keep-alive, 16 KB of headers, 256 connections per address (a proxy in front is one address). */
 export const DEFAULT_SERVER_LIMITS: ServerLimits = {
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 5_000,
   maxHeaderBytes: 16 * 1024,
-  maxConnectionsPerAddress: 64,
+  maxConnectionsPerAddress: 256,
 };
 
 /** A server for `listener` with `limits` applied. */
