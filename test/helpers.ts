@@ -153,6 +153,12 @@ export async function startServer(
         server.closeAllConnections();
       }),
   );
+  // Every test that starts a server checks, at its end, that the key never reached a log line or
+  // an error: across the whole run, a key appears in logs as its prefix only.
+  t.after(() => {
+    const text = JSON.stringify(logs) + errors.map((e) => String((e as Error)?.stack ?? e)).join("\n");
+    if (text.includes(key)) throw new Error("The test server's key appears in full in its logs");
+  });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
