@@ -1,5 +1,6 @@
 /**
- * How served fields are read from stored source columns (decisions section 1), shared by every
+ * How served fields are read from stored source columns (README: "Loading real data" and the field
+ * tables of the API reference), shared by every
  * dataset so that a field means the same thing wherever it appears.
  */
 import { requireColumn } from "../source/columns.ts";
@@ -24,7 +25,7 @@ export const COL = {
   otherRe: requireColumn("other_re"),
 } as const;
 
-/** The generation-mix fields (spec 2.5) and their source columns, in served order. */
+/** The generation-mix fields (README: "Generation mix") and their source columns, in served order. */
 export const MIX_FIELDS = [
   ["thermal_mw", COL.thermal],
   ["nuclear_mw", COL.nuclear],

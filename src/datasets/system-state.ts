@@ -1,6 +1,7 @@
 /**
  * `grid.system_state`: residual demand, forecast, renewables, trade and the derived metrics of
- * decisions section 2, hourly or aggregated per UTC day (section 3).
+ * the README's API reference ("System state, interval=1h"), hourly or aggregated per UTC day
+ * ("System state, interval=1d").
  */
 import * as aq from "arquero";
 import { type Reading, valueAt } from "../source/reading.ts";
@@ -97,7 +98,7 @@ export function systemStateHour(reading: Reading, previous: Reading | undefined)
     return null;
   }
   const generation = totalGeneration(reading);
-  // As decisions section 2 writes it, 100 * total_re / generation, evaluated left to right.
+  // As the README writes it, 100 * total_re / generation, evaluated left to right.
   const share = ratioOrNull(re === null ? null : 100 * re, generation);
   return {
     residual_demand_mw: residualDemand,
@@ -149,7 +150,7 @@ export function systemStateHourlyRecords(store: ReadingStore, from: number, to: 
   }));
 }
 
-/** Aggregates hourly system state into one record per UTC day (decisions section 3). */
+/** Aggregates hourly system state into one record per UTC day (README: "System state, interval=1d"). */
 export function aggregateSystemStateDays(
   hours: readonly { hour: number; state: SystemStateHour }[],
 ): DataRecord[] {

@@ -1,7 +1,7 @@
 /** The one error type the HTTP layer throws, and the one function that writes any error. */
 import type { ServerResponse } from "node:http";
 
-/** 400 codes of decisions section 5, in the order that decides which one a request gets. */
+/** 400 codes (README: API reference, "Errors"), in the order that decides which one a request gets. */
 export const BAD_REQUEST_CODES = [
   "missing_params",
   "unknown_parameter",

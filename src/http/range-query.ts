@@ -1,5 +1,5 @@
 /**
- * Validates the query string of a dataset request (decisions section 4) into a `RangeRequest`.
+ * Validates the query string of a dataset request (README: API reference, "Ranges") into a `RangeRequest`.
  * When several rules are broken, the first in the order of `BAD_REQUEST_CODES` is reported.
  */
 import * as v from "valibot";

@@ -1,7 +1,7 @@
 /**
  * The route table is plain data: a path, the methods it answers, and a handler. The router only
  * finds the route for a path; the app decides 404 (no route) and 405 (wrong method), in the order
- * decisions section 5 gives.
+ * the README's "Errors" section gives.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 

@@ -1,5 +1,5 @@
 /**
- * The limiter scopes and their default limits per rolling 60 seconds (spec section 8; `metadata`,
+ * The limiter scopes and their default limits per rolling 60 seconds (README: "API keys and limits"; `metadata`,
  * for the dataset catalog, is ours and generous). The
  * operator can change the defaults with `RATE_LIMITS="normalized_data=20,features=5"`; a key can
  * carry its own per-scope overrides in the key store.
