@@ -7,7 +7,7 @@ NODE_HEAP_MB ?= 160
 export GDS_NODE_FLAGS := --max-old-space-size=$(NODE_HEAP_MB) --max-semi-space-size=4
 TESTS := $(sort $(wildcard test/*.test.ts))
 
-.PHONY: pull verify-store serve test typecheck format-check format evaluate-stress bench clean install browser
+.PHONY: pull verify-store serve test lint typecheck format-check format evaluate-stress bench clean install browser
 
 # Reinstall when the lock file changes; `npm ci` gives exactly the locked versions.
 node_modules/.installed: package.json package-lock.json
@@ -30,6 +30,10 @@ verify-store: node_modules/.installed
 typecheck: node_modules/.installed
 	$(NODE_BIN)/tsc --noEmit
 
+# typescript-eslint's type-checked recommended rules (eslint.config.js says what is relaxed in tests, and why).
+lint: node_modules/.installed
+	$(NODE_BIN)/eslint src scripts test
+
 format-check: node_modules/.installed
 	$(NODE_BIN)/prettier --check .
 
@@ -49,7 +53,7 @@ browser:
 	  fi; \
 	fi
 
-test: node_modules/.installed typecheck format-check browser
+test: node_modules/.installed typecheck lint format-check browser
 	$(NODE_BIN)/c8 --reporter=text-summary --reporter=text --all --src src --exclude 'test/**' --exclude 'scripts/**' \
 		node --import tsx --test --test-reporter=spec $(TESTS)
 

@@ -55,7 +55,7 @@ const server = spawn(process.execPath, [...FLAGS, "--import", "tsx", "src/main.t
   stdio: ["ignore", "ignore", "pipe"],
 });
 await new Promise<void>((resolve) =>
-  server.stderr!.on("data", (d) => String(d).includes("listening") && resolve()),
+  server.stderr.on("data", (d) => String(d).includes("listening") && resolve()),
 );
 const rss = () =>
   Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${server.pid}/status`, "utf8"))![1]) / 1024;

@@ -71,7 +71,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!result.success) {
     const issue = result.issues[0];
     const name = issue.path?.[0]?.key ?? "environment";
-    throw new TypeError(`Invalid ${String(name)}: "${String(issue.input)}" ${issue.message}`);
+    throw new TypeError(`Invalid ${shown(name)}: "${shown(issue.input)}" ${issue.message}`);
   }
   const settings = result.output;
   const { DATA_DIR, HOST, PORT, CACHE_DAYS, RECORD_CACHE_MB, RESPONSE_CACHE_MB, RATE_LIMITS, COOKIE_SECURE } =
@@ -108,4 +108,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     staleAfterMs: settings.STALE_AFTER_H * 3_600_000,
     corsOrigins,
   };
+}
+
+// A value in an error message: strings as they are, anything else as JSON.
+function shown(value: unknown): string {
+  return typeof value === "string" ? value : JSON.stringify(value);
 }

@@ -13,7 +13,11 @@ async function cli(dir: string, argv: string[], stdin = "") {
   let stderr = "";
   const code = await runAccountsCli(argv, {
     dir,
-    io: { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), stdin: async () => stdin },
+    io: {
+      stdout: (t) => void (stdout += t),
+      stderr: (t) => void (stderr += t),
+      stdin: () => Promise.resolve(stdin),
+    },
   });
   return { code, stdout, stderr };
 }

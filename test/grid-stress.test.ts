@@ -149,7 +149,7 @@ test("the value never falls when any stress driver worsens (property, 5,000 rand
     for (const [name, direction] of drivers) {
       if (inputs[name] === null) continue;
       const step = direction * (1 + random() * 3_000);
-      const worse = { ...inputs, [name]: (inputs[name] as number) + step };
+      const worse = { ...inputs, [name]: inputs[name] + step };
       const after = stressValue(stressComponents(worse));
       assert.ok(after! >= before! - 1e-12, `${name} ${direction > 0 ? "up" : "down"}: ${before} → ${after}`);
       for (const [component, value] of Object.entries(stressComponents(worse))) {

@@ -45,7 +45,7 @@ test("CSV parsed back equals the JSON records, for every dataset and interval", 
     "/api/v1/features/grid-stress",
   ]) {
     for (const query of ["start=2025-06-01&end=2025-06-03", "start=2025-05-01&end=2025-07-01&interval=1d"]) {
-      const json = (await (await server.get(`${path}?${query}`)).json()) as any;
+      const json = await (await server.get(`${path}?${query}`)).json();
       const res = await server.get(`${path}?${query}&format=csv`);
       assert.equal(res.status, 200);
       assert.equal(res.headers.get("content-type"), "text/csv; charset=utf-8");
@@ -101,7 +101,7 @@ test("Accept: text/csv selects CSV; format wins over Accept; errors stay JSON", 
   const error = await server.get("/api/v1/generation/mix?start=bad&end=2025-01-01&format=csv");
   assert.equal(error.status, 400);
   assert.equal(error.headers.get("content-type"), "application/json");
-  const badFormat = (await (await server.get(`${path}&format=xlsx`)).json()) as any;
+  const badFormat = await (await server.get(`${path}&format=xlsx`)).json();
   assert.deepEqual(badFormat, {
     error: "invalid_parameter",
     detail: "Query parameter 'format' must be 'json' or 'csv', not 'xlsx'.",

@@ -63,7 +63,7 @@ test("grid stress serves the documented envelope, value, band and version", asyn
   const s = await server(t);
   const res = await s.get(`${PATH}?start=2024-03-31T00:00:00Z&end=2024-03-31T01:00:00Z`);
   assert.equal(res.status, 200);
-  const body = (await res.json()) as any;
+  const body = await res.json();
   assert.deepEqual(body.meta, {
     dataset: "features.grid_stress_index",
     interval: "1h",
@@ -92,9 +92,9 @@ test("grid stress serves the documented envelope, value, band and version", asyn
 
 test("components=true adds every component, computed from stored readings and history", async (t) => {
   const s = await server(t);
-  const body = (await (
+  const body = await (
     await s.get(`${PATH}?start=2024-03-31&end=2024-03-31T01:00:00Z&components=true`)
-  ).json()) as any;
+  ).json();
   assert.deepEqual(body.data[0].components, {
     residual_demand: 0.5,
     ocgt_ramp: 0.4,
@@ -102,15 +102,15 @@ test("components=true adds every component, computed from stored readings and hi
     renewable_shortfall: 0.25,
     forecast_error: 0.741,
   });
-  const off = (await (
+  const off = await (
     await s.get(`${PATH}?start=2024-03-31&end=2024-03-31T01:00:00Z&components=false`)
-  ).json()) as any;
+  ).json();
   assert.equal("components" in off.data[0], false);
 });
 
 test("renewable shortfall is null until seven days of history exist", async (t) => {
   const s = await server(t);
-  const body = (await (await s.get(`${PATH}?start=2024-03-01&end=2024-03-09&components=true`)).json()) as any;
+  const body = await (await s.get(`${PATH}?start=2024-03-01&end=2024-03-09&components=true`)).json();
   const first = body.data.filter((r: any) => r.ts.startsWith("2024-03-07"))[0];
   const later = body.data.filter((r: any) => r.ts.startsWith("2024-03-08"))[0];
   assert.equal(first.components.renewable_shortfall, null);
@@ -126,16 +126,12 @@ test("a bad components value is invalid_parameter", async (t) => {
     detail: "Query parameter 'components' must be 'true' or 'false', not 'yes'.",
   });
   const other = await s.get(`/api/v1/grid/system-state?start=2024-03-31&end=2024-04-01&components=true`);
-  assert.equal(
-    ((await other.json()) as any).error,
-    "unknown_parameter",
-    "components belongs to grid stress only",
-  );
+  assert.equal((await other.json()).error, "unknown_parameter", "components belongs to grid stress only");
 });
 
 test("1d records carry hours, mean and maximum value and the hours in each band", async (t) => {
   const s = await server(t);
-  const body = (await (await s.get(`${PATH}?start=2024-03-30&end=2024-04-01&interval=1d`)).json()) as any;
+  const body = await (await s.get(`${PATH}?start=2024-03-30&end=2024-04-01&interval=1d`)).json();
   assert.equal(body.meta.interval, "1d");
   assert.equal(body.meta.derivation_method, "computed_from_grid.system_state");
   const [d30, d31] = body.data;
@@ -171,7 +167,7 @@ test("the features scope allows 3 requests a minute, apart from normalized_data"
   const fourth = await s.raw(`${PATH}?start=2024-03-31&end=2024-04-01`, { headers });
   assert.equal(fourth.status, 429);
   assert.match(
-    ((await fourth.json()) as any).detail,
+    (await fourth.json()).detail,
     /^Request was throttled\. Expected available in (60|59) seconds\.$/,
   );
   assert.equal(fourth.headers.get("retry-after"), fourth.headers.get("ratelimit")!.split("t=")[1]);
@@ -205,7 +201,7 @@ test("with only live-format files (no capacity columns), reserve margin is null 
     ),
   });
   const s = await startServer(t, dir);
-  const body = (await (await s.get(`${PATH}?start=2023-02-14&end=2023-02-15&components=true`)).json()) as any;
+  const body = await (await s.get(`${PATH}?start=2023-02-14&end=2023-02-15&components=true`)).json();
   assert.equal(body.data.length, 1);
   assert.deepEqual(body.data[0].components, {
     residual_demand: 0.5,
@@ -233,9 +229,9 @@ test(
       { dir },
     );
     const s = await startServer(t, dir);
-    const body = (await (
+    const body = await (
       await s.get(`${PATH}?start=2023-02-13T22:00:00Z&end=2023-02-19T22:00:00Z&components=true`)
-    ).json()) as any;
+    ).json();
     assert.equal(body.data.length, 6 * 24);
     for (const r of body.data) {
       assert.equal(r.components.reserve_margin, null);
@@ -246,7 +242,7 @@ test(
       assert.ok(r.value >= 0 && r.value <= 1);
     }
     // Forecast-only hours after the snapshot still get a record, with a null value.
-    const future = (await (await s.get(`${PATH}?start=2023-02-25&end=2023-02-26`)).json()) as any;
+    const future = await (await s.get(`${PATH}?start=2023-02-25&end=2023-02-26`)).json();
     assert.equal(future.data.length, 24);
     assert.ok(future.data.every((r: any) => r.value === null && r.band === null));
   },

@@ -24,7 +24,7 @@ test("/api/v1/datasets lists every dataset with fields, units, intervals, scope 
   const res = await server.raw("/api/v1/datasets", { headers: { "X-API-KEY": key } });
   assert.equal(res.status, 200);
   assert.equal(res.headers.get("ratelimit-policy"), '"metadata";q=60;w=60');
-  const body = (await res.json()) as any;
+  const body = await res.json();
   assert.deepEqual(
     body.datasets.map((d: any) => [d.id, d.path, d.scope, d.limit.requests, d.derived]),
     [
@@ -91,13 +91,13 @@ test("/healthz needs no key and reports the age of the newest hour", async (t) =
   const res = await empty.raw("/healthz");
   assert.equal(res.status, 200);
   assert.equal(res.headers.get("cache-control"), "no-store");
-  const body = (await res.json()) as any;
+  const body = await res.json();
   assert.equal(body.last_available, "2025-06-03T19:00:00+00:00");
   assert.equal(body.data_age_seconds, 2.5 * 3600);
   assert.equal(body.stale, false, "2.5 hours is fresh enough");
   assert.equal(body.days_stored, 1);
   markPullSucceeded(dir, now - 600_000);
-  const later = (await (await empty.raw("/healthz")).json()) as any;
+  const later = await (await empty.raw("/healthz")).json();
   assert.equal(later.last_pull, "2025-06-03T21:20:00.000Z");
   assert.equal(later.last_pull_age_seconds, 600);
 });
@@ -108,7 +108,7 @@ test("/healthz stays 200 but says stale when the newest actual hour is over 3 ho
   const server = await startServer(t, dir, { now: () => Date.parse("2025-06-03T22:00:01Z") });
   const res = await server.raw("/healthz");
   assert.equal(res.status, 200);
-  const body = (await res.json()) as any;
+  const body = await res.json();
   assert.equal(body.stale, true);
   assert.equal(body.status, "stale", "a monitor can alert on it; a load balancer keeps the instance");
 });

@@ -55,7 +55,7 @@ test("an ingest killed at random points always leaves whole files, and a re-run 
       cwd: ROOT,
       env: { ...process.env, DATA_DIR: dir },
     });
-    assert.equal(rerun.status, 0, `run ${run}: ${rerun.stderr}`);
+    assert.equal(rerun.status, 0, `run ${run}: ${rerun.stderr.toString()}`);
     assert.deepEqual(data(snapshotDir(dir)), expected, `run ${run}: the re-run completes the store`);
     assert.deepEqual(verifyStore(dir), []);
   }

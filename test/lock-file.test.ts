@@ -31,7 +31,7 @@ test("a lock held by a live process makes the other wait, then give up with a cl
     () => withLock(path, () => 1, { waitMs: 50 }),
     (error: unknown) => {
       assert.ok(error instanceof LockBusyError);
-      assert.match((error as Error).message, new RegExp(`process ${process.ppid} holds it`));
+      assert.match(error.message, new RegExp(`process ${process.ppid} holds it`));
       return true;
     },
   );

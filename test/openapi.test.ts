@@ -64,9 +64,9 @@ function checker(doc: Doc) {
       response = operation.responses[String(res.status)];
       assert.ok(response, `${documented} documents status ${res.status}`);
       pointer = `#/paths/${escape(documented)}/get/responses/${res.status}`;
-      if (response!.$ref) {
-        pointer = response!.$ref;
-        response = doc.components.responses[response!.$ref.split("/").at(-1)];
+      if (response.$ref) {
+        pointer = response.$ref;
+        response = doc.components.responses[response.$ref.split("/").at(-1)];
       }
     }
     const contentType = (res.headers.get("content-type") ?? "").split(";")[0]!;

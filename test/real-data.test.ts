@@ -89,7 +89,7 @@ test(
     const server = await startServer(t, dir);
     const rows = rawExportRows();
     const res = await server.get(`/api/v1/grid/system-state?start=${iso(rows[0]!.utc)}&end=2018-09-01`);
-    const body = (await res.json()) as any;
+    const body = await res.json();
     assert.equal(body.data.length, 3013);
     rows.forEach((row, i) => {
       const r = body.data[i];
@@ -115,9 +115,7 @@ test(
     // Load shedding in 2018: the OCGT ramps are large, the share is small.
     assert.ok(body.data.some((r: any) => r.ocgt_ramp_mw > 1000));
 
-    const mix = (await (
-      await server.get(`/api/v1/generation/mix?start=2018-06-01&end=2018-06-02`)
-    ).json()) as any;
+    const mix = await (await server.get(`/api/v1/generation/mix?start=2018-06-01&end=2018-06-02`)).json();
     assert.equal(mix.data.length, 24);
     const first = rows.find((r) => r.utc === Date.parse("2018-06-01T00:00:00Z"))!;
     close(mix.data[0].thermal_mw, first.get("Thermal Generation"), "thermal");
@@ -140,12 +138,12 @@ test(
       if (!days.has(key)) days.set(key, []);
       days.get(key)!.push({ row, prev: rows[i - 1] });
     });
-    const state = (await (
+    const state = await (
       await server.get("/api/v1/grid/system-state?start=2018-03-01&end=2018-09-01&interval=1d")
-    ).json()) as any;
-    const mix = (await (
+    ).json();
+    const mix = await (
       await server.get("/api/v1/generation/mix?start=2018-03-01&end=2018-09-01&interval=1d")
-    ).json()) as any;
+    ).json();
     assert.deepEqual(
       state.data.map((d: any) => d.date),
       [...days.keys()],
@@ -202,12 +200,12 @@ test("the three 2023 live files merge hour by hour across files", { skip: REAL_D
   const demand = rawLiveRows(DEMAND);
   const renewables = rawLiveRows(RENEWABLES);
 
-  const state = (await (
+  const state = await (
     await server.get("/api/v1/grid/system-state?start=2023-02-13T22:00:00Z&end=2023-02-28")
-  ).json()) as any;
-  const mix = (await (
+  ).json();
+  const mix = await (
     await server.get("/api/v1/generation/mix?start=2023-02-13T22:00:00Z&end=2023-02-28")
-  ).json()) as any;
+  ).json();
   // Actuals for 2023-02-14..19 SAST, then forecasts only to 2023-02-27 23:00 SAST.
   assert.equal(state.data.length, 14 * 24);
   assert.equal(mix.data.length, 6 * 24);

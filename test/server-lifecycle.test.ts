@@ -2,7 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import { request, type IncomingMessage } from "node:http";
+import { request, type IncomingMessage, type ServerResponse } from "node:http";
 import { connect, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -32,9 +32,9 @@ async function startProcess(t: TestContext, env: Record<string, string> = {}) {
   });
   t.after(() => child.kill("SIGKILL"));
   let stderr = "";
-  child.stdout!.resume();
+  child.stdout.resume();
   const port = await new Promise<number>((resolve, reject) => {
-    child.stderr!.on("data", (chunk) => {
+    child.stderr.on("data", (chunk) => {
       stderr += chunk;
       const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(stderr);
       if (m) resolve(Number(m[1]));
@@ -184,14 +184,15 @@ test("headers over the size cap get 431", async (t) => {
 });
 
 test("shutdown waits for slow responses to finish, and closes idle keep-alive connections at once", async (t) => {
-  const server = createHardenedServer(async (_req, res) => {
+  const slowly = async (res: ServerResponse) => {
     res.writeHead(200, { "Content-Type": "text/plain" });
     for (let i = 0; i < 8; i++) {
       res.write(`chunk ${i}\n`);
       await new Promise((resolve) => setTimeout(resolve, 60));
     }
     res.end("done\n");
-  });
+  };
+  const server = createHardenedServer((_req, res) => void slowly(res));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   t.after(() => server.closeAllConnections());
   const port = (server.address() as AddressInfo).port;
@@ -200,7 +201,7 @@ test("shutdown waits for slow responses to finish, and closes idle keep-alive co
   const shutdown = createShutdown(server, {
     graceMs: 10_000,
     log: () => {},
-    flush: async () => void flushed.push("flushed"),
+    flush: () => Promise.resolve(void flushed.push("flushed")),
     exit: (code) => exits.push(code),
   });
   const idle = connect(port, "127.0.0.1");

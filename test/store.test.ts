@@ -102,7 +102,7 @@ test("a month pack gives back each day exactly, and only for the content it was 
   a.hours[23] = emptyReading();
   const b = emptyDay("2024-03-31");
   b.hours[5] = emptyReading();
-  b.hours[5]![columnIndex("wind")] = 7;
+  b.hours[5][columnIndex("wind")] = 7;
   const hashA = "0123456789abcdef0123456789abcdef";
   const hashB = "fedcba9876543210fedcba9876543210";
   const pack = encodePack([

@@ -74,7 +74,7 @@ function reportPassword(io: AccountsCliIo, outcome: PasswordOutcome): void {
   io.stdout(outcome.oneTimePassword + "\n");
 }
 
-type Command = (rest: readonly string[], dir: string, io: AccountsCliIo) => Promise<void>;
+type Command = (rest: readonly string[], dir: string, io: AccountsCliIo) => void | Promise<void>;
 
 const COMMANDS: Readonly<Record<string, Command>> = {
   async create(rest, dir, io) {
@@ -85,7 +85,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     io.stderr(`Created ${role} "${outcome.account.name}".\n`);
     reportPassword(io, outcome);
   },
-  async list(rest, dir, io) {
+  list(rest, dir, io) {
     const { flags } = parse(rest, ["json"], false);
     const accounts = listAccounts(dir);
     const keys = readKeys(dir);

@@ -7,7 +7,12 @@ import type { DataRecord, FieldDoc } from "../datasets/dataset.ts";
 
 function cell(value: unknown): string {
   if (value === null || value === undefined) return "";
-  const text = String(value);
+  const text =
+    typeof value === "string"
+      ? value
+      : typeof value === "number" || typeof value === "boolean"
+        ? String(value)
+        : JSON.stringify(value);
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 

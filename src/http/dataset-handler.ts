@@ -33,7 +33,7 @@ export const FORMAT_PARAMETER: DatasetParameter = {
 
 /** `as_of`, accepted by every dataset: the values as the store held them at that instant. */
 export const AS_OF_PARAMETER: DatasetParameter = {
-  schema: InstantSchema as v.GenericSchema<string, unknown>,
+  schema: InstantSchema,
   expected: "an ISO-8601 date-time with an offset (e.g. 2024-01-01T12:00:00Z) or a date",
   default: undefined,
 };

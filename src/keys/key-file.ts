@@ -90,7 +90,7 @@ export function recordUsage(dir: string, seen: Readonly<KeyUsage>): Promise<void
   return withLockAsync(join(dir, LOCK_FILE), () => {
     const usage = readUsage(dir);
     for (const [id, time] of Object.entries(seen)) {
-      if (usage[id] === undefined || usage[id]! < time) usage[id] = time;
+      if (usage[id] === undefined || usage[id] < time) usage[id] = time;
     }
     writeFileAtomic(join(dir, USAGE_FILE), JSON.stringify(usage, null, 2) + "\n", { mode: 0o600 });
   });

@@ -118,8 +118,7 @@ export async function download(url: string, known: Validators, policy: DownloadP
       }
       if (res.status !== 429 && res.status < 500) return { kind: "status", status: res.status };
       last = `HTTP ${res.status}`;
-      const asked =
-        res.status === 429 ? retryAfterMs(res.headers["retry-after"] as string | undefined) : undefined;
+      const asked = res.status === 429 ? retryAfterMs(res.headers["retry-after"]) : undefined;
       wait = asked === undefined ? backoff(policy, n) : Math.min(asked, policy.maxBackoffMs * 4);
     } catch (error) {
       last = (error as Error).message;

@@ -3,6 +3,8 @@ import * as v from "valibot";
 import type { DownloadPolicy } from "./download.ts";
 import { DEFAULT_PORTAL_FILES, DEFAULT_PORTAL_URL } from "./portal-urls.ts";
 
+const shown = (value: unknown): string => (typeof value === "string" ? value : JSON.stringify(value));
+
 const Seconds = v.pipe(
   v.string(),
   v.regex(/^\d+(\.\d+)?$/, "must be a number of seconds"),
@@ -40,7 +42,7 @@ export function loadPullConfig(env: NodeJS.ProcessEnv): PullConfig {
   if (!result.success) {
     const issue = result.issues[0];
     throw new TypeError(
-      `Invalid ${String(issue.path?.[0]?.key ?? "setting")}: "${String(issue.input)}" ${issue.message}`,
+      `Invalid ${shown(issue.path?.[0]?.key ?? "setting")}: "${shown(issue.input)}" ${issue.message}`,
     );
   }
   const out = result.output;

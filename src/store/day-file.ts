@@ -85,7 +85,7 @@ function addRecord(day: Day, values: Float64Array, record: unknown, i: number, k
   if (m === null || m[1] !== key) fail(i, key, `"ts" is not an hour of ${key}`);
   const hour = Number(m[2]);
   if (hour > 23) fail(i, key, `"ts" is not an hour of ${key}`);
-  if (day.hours[hour] !== undefined) fail(i, key, `hour ${ts} appears twice`);
+  if (day.hours[hour] !== undefined) fail(i, key, `hour ${JSON.stringify(ts)} appears twice`);
   const reading = values.subarray(hour * COLUMN_COUNT, (hour + 1) * COLUMN_COUNT);
   for (const name in fields) {
     if (name === "ts") continue;

@@ -14,7 +14,6 @@
 import { createHash } from "node:crypto";
 import { endianness } from "node:os";
 import { columns, COLUMN_COUNT } from "../source/columns.ts";
-import type { Reading } from "../source/reading.ts";
 import { type Day, emptyDay } from "./day-file.ts";
 
 const MAGIC = "GDSP";
@@ -120,7 +119,7 @@ export function unpackDay(bytes: Buffer, key: string, hash: string): Day | undef
   const mask = bytes.readUInt32LE(HEADER + slot * SLOT_BYTES + 32);
   const day = emptyDay(key);
   for (let h = 0; h < 24; h++) {
-    if (mask & (1 << h)) day.hours[h] = values.subarray(h * COLUMN_COUNT, (h + 1) * COLUMN_COUNT) as Reading;
+    if (mask & (1 << h)) day.hours[h] = values.subarray(h * COLUMN_COUNT, (h + 1) * COLUMN_COUNT);
   }
   return day;
 }

@@ -65,7 +65,7 @@ function readCounts(path: string): Counts {
   if (!existsSync(path)) return {};
   const result = v.safeParse(CountsSchema, JSON.parse(readFileSync(path, "utf8")));
   if (!result.success) throw new SyntaxError(`Cannot read "${COUNTS_FILE}": ${result.issues[0].message}`);
-  return result.output.days as Counts;
+  return result.output.days;
 }
 
 /** The last `n` UTC days up to and including the day of `t`, oldest first. */

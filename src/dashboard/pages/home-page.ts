@@ -62,7 +62,7 @@ function dailyBars(data: HomeData): Html {
       (d, i) =>
         html`<li>
           <span class="day">${d.slice(5)}</span
-          ><meter min="0" max="${max}" value="${totals[i]!}" title="${count(totals[i]!)} requests"></meter
+          ><meter min="0" max="${max}" value="${totals[i]}" title="${count(totals[i]!)} requests"></meter
           ><span class="n">${count(totals[i]!)}</span>
         </li>`,
     )}

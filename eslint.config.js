@@ -1,0 +1,31 @@
+// Lint: typescript-eslint's type-checked recommended rules over src, scripts and test.
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  { ignores: ["node_modules/**", "coverage/**", "data/**", "test-output/**", "src/dashboard/assets/**"] },
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      // A leading underscore marks a value left out on purpose (`const { format: _format, ...rest }`).
+      "@typescript-eslint/no-unused-vars": ["error", { varsIgnorePattern: "^_", argsIgnorePattern: "^_" }],
+    },
+  },
+  {
+    // Tests: node:test awaits the promises its top-level `test()` calls return, and response
+    // bodies are untyped JSON whose shape the assertions check at run time.
+    files: ["test/**"],
+    rules: {
+      "@typescript-eslint/no-floating-promises": [
+        "error",
+        { allowForKnownSafeCalls: [{ from: "package", name: "test", package: "node:test" }] },
+      ],
+      "@typescript-eslint/no-unsafe-assignment": "off",
+      "@typescript-eslint/no-unsafe-member-access": "off",
+      "@typescript-eslint/no-unsafe-argument": "off",
+      "@typescript-eslint/no-unsafe-call": "off",
+      "@typescript-eslint/no-unsafe-return": "off",
+      "@typescript-eslint/no-explicit-any": "off",
+    },
+  },
+);
