@@ -16,7 +16,7 @@ import type { KeyRegistry } from "./keys/key-registry.ts";
 import type { Limiter } from "./limits/limiter.ts";
 import type { Scope } from "./limits/scopes.ts";
 import type { ReadingStore } from "./store/reading-store.ts";
-import { Lru } from "./store/lru.ts";
+import { Lru } from "./cache/lru.ts";
 import { createRecordCache } from "./datasets/record-cache.ts";
 import { type DashboardOptions, dashboardRoutes } from "./dashboard/dashboard.ts";
 import type { RequestCounter } from "./usage/request-counts.ts";

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { LockBusyError, withLock } from "../src/store/lock-file.ts";
+import { LockBusyError, withLock } from "../src/files/lock-file.ts";
 import { tempDir } from "./helpers.ts";
 
 test("the lock is held while the function runs and released after, even on throw", (t) => {

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Lru } from "../src/store/lru.ts";
+import { Lru } from "../src/cache/lru.ts";
 
 test("the LRU keeps at most its bound, evicting the least recently used", () => {
   const lru = new Lru<string, number>(2);

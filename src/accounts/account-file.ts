@@ -7,9 +7,9 @@
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
-import { writeFileAtomic } from "../store/atomic-write.ts";
-import { withLockAsync } from "../store/lock-file.ts";
-import { parseDocument } from "../store/json-document.ts";
+import { writeFileAtomic } from "../files/atomic-write.ts";
+import { withLockAsync } from "../files/lock-file.ts";
+import { parseDocument } from "../files/json-document.ts";
 import { PasswordHashSchema } from "./password.ts";
 
 export const ACCOUNTS_FILE = "accounts.json";

@@ -4,7 +4,7 @@
  * next request. An unreadable file keeps the last good view (and is reported): only a hand edit
  * can break the file the CLI and the dashboard write.
  */
-import { fileStamp } from "../store/file-stamp.ts";
+import { fileStamp } from "../files/file-stamp.ts";
 import { join } from "node:path";
 import { ACCOUNTS_FILE, type AccountRecord, readAccounts } from "./account-file.ts";
 

@@ -10,7 +10,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
-import { writeFileAtomic } from "../store/atomic-write.ts";
+import { writeFileAtomic } from "../files/atomic-write.ts";
 
 export const SESSIONS_FILE = "sessions.json";
 export const IDLE_MS = 12 * 3_600_000;

@@ -6,7 +6,7 @@
  * no explicit invalidation is needed. Days missing from the cache are computed in contiguous
  * runs, so daily aggregation runs once per run, not once per day.
  */
-import { Lru } from "../store/lru.ts";
+import { Lru } from "../cache/lru.ts";
 import type { ReadingStore } from "../store/reading-store.ts";
 import { dayKey, dayRange, DAY_MS } from "../time.ts";
 import type { DataRecord, Dataset, RangeRequest } from "./dataset.ts";

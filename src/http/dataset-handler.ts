@@ -15,7 +15,7 @@ import { type ParsedRange, parseRangeQuery } from "./range-query.ts";
 import type { Handler } from "./router.ts";
 import { send } from "./send.ts";
 import type { RecordCache } from "../datasets/record-cache.ts";
-import { Lru } from "../store/lru.ts";
+import { Lru } from "../cache/lru.ts";
 import { storeAsOf } from "../store/as-of-view.ts";
 import { readHistory } from "../store/revisions.ts";
 import { badRequest } from "./http-error.ts";

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
-import type { Lru } from "../store/lru.ts";
+import type { Lru } from "../cache/lru.ts";
 import { chooseEncoding, type Encoding } from "./negotiation.ts";
 
 /** Bodies smaller than this are sent as they are: compression would not pay. */

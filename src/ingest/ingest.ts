@@ -8,9 +8,9 @@
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { parsePortalCsv, PortalCsvError, type PortalFile, type SkipReason } from "../source/portal-csv.ts";
-import { fsyncDirectory, removeStaleTempFiles, writeFilesAtomic } from "../store/atomic-write.ts";
+import { fsyncDirectory, removeStaleTempFiles, writeFilesAtomic } from "../files/atomic-write.ts";
 import { type Day, dayFileName, emptyDay, parseDay, serializeDay } from "../store/day-file.ts";
-import { withLock } from "../store/lock-file.ts";
+import { withLock } from "../files/lock-file.ts";
 import {
   contentHash,
   dayEntry,

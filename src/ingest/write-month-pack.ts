@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { writeFileAtomic } from "../store/atomic-write.ts";
+import { writeFileAtomic } from "../files/atomic-write.ts";
 import { type Day, dayFileName, parseDay } from "../store/day-file.ts";
 import type { Manifest } from "../store/manifest.ts";
 import { encodePack, isPack, monthOf, type PackedDay, packName, unpackDay } from "../store/month-pack.ts";

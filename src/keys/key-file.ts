@@ -8,9 +8,9 @@
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
-import { writeFileAtomic } from "../store/atomic-write.ts";
-import { withLock, withLockAsync } from "../store/lock-file.ts";
-import { parseDocument } from "../store/json-document.ts";
+import { writeFileAtomic } from "../files/atomic-write.ts";
+import { withLock, withLockAsync } from "../files/lock-file.ts";
+import { parseDocument } from "../files/json-document.ts";
 
 export const KEYS_FILE = "keys.json";
 export const USAGE_FILE = "key-usage.json";

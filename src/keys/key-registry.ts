@@ -6,7 +6,7 @@
  * it) and written to the usage file at most once a minute per key, after the response, never on
  * its path, without waiting on the CLI's lock.
  */
-import { fileStamp } from "../store/file-stamp.ts";
+import { fileStamp } from "../files/file-stamp.ts";
 import { timingSafeEqual } from "node:crypto";
 import { join } from "node:path";
 import { hashKey, keyPrefix, looksLikeKey } from "./api-key.ts";

@@ -7,8 +7,8 @@
 import { closeSync, existsSync, openSync, readFileSync, statSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
-import { writeFileAtomic } from "../store/atomic-write.ts";
-import { parseDocument } from "../store/json-document.ts";
+import { writeFileAtomic } from "../files/atomic-write.ts";
+import { parseDocument } from "../files/json-document.ts";
 
 export const PULL_STATE_FILE = "pull-state.json";
 export const PULL_SUCCEEDED_FILE = "pull-succeeded";

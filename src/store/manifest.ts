@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { columns } from "../source/columns.ts";
-import { isTempFile, writeFileAtomic } from "./atomic-write.ts";
+import { isTempFile, writeFileAtomic } from "../files/atomic-write.ts";
 import { type Day, parseDay } from "./day-file.ts";
 import { HOUR_MS } from "../time.ts";
 

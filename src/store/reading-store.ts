@@ -22,8 +22,8 @@ import {
   type DayEntry,
   type Manifest,
 } from "./manifest.ts";
-import { Lru } from "./lru.ts";
-import { lockHeld } from "./lock-file.ts";
+import { Lru } from "../cache/lru.ts";
+import { lockHeld } from "../files/lock-file.ts";
 import { isPack, monthOf, PACKS, packName, unpackDay } from "./month-pack.ts";
 
 /** What the store held at the last refresh. */

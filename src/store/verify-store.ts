@@ -6,7 +6,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { isTempFile } from "./atomic-write.ts";
+import { isTempFile } from "../files/atomic-write.ts";
 import { dayFileName, parseDay } from "./day-file.ts";
 import {
   contentHash,

@@ -6,11 +6,11 @@
  * last 35 days.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { fileStamp } from "../store/file-stamp.ts";
+import { fileStamp } from "../files/file-stamp.ts";
 import { join } from "node:path";
 import * as v from "valibot";
-import { writeFileAtomic } from "../store/atomic-write.ts";
-import { withLockAsync } from "../store/lock-file.ts";
+import { writeFileAtomic } from "../files/atomic-write.ts";
+import { withLockAsync } from "../files/lock-file.ts";
 import { DAY_MS, dayKey } from "../time.ts";
 
 export const COUNTS_FILE = "request-counts.json";
