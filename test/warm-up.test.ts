@@ -13,7 +13,16 @@ test("the start-up check reads the newest week through every dataset", (t) => {
   assert.equal(warmUp(createReadingStore({ dir }), DATASETS), 0, "an empty store has nothing to check");
   ingestTexts(dir, { "s.csv": generateSampleExport({ firstDay: "2025-01-01", days: 40 }) });
   const store = createReadingStore({ dir });
-  assert.ok(warmUp(store, DATASETS) >= 0);
+  const read = new Set<string>();
+  const counting = { ...store, day: (key: string) => (read.add(key), store.day(key)) };
+  warmUp(counting, DATASETS);
+  const newest = [...store.refresh().manifest.keys()].slice(-7);
+  for (const key of newest) assert.ok(read.has(key), `the newest week's ${key} was read`);
+  const first = [...store.refresh().manifest.keys()][0]!;
+  assert.ok(
+    !read.has(first),
+    `the first stored day, ${first}, was not: only the newest week and its look-back`,
+  );
 });
 
 test("the start-up check reports a damaged day file", (t) => {
