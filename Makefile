@@ -57,7 +57,9 @@ test: node_modules/.installed typecheck lint format-check browser
 	$(NODE_BIN)/c8 --reporter=text-summary --reporter=text --all --src src --exclude 'test/**' --exclude 'scripts/**' \
 		node --import tsx --test --test-reporter=spec $(TESTS)
 
+# Load comes from wrk (Debian's package), installed here when missing and this user can.
 bench: node_modules/.installed
+	@command -v wrk >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; } || { echo "make bench needs wrk: apt-get install -y wrk"; exit 1; }
 	$(NODE_BIN)/tsx scripts/bench.ts
 
 evaluate-stress: node_modules/.installed

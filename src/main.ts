@@ -1,5 +1,6 @@
 /** The entry point: reads the settings, opens the stores and serves until stopped. */
 import { getHeapStatistics } from "node:v8";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { loadConfig } from "./config.ts";
 import type { AccessLogEntry } from "./http/app.ts";
 import { createKeyRegistry } from "./keys/key-registry.ts";
@@ -82,6 +83,16 @@ server.listen(config.port, config.host, () => {
       `dashboard at http://${config.host}:${port}/dashboard\n`,
   );
 });
+// For `make bench` only: with GDS_LOOP_STATS=1, SIGUSR2 prints the worst event-loop delay since
+// the last SIGUSR2 as one JSON line on stderr.
+if (process.env.GDS_LOOP_STATS === "1") {
+  const delay = monitorEventLoopDelay({ resolution: 1 });
+  delay.enable();
+  process.on("SIGUSR2", () => {
+    process.stderr.write(JSON.stringify({ event_loop_max_ms: Number((delay.max / 1e6).toFixed(2)) }) + "\n");
+    delay.reset();
+  });
+}
 const shutdown = createShutdown(server, {
   graceMs: config.shutdownGraceMs,
   log: (line) => process.stderr.write(line + "\n"),
