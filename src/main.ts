@@ -13,6 +13,7 @@ import { createSessionStore } from "./accounts/session-store.ts";
 import { createRequestCounter } from "./usage/request-counts.ts";
 import { createHardenedServer } from "./http/hardened-server.ts";
 import { createShutdown } from "./http/graceful-shutdown.ts";
+import { createChangeGate } from "./files/change-gate.ts";
 
 // Access-log lines are gathered and written once per turn of the event loop: one write, not one per request.
 let pending = "";
@@ -28,7 +29,9 @@ function flushAccessLog(): void {
 
 const logError = (error: unknown) => process.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);
 const config = loadConfig();
-const store = createReadingStore({ dir: config.dataDir, cacheDays: config.cacheDays });
+// One stat of the data directory per request tells the store and the registries whether to look again.
+const gate = createChangeGate(config.dataDir);
+const store = createReadingStore({ dir: config.dataDir, cacheDays: config.cacheDays, gate });
 // The record cache lives on the V8 heap (the other caches hold buffers outside it): warn when the
 // heap bound leaves it too little room, rather than fail later under load.
 const heapMb = getHeapStatistics().heap_size_limit / 2 ** 20;
@@ -38,11 +41,12 @@ if (heapMb < 2 * config.recordCacheMb + 64) {
       `raise NODE_HEAP_MB to at least ${2 * config.recordCacheMb + 64}\n`,
   );
 }
-const accounts = createAccountRegistry({ dir: config.dataDir, onError: logError });
+const accounts = createAccountRegistry({ dir: config.dataDir, onError: logError, gate });
 const registry = createKeyRegistry({
   dir: config.dataDir,
   onError: logError,
   isDisabled: (account) => accounts.isDisabled(account),
+  gate,
 });
 const sessions = createSessionStore({ dir: config.dataDir, onError: logError });
 const counter = createRequestCounter({ dir: config.dataDir, onError: logError });
@@ -72,6 +76,7 @@ const server = createHardenedServer(
     dashboard: { dir: config.dataDir, accounts, sessions, secureCookies: config.cookieSecure },
     staleAfterMs: config.staleAfterMs,
     corsOrigins: config.corsOrigins,
+    gate,
   }),
   config.serverLimits,
 );

@@ -20,6 +20,7 @@ import { Lru } from "./cache/lru.ts";
 import { createRecordCache } from "./datasets/record-cache.ts";
 import { type DashboardOptions, dashboardRoutes } from "./dashboard/dashboard.ts";
 import type { RequestCounter } from "./usage/request-counts.ts";
+import type { ChangeGate } from "./files/change-gate.ts";
 
 const READ_METHODS = ["GET", "HEAD"];
 
@@ -42,6 +43,11 @@ export interface ServiceOptions {
   readonly responseCacheMb?: number;
   /** Where requests are counted per key and scope (the dashboard shows them). */
   readonly counter?: RequestCounter;
+  /**
+   * The data directory's change gate, polled once per request: the store and registries made with
+   * it restat their files only when the directory changed (one stat per request instead of three).
+   */
+  readonly gate?: ChangeGate;
   /** Origins whose browser scripts may call the API (CORS); none by default. */
   readonly corsOrigins?: ReadonlySet<string>;
   /** How old the newest actual hour may be before /healthz says stale (3 hours by default). */
@@ -114,5 +120,11 @@ export function createService(options: ServiceOptions): (req: IncomingMessage, r
     defaults: options.limits,
     counter: options.counter,
   });
-  return createApp({ routes, guard, log: options.log, logError, corsOrigins: options.corsOrigins });
+  const app = createApp({ routes, guard, log: options.log, logError, corsOrigins: options.corsOrigins });
+  const gate = options.gate;
+  if (gate === undefined) return app;
+  return (req, res) => {
+    gate.poll();
+    app(req, res);
+  };
 }

@@ -12,6 +12,7 @@ import { createLimiter } from "../src/limits/limiter.ts";
 import { DEFAULT_LIMITS, SCOPES } from "../src/limits/scopes.ts";
 import { createService } from "../src/service.ts";
 import { createReadingStore } from "../src/store/reading-store.ts";
+import { createChangeGate } from "../src/files/change-gate.ts";
 import { createAccountRegistry } from "../src/accounts/account-registry.ts";
 import { createSessionStore, type SessionStore } from "../src/accounts/session-store.ts";
 import { createRequestCounter, type RequestCounter } from "../src/usage/request-counts.ts";
@@ -117,16 +118,19 @@ export async function startServer(
 ): Promise<TestServer> {
   const logs: Record<string, unknown>[] = [];
   const errors: unknown[] = [];
-  const store = createReadingStore({ dir: dataDir, cacheDays: options.cacheDays ?? 50 });
+  // As in production: one stat of the directory per request gates the store's and registries' rereads.
+  const gate = createChangeGate(dataDir);
+  const store = createReadingStore({ dir: dataDir, cacheDays: options.cacheDays ?? 50, gate });
   const unlimited = Object.fromEntries(SCOPES.map((s) => [s, 1_000_000]));
   const { key } = createKey(dataDir, { name: "test", account: "tests", limits: unlimited });
   const onError = (error: unknown) => errors.push(error);
-  const accounts = createAccountRegistry({ dir: dataDir, onError });
+  const accounts = createAccountRegistry({ dir: dataDir, onError, gate });
   const registry = createKeyRegistry({
     dir: dataDir,
     now: options.now,
     onError,
     isDisabled: (account) => accounts.isDisabled(account),
+    gate,
   });
   const sessions = createSessionStore({ dir: dataDir, now: options.now, onError });
   const counter = createRequestCounter({ dir: dataDir, now: options.now, onError });
@@ -143,6 +147,7 @@ export async function startServer(
       counter,
       dashboard: { dir: dataDir, accounts, sessions, secureCookies: options.secureCookies ?? false },
       corsOrigins: options.corsOrigins,
+      gate,
     }),
   );
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

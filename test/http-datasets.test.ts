@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
 import { exportCsv, ingestTexts, startServer, tempDir, sast } from "./helpers.ts";
@@ -417,5 +417,7 @@ function rehash(dir: string, key: string, text: string): void {
   const path = join(dir, "manifest.json");
   const manifest = JSON.parse(readFileSync(path, "utf8"));
   manifest.days[key].hash = createHash("sha256").update(text).digest("hex").slice(0, 32);
-  writeFileSync(path, JSON.stringify(manifest));
+  // Replaced by a rename, as ingest replaces it.
+  writeFileSync(path + ".new", JSON.stringify(manifest));
+  renameSync(path + ".new", path);
 }

@@ -5,6 +5,7 @@
  * can break the file the CLI and the dashboard write.
  */
 import { fileStamp } from "../files/file-stamp.ts";
+import { type ChangeGate, createRecheck } from "../files/change-gate.ts";
 import { join } from "node:path";
 import { ACCOUNTS_FILE, type AccountRecord, readAccounts } from "./account-file.ts";
 
@@ -21,7 +22,10 @@ export interface AccountRegistry {
 export function createAccountRegistry(options: {
   dir: string;
   onError?: (error: unknown) => void;
+  /** The data directory's change gate: `accounts.json` is restatted only when it may have changed. */
+  gate?: ChangeGate;
 }): AccountRegistry {
+  const recheck = createRecheck(options.gate);
   const path = join(options.dir, ACCOUNTS_FILE);
   const onError = options.onError ?? ((error) => console.error(error));
   let stamp = "";
@@ -43,15 +47,15 @@ export function createAccountRegistry(options: {
   reload();
   return {
     get(name) {
-      reload();
+      if (recheck()) reload();
       return byName.get(name);
     },
     all() {
-      reload();
+      if (recheck()) reload();
       return accounts;
     },
     isDisabled(name) {
-      reload();
+      if (recheck()) reload();
       const account = byName.get(name);
       return account !== undefined && account.disabled !== null;
     },

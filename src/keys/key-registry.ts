@@ -7,6 +7,7 @@
  * its path, without waiting on the CLI's lock.
  */
 import { fileStamp } from "../files/file-stamp.ts";
+import { type ChangeGate, createRecheck } from "../files/change-gate.ts";
 import { timingSafeEqual } from "node:crypto";
 import { join } from "node:path";
 import { hashKey, keyPrefix, looksLikeKey } from "./api-key.ts";
@@ -40,6 +41,8 @@ export function createKeyRegistry(options: {
   onError?: (error: unknown) => void;
   /** Whether an account is disabled: its keys are refused. */
   isDisabled?: (account: string) => boolean;
+  /** The data directory's change gate: `keys.json` is restatted only when it may have changed. */
+  gate?: ChangeGate;
 }): KeyRegistry {
   const { dir } = options;
   const now = options.now ?? Date.now;
@@ -48,6 +51,7 @@ export function createKeyRegistry(options: {
   let stamp = "";
   let byPrefix = new Map<string, KeyRecord[]>();
   const isDisabled = options.isDisabled ?? (() => false);
+  const recheck = createRecheck(options.gate);
   const seen = new Map<string, number>();
   const written = new Map<string, number>();
   const pending = new Map<string, string>();
@@ -98,7 +102,7 @@ export function createKeyRegistry(options: {
 
   function authenticate(presented: string | undefined): Authentication {
     if (presented === undefined || presented.trim() === "") return { ok: false, reason: "missing" };
-    reload();
+    if (recheck()) reload();
     const value = presented.trim();
     if (!looksLikeKey(value)) return { ok: false, reason: "invalid" };
     const digest = Buffer.from(hashKey(value));

@@ -24,6 +24,7 @@ import {
 } from "./manifest.ts";
 import { Lru } from "../cache/lru.ts";
 import { lockHeld } from "../files/lock-file.ts";
+import { type ChangeGate, createRecheck } from "../files/change-gate.ts";
 import { isPack, monthOf, PACKS, packName, unpackDay } from "./month-pack.ts";
 
 /** What the store held at the last refresh. */
@@ -80,15 +81,22 @@ export interface ReadingStore {
 }
 
 /** Opens the store in `dir`, keeping at most `cacheDays` parsed days in memory. */
-export function createReadingStore(options: { dir: string; cacheDays?: number }): ReadingStore {
+export function createReadingStore(options: {
+  dir: string;
+  cacheDays?: number;
+  /** The data directory's change gate: `manifest.json` is restatted only when it may have changed. */
+  gate?: ChangeGate;
+}): ReadingStore {
   const { dir } = options;
   const manifestPath = join(dir, MANIFEST_FILE);
   const cache = new Lru<string, { hash: string; day: Day }>(options.cacheDays ?? 1000);
   let stamp = "";
   let snapshot: StoreSnapshot = { manifest: new Map(), lastActual: null, version: 0, modified: null };
   const broken = new Map<string, { hash: string; why: string }>();
+  const recheck = createRecheck(options.gate);
 
   function refresh(): StoreSnapshot {
+    if (!recheck()) return snapshot;
     const stat = statSync(manifestPath, { throwIfNoEntry: false });
     const next = stat ? `${stat.ino}:${stat.size}:${stat.mtimeMs}` : "none";
     if (next === stamp) return snapshot;

@@ -1,0 +1,59 @@
+/**
+ * One stat per request instead of one per watched file. Every file the server watches
+ * (`manifest.json`, `keys.json`, `accounts.json`) is replaced by a rename into the data directory,
+ * and a rename changes the directory's own modification time. So the server stats the directory
+ * once per request (`poll`), and its readers restat their files only when the directory changed.
+ *
+ * Two safeguards keep this exact. Directory times come from a coarse clock, so a change within the
+ * same tick as the last look would not show: a stamp less than `RACY_MS` old is not trusted, and
+ * every poll in that window counts as a change (as git treats "racily clean" files). And a file
+ * edited in place (not renamed) does not touch the directory: readers restat their files at least
+ * once a second anyway (`SAFETY_MS`), so even that is seen within a second.
+ */
+import { statSync } from "node:fs";
+
+const RACY_MS = 100;
+/** The longest a reader trusts the directory without restatting its own file. */
+export const SAFETY_MS = 1000;
+
+export interface ChangeGate {
+  /** Looks at the directory (one stat); returns the version, which grows whenever it may have changed. */
+  poll(): number;
+  /** The version at the last poll. */
+  readonly version: number;
+}
+
+/** A gate over `dir`; `now` is the clock for the racy window. */
+export function createChangeGate(dir: string, now: () => number = Date.now): ChangeGate {
+  let stamp = "";
+  let version = 0;
+  return {
+    poll() {
+      const stat = statSync(dir, { throwIfNoEntry: false });
+      const next = stat ? `${stat.ino}:${stat.mtimeMs}:${stat.ctimeMs}` : "none";
+      const racy = stat !== undefined && now() - Math.max(stat.mtimeMs, stat.ctimeMs) < RACY_MS;
+      if (next !== stamp || racy) version++;
+      stamp = next;
+      return version;
+    },
+    get version() {
+      return version;
+    },
+  };
+}
+
+/**
+ * Whether a reader should restat its file now: the gate saw a change since the reader last
+ * looked, or a second has passed, or there is no gate.
+ */
+export function createRecheck(gate: ChangeGate | undefined, now: () => number = Date.now): () => boolean {
+  let seen = -1;
+  let lastFull = -Infinity;
+  return () => {
+    const t = now();
+    if (gate !== undefined && gate.version === seen && t - lastFull < SAFETY_MS) return false;
+    seen = gate?.version ?? -1;
+    lastFull = t;
+    return true;
+  };
+}
