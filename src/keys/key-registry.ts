@@ -33,6 +33,7 @@ export interface KeyRegistry {
 }
 
 const USAGE_INTERVAL_MS = 60_000;
+const VERIFIED_MAX = 10_000;
 
 /** Opens the key store in `dir`; `onError` hears of unreadable key files and failed usage writes. */
 export function createKeyRegistry(options: {
@@ -53,6 +54,7 @@ export function createKeyRegistry(options: {
   const isDisabled = options.isDisabled ?? (() => false);
   const recheck = createRecheck(options.gate);
   const seen = new Map<string, number>();
+  const verified = new Map<string, KeyRecord>();
   const written = new Map<string, number>();
   const pending = new Map<string, string>();
   let flushScheduled = false;
@@ -61,6 +63,7 @@ export function createKeyRegistry(options: {
     const next = fileStamp(path);
     if (next === stamp) return;
     stamp = next;
+    verified.clear();
     try {
       const index = new Map<string, KeyRecord[]>();
       for (const record of readKeys(dir)) {
@@ -100,21 +103,31 @@ export function createKeyRegistry(options: {
     }
   }
 
+  function accept(record: KeyRecord): Authentication {
+    if (record.revoked !== null || isDisabled(record.account)) return { ok: false, reason: "invalid" };
+    noteUse(record.id);
+    return {
+      ok: true,
+      caller: { id: record.id, account: record.account, prefix: record.prefix, limits: record.limits },
+    };
+  }
+
   function authenticate(presented: string | undefined): Authentication {
     if (presented === undefined || presented.trim() === "") return { ok: false, reason: "missing" };
     if (recheck()) reload();
     const value = presented.trim();
+    // A key already verified since the key file was last read skips the hash (a bounded memo of
+    // valid keys only, dropped whenever the file is reread, so a revocation is never missed).
+    const known = verified.get(value);
+    if (known !== undefined) return accept(known);
     if (!looksLikeKey(value)) return { ok: false, reason: "invalid" };
     const digest = Buffer.from(hashKey(value));
     for (const record of byPrefix.get(keyPrefix(value)) ?? []) {
       const stored = Buffer.from(record.hash);
       if (stored.length === digest.length && timingSafeEqual(stored, digest)) {
-        if (record.revoked !== null || isDisabled(record.account)) return { ok: false, reason: "invalid" };
-        noteUse(record.id);
-        return {
-          ok: true,
-          caller: { id: record.id, account: record.account, prefix: record.prefix, limits: record.limits },
-        };
+        if (verified.size >= VERIFIED_MAX) verified.clear();
+        verified.set(value, record);
+        return accept(record);
       }
     }
     return { ok: false, reason: "invalid" };

@@ -85,6 +85,16 @@ export function createRequestCounter(options: {
   let pending: Counts = {};
   let stored: { stamp: string; counts: Counts } = { stamp: "", counts: {} };
   const timer = setInterval(() => void flush(), FLUSH_MS).unref();
+  // The UTC day of `now`, formatted once a day rather than once a request.
+  let day = { key: "", end: -Infinity, start: Infinity };
+  const today = (): string => {
+    const t = now();
+    if (t >= day.end || t < day.start) {
+      const start = Math.floor(t / DAY_MS) * DAY_MS;
+      day = { key: dayKey(t), start, end: start + DAY_MS };
+    }
+    return day.key;
+  };
 
   function storedCounts(): Counts {
     const stamp = fileStamp(path);
@@ -126,7 +136,7 @@ export function createRequestCounter(options: {
 
   return {
     count(keyId, scope, allowed) {
-      add(pending, dayKey(now()), keyId, scope, allowed ? [1, 0] : [0, 1]);
+      add(pending, today(), keyId, scope, allowed ? [1, 0] : [0, 1]);
     },
     totals(keyIds, days) {
       const out: Record<string, Record<string, Tally>> = {};
