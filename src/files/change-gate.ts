@@ -9,6 +9,10 @@
  * every poll in that window counts as a change (as git treats "racily clean" files). And a file
  * edited in place (not renamed) does not touch the directory: readers restat their files at least
  * once a second anyway (`SAFETY_MS`), so even that is seen within a second.
+ *
+ * Requests handled in the same turn of the event loop share one stat: any change another process
+ * finished before those requests arrived happened before the turn began, so the turn's stat sees
+ * it, and the next turn stats afresh.
  */
 import { statSync } from "node:fs";
 
@@ -27,8 +31,15 @@ export interface ChangeGate {
 export function createChangeGate(dir: string, now: () => number = Date.now): ChangeGate {
   let stamp = "";
   let version = 0;
+  let lookedThisTurn = false;
+  const nextTurn = () => {
+    lookedThisTurn = false;
+  };
   return {
     poll() {
+      if (lookedThisTurn) return version;
+      lookedThisTurn = true;
+      setImmediate(nextTurn);
       const stat = statSync(dir, { throwIfNoEntry: false });
       const next = stat ? `${stat.ino}:${stat.mtimeMs}:${stat.ctimeMs}` : "none";
       const racy = stat !== undefined && now() - Math.max(stat.mtimeMs, stat.ctimeMs) < RACY_MS;
