@@ -6,6 +6,15 @@ import { ingestTexts, startServer, tempDir } from "./helpers.ts";
 
 const STATE = "/api/v1/grid/system-state?start=2025-01-02&end=2025-01-03";
 const NOTEBOOK = "https://observablehq.com";
+/** What a browser sends before a cross-origin GET with X-API-KEY. */
+const PREFLIGHT: RequestInit = {
+  method: "OPTIONS",
+  headers: {
+    Origin: NOTEBOOK,
+    "Access-Control-Request-Method": "GET",
+    "Access-Control-Request-Headers": "x-api-key",
+  },
+};
 
 async function server(t: Parameters<typeof tempDir>[0], cors?: string[]) {
   const dir = tempDir(t);
@@ -53,27 +62,13 @@ test("CORS is off by default: no Access-Control headers for any origin", async (
   const s = await server(t);
   const res = await s.get(STATE, { headers: { Origin: NOTEBOOK } });
   assert.equal(res.headers.get("access-control-allow-origin"), null);
-  const preflight = await s.raw(STATE, {
-    method: "OPTIONS",
-    headers: {
-      Origin: NOTEBOOK,
-      "Access-Control-Request-Method": "GET",
-      "Access-Control-Request-Headers": "x-api-key",
-    },
-  });
+  const preflight = await s.raw(STATE, PREFLIGHT);
   assert.notEqual(preflight.status, 204);
 });
 
 test("a listed origin gets its preflight answered without a key and may send X-API-KEY and read the limits", async (t) => {
   const s = await server(t, [NOTEBOOK]);
-  const preflight = await s.raw(STATE, {
-    method: "OPTIONS",
-    headers: {
-      Origin: NOTEBOOK,
-      "Access-Control-Request-Method": "GET",
-      "Access-Control-Request-Headers": "x-api-key",
-    },
-  });
+  const preflight = await s.raw(STATE, PREFLIGHT);
   assert.equal(preflight.status, 204);
   assert.equal(preflight.headers.get("access-control-allow-origin"), NOTEBOOK);
   assert.match(preflight.headers.get("access-control-allow-headers")!, /X-API-KEY/);

@@ -1,4 +1,4 @@
-import { test } from "node:test";
+import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -155,24 +155,22 @@ test("a missing file is reported, not thrown", (t) => {
   assert.match(summary.failures[0]!.message, /Cannot read "nope.csv"/);
 });
 
+/** A file with a new hour for 2018-04-01 (09:00 UTC) and one for a new day, 2018-04-05. */
+function laterRows(t: TestContext): string {
+  const rows = [
+    ["2018-04-01 11:00:00 AM", "6.0"],
+    ["2018-04-05 11:00:00 AM", "7.0"],
+  ];
+  return writeFile(tempDir(t), "b.csv", exportCsv(["Wind"], rows));
+}
+
 test("a damaged day file is set aside, the day restored from its pack and the new rows merged", (t) => {
   const dir = tempDir(t);
   ingestTexts(dir, { "a.csv": exportCsv(["Wind"], [["2018-04-01 10:00:00 AM", "5.0"]]) });
   const damaged = join(dir, "readings", "2018-04-01.jsonl");
   const cut = '{"ts":"2018-04-01T08:00:00Z","wind":5}\n{"ts":"2018-04-01T09:00:00Z",\n';
   writeFileSync(damaged, cut);
-  const src = tempDir(t);
-  const file = writeFile(
-    src,
-    "b.csv",
-    exportCsv(
-      ["Wind"],
-      [
-        ["2018-04-01 11:00:00 AM", "6.0"],
-        ["2018-04-05 11:00:00 AM", "7.0"],
-      ],
-    ),
-  );
+  const file = laterRows(t);
   const summary = ingestFiles([file], { dir });
   assert.deepEqual(summary.failures, []);
   assert.equal(summary.repaired.length, 1);
@@ -196,18 +194,7 @@ test("an unreadable day file the manifest does not know is left alone and report
   const corrupt = join(dir, "readings", "2018-04-01.jsonl");
   writeFileSync(corrupt, '{"ts":"2018-04-01T08:00:00Z","wind":5}\n{"ts":"2018-04-01T09:00:00Z",\n');
   writeFileSync(join(dir, "manifest.json"), '{"format": 1, "days": {}}\n');
-  const src = tempDir(t);
-  const file = writeFile(
-    src,
-    "b.csv",
-    exportCsv(
-      ["Wind"],
-      [
-        ["2018-04-01 11:00:00 AM", "6.0"],
-        ["2018-04-05 11:00:00 AM", "7.0"],
-      ],
-    ),
-  );
+  const file = laterRows(t);
   const summary = ingestFiles([file], { dir });
   assert.equal(summary.failures.length, 1);
   assert.equal(summary.failures[0]!.kind, "day");

@@ -78,24 +78,44 @@ function claim(path: string): string {
   return mine;
 }
 
-/** Runs `fn` while holding the lock at `path`, waiting up to `waitMs` for another holder. */
-export function withLock<T>(path: string, fn: () => T, options: { waitMs?: number } = {}): T {
-  const deadline = Date.now() + (options.waitMs ?? 10_000);
+/**
+ * The attempts at one lock: `next()` is true once the lock is taken, false while a live process
+ * holds it, and throws LockBusyError after `waitMs`; `done()` cleans up the claim either way.
+ */
+function attempts(path: string, waitMs = 10_000) {
+  const deadline = Date.now() + waitMs;
   const mine = claim(path);
   const holder = { pid: 0 };
-  try {
-    while (!tryTake(path, mine, holder)) {
+  return {
+    next(): boolean {
+      if (tryTake(path, mine, holder)) return true;
       if (Date.now() >= deadline) throw new LockBusyError(path, holder.pid);
-      sleep(10 + Math.random() * 20);
-    }
-  } finally {
-    rmSync(mine, { force: true });
-  }
+      return false;
+    },
+    done: () => rmSync(mine, { force: true }),
+  };
+}
+
+const pause = () => 10 + Math.random() * 20;
+
+// Runs `fn` with the lock taken, and releases it after, even on throw.
+function holding<T>(path: string, fn: () => T): T {
   try {
     return fn();
   } finally {
     rmSync(path, { force: true });
   }
+}
+
+/** Runs `fn` while holding the lock at `path`, waiting up to `waitMs` for another holder. */
+export function withLock<T>(path: string, fn: () => T, options: { waitMs?: number } = {}): T {
+  const lock = attempts(path, options.waitMs);
+  try {
+    while (!lock.next()) sleep(pause());
+  } finally {
+    lock.done();
+  }
+  return holding(path, fn);
 }
 
 /** `withLock` without blocking the event loop while it waits; `fn` itself runs synchronously. */
@@ -104,20 +124,11 @@ export async function withLockAsync<T>(
   fn: () => T,
   options: { waitMs?: number } = {},
 ): Promise<T> {
-  const deadline = Date.now() + (options.waitMs ?? 10_000);
-  const mine = claim(path);
-  const holder = { pid: 0 };
+  const lock = attempts(path, options.waitMs);
   try {
-    while (!tryTake(path, mine, holder)) {
-      if (Date.now() >= deadline) throw new LockBusyError(path, holder.pid);
-      await delay(10 + Math.random() * 20);
-    }
+    while (!lock.next()) await delay(pause());
   } finally {
-    rmSync(mine, { force: true });
+    lock.done();
   }
-  try {
-    return fn();
-  } finally {
-    rmSync(path, { force: true });
-  }
+  return holding(path, fn);
 }
