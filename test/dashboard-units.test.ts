@@ -1,0 +1,54 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import type { IncomingMessage } from "node:http";
+import { cookie, readCookie } from "../src/dashboard/cookies.ts";
+import { csrfToken, tokensMatch } from "../src/dashboard/csrf.ts";
+import { createRevealStore } from "../src/dashboard/reveal.ts";
+import { parseCorsOrigins } from "../src/http/cors.ts";
+
+const withCookie = (header: string | undefined) =>
+  ({ headers: { cookie: header } }) as unknown as IncomingMessage;
+
+test("cookies are read by exact name, and written with the documented attributes", () => {
+  assert.equal(readCookie(withCookie("a=1; gds_session=abc; gds_session_x=no"), "gds_session"), "abc");
+  assert.equal(readCookie(withCookie("gds_session_x=no"), "gds_session"), undefined);
+  assert.equal(readCookie(withCookie(undefined), "gds_session"), undefined);
+  assert.equal(
+    cookie("n", "v", { maxAge: 60, secure: false }),
+    "n=v; Path=/dashboard; HttpOnly; SameSite=Strict; Max-Age=60",
+  );
+  assert.match(cookie("n", "", { maxAge: 0, secure: true }), /Max-Age=0; Secure$/);
+});
+
+test("a CSRF token is bound to its session and compared whole", () => {
+  const token = csrfToken("session-a");
+  assert.equal(tokensMatch(token, csrfToken("session-a")), true);
+  assert.equal(tokensMatch(token, csrfToken("session-b")), false);
+  assert.equal(tokensMatch(token, token.slice(0, -1)), false);
+  assert.equal(tokensMatch(token, undefined), false);
+  assert.equal(tokensMatch(undefined, token), false);
+  assert.equal(tokensMatch("", ""), false, "an empty expectation never matches");
+});
+
+test("a revealed secret is taken once, by its own session and kind, within five minutes", () => {
+  let now = 0;
+  const reveals = createRevealStore({ now: () => now });
+  reveals.put("s1", { kind: "key", label: "laptop", secret: "gds_x" });
+  assert.equal(reveals.take("s2", "key"), undefined, "another session");
+  assert.equal(reveals.take("s1", "password"), undefined, "another kind");
+  assert.deepEqual(reveals.take("s1", "key"), { kind: "key", label: "laptop", secret: "gds_x" });
+  assert.equal(reveals.take("s1", "key"), undefined, "only once");
+  reveals.put("s1", { kind: "key", label: "late", secret: "gds_y" });
+  now += 5 * 60_000;
+  assert.equal(reveals.take("s1", "key"), undefined, "expired");
+});
+
+test("CORS origins must be bare origins", () => {
+  assert.deepEqual(
+    [...parseCorsOrigins(" https://a.org ,http://localhost:8888")],
+    ["https://a.org", "http://localhost:8888"],
+  );
+  assert.equal(parseCorsOrigins(undefined).size, 0);
+  assert.throws(() => parseCorsOrigins("https://a.org/"), /not an origin such as https:\/\/a.org/);
+  assert.throws(() => parseCorsOrigins("a.org"), /"a.org" is not an origin/);
+});
