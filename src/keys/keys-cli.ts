@@ -67,121 +67,134 @@ function table(rows: string[][]): string {
   );
 }
 
+interface Context {
+  readonly dir: string;
+  readonly io: CliIo;
+  readonly env: NodeJS.ProcessEnv | undefined;
+}
+
+const shownLimits = (limits: Readonly<Record<string, number>>) =>
+  Object.entries(limits)
+    .map(([s, n]) => `${s}=${n}`)
+    .join(", ") || "defaults";
+
+function create(rest: readonly string[], { dir, io }: Context): void {
+  const { values } = parseArgs({
+    args: [...rest],
+    options: {
+      name: { type: "string" },
+      account: { type: "string" },
+      limit: { type: "string", multiple: true },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  const name = label(values.name, "--name");
+  const account = label(values.account ?? "default", "--account");
+  const overrides = limits(values.limit ?? [], false) as Partial<Record<Scope, number>>;
+  const { key, record } = createKey(dir, { name, account, limits: overrides });
+  io.stderr(
+    `Created key ${record.id} (${record.prefix}…) for account "${account}", name "${name}", limits: ${shownLimits(record.limits)}.\n` +
+      "This is the only time the full key is shown; store it now.\n",
+  );
+  io.stdout(key + "\n");
+}
+
+function list(rest: readonly string[], { dir, io, env }: Context): void {
+  const { values } = parseArgs({
+    args: [...rest],
+    options: { account: { type: "string" }, json: { type: "boolean" } },
+    strict: true,
+    allowPositionals: false,
+  });
+  const keys = listKeys(dir, values.account);
+  if (values.json) {
+    const out = keys.map((k) => ({
+      id: k.id,
+      account: k.account,
+      name: k.name,
+      prefix: k.prefix,
+      created: k.created,
+      last_used: k.lastUsed,
+      status: k.revoked === null ? "active" : "revoked",
+      revoked: k.revoked,
+      limits: k.limits,
+    }));
+    io.stdout(JSON.stringify(out, null, 2) + "\n");
+    return;
+  }
+  if (keys.length === 0) {
+    io.stderr("No keys yet. Create one with: npm run --silent keys -- create --name NAME\n");
+    return;
+  }
+  const defaults = configuredLimits(env?.RATE_LIMITS);
+  const rows = [["ID", "ACCOUNT", "NAME", "PREFIX", "CREATED", "LAST USED", "STATUS", "LIMITS/60s"]];
+  for (const k of keys) {
+    const effective = SCOPES.map(
+      (s) => `${s}=${k.limits[s] ?? defaults[s]}${k.limits[s] === undefined ? "" : "*"}`,
+    );
+    rows.push([
+      k.id,
+      k.account,
+      k.name,
+      k.prefix,
+      k.created.slice(0, 19) + "Z",
+      k.lastUsed === null ? "never" : k.lastUsed.slice(0, 19) + "Z",
+      k.revoked === null ? "active" : "revoked",
+      effective.join(" "),
+    ]);
+  }
+  io.stdout(table(rows));
+  io.stdout("(* = the key's own limit)\n");
+}
+
+function revoke(rest: readonly string[], { dir, io }: Context): void {
+  const { positionals } = parseArgs({ args: [...rest], strict: true, allowPositionals: true });
+  if (positionals.length !== 1) throw new UsageError("revoke takes one ID_OR_PREFIX");
+  const { record, already } = revokeKey(dir, positionals[0]!);
+  io.stderr(
+    already
+      ? `Key ${record.id} (${record.prefix}…) was already revoked at ${record.revoked}.\n`
+      : `Revoked key ${record.id} (${record.prefix}…) of account "${record.account}", name "${record.name}".\n`,
+  );
+}
+
+function limit(rest: readonly string[], { dir, io }: Context): void {
+  const { positionals } = parseArgs({ args: [...rest], strict: true, allowPositionals: true });
+  if (positionals.length < 2) throw new UsageError("limit takes ID_OR_PREFIX and at least one SCOPE=N");
+  const record = setKeyLimits(dir, positionals[0]!, limits(positionals.slice(1), true));
+  io.stderr(`Key ${record.id} (${record.prefix}…) now has limits: ${shownLimits(record.limits)}.\n`);
+}
+
+function help(_rest: readonly string[], { io }: Context): void {
+  io.stdout(USAGE);
+}
+
+/** The commands, by name. */
+const COMMANDS: Readonly<Record<string, (rest: readonly string[], ctx: Context) => void>> = {
+  create,
+  list,
+  revoke,
+  limit,
+  help,
+  "--help": help,
+  "-h": help,
+};
+
 /** Runs one command against the store in `dir`; returns the exit code. */
 export function runKeysCli(
   argv: readonly string[],
   options: { dir: string; io: CliIo; env?: NodeJS.ProcessEnv },
 ): number {
-  const { dir, io } = options;
+  const { io } = options;
   const [command, ...rest] = argv;
   try {
-    switch (command) {
-      case "create": {
-        const { values } = parseArgs({
-          args: rest,
-          options: {
-            name: { type: "string" },
-            account: { type: "string" },
-            limit: { type: "string", multiple: true },
-          },
-          strict: true,
-          allowPositionals: false,
-        });
-        const name = label(values.name, "--name");
-        const account = label(values.account ?? "default", "--account");
-        const overrides = limits(values.limit ?? [], false) as Partial<Record<Scope, number>>;
-        const { key, record } = createKey(dir, { name, account, limits: overrides });
-        const shown =
-          Object.entries(record.limits)
-            .map(([s, n]) => `${s}=${n}`)
-            .join(", ") || "defaults";
-        io.stderr(
-          `Created key ${record.id} (${record.prefix}…) for account "${account}", name "${name}", limits: ${shown}.\n` +
-            "This is the only time the full key is shown; store it now.\n",
-        );
-        io.stdout(key + "\n");
-        return 0;
-      }
-      case "list": {
-        const { values } = parseArgs({
-          args: rest,
-          options: { account: { type: "string" }, json: { type: "boolean" } },
-          strict: true,
-          allowPositionals: false,
-        });
-        const keys = listKeys(dir, values.account);
-        if (values.json) {
-          const out = keys.map((k) => ({
-            id: k.id,
-            account: k.account,
-            name: k.name,
-            prefix: k.prefix,
-            created: k.created,
-            last_used: k.lastUsed,
-            status: k.revoked === null ? "active" : "revoked",
-            revoked: k.revoked,
-            limits: k.limits,
-          }));
-          io.stdout(JSON.stringify(out, null, 2) + "\n");
-          return 0;
-        }
-        if (keys.length === 0) {
-          io.stderr("No keys yet. Create one with: npm run --silent keys -- create --name NAME\n");
-          return 0;
-        }
-        const defaults = configuredLimits(options.env?.RATE_LIMITS);
-        const rows = [["ID", "ACCOUNT", "NAME", "PREFIX", "CREATED", "LAST USED", "STATUS", "LIMITS/60s"]];
-        for (const k of keys) {
-          const effective = SCOPES.map(
-            (s) => `${s}=${k.limits[s] ?? defaults[s]}${k.limits[s] === undefined ? "" : "*"}`,
-          );
-          rows.push([
-            k.id,
-            k.account,
-            k.name,
-            k.prefix,
-            k.created.slice(0, 19) + "Z",
-            k.lastUsed === null ? "never" : k.lastUsed.slice(0, 19) + "Z",
-            k.revoked === null ? "active" : "revoked",
-            effective.join(" "),
-          ]);
-        }
-        io.stdout(table(rows));
-        io.stdout("(* = the key's own limit)\n");
-        return 0;
-      }
-      case "revoke": {
-        const { positionals } = parseArgs({ args: rest, strict: true, allowPositionals: true });
-        if (positionals.length !== 1) throw new UsageError("revoke takes one ID_OR_PREFIX");
-        const { record, already } = revokeKey(dir, positionals[0]!);
-        io.stderr(
-          already
-            ? `Key ${record.id} (${record.prefix}…) was already revoked at ${record.revoked}.\n`
-            : `Revoked key ${record.id} (${record.prefix}…) of account "${record.account}", name "${record.name}".\n`,
-        );
-        return 0;
-      }
-      case "limit": {
-        const { positionals } = parseArgs({ args: rest, strict: true, allowPositionals: true });
-        if (positionals.length < 2) throw new UsageError("limit takes ID_OR_PREFIX and at least one SCOPE=N");
-        const record = setKeyLimits(dir, positionals[0]!, limits(positionals.slice(1), true));
-        const shown =
-          Object.entries(record.limits)
-            .map(([s, n]) => `${s}=${n}`)
-            .join(", ") || "defaults";
-        io.stderr(`Key ${record.id} (${record.prefix}…) now has limits: ${shown}.\n`);
-        return 0;
-      }
-      case "help":
-      case "--help":
-      case "-h":
-        io.stdout(USAGE);
-        return 0;
-      default:
-        throw new UsageError(
-          command === undefined ? "a command is required" : `unknown command "${command}"`,
-        );
+    const run = command === undefined ? undefined : COMMANDS[command];
+    if (run === undefined) {
+      throw new UsageError(command === undefined ? "a command is required" : `unknown command "${command}"`);
     }
+    run(rest, { dir: options.dir, io, env: options.env });
+    return 0;
   } catch (error) {
     if (error instanceof UsageError || (error as NodeJS.ErrnoException).code?.startsWith("ERR_PARSE_ARGS")) {
       io.stderr(`Error: ${(error as Error).message}\n\n${USAGE}`);
