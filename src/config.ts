@@ -34,6 +34,14 @@ const EnvSchema = v.object({
   MAX_CONNECTIONS_PER_ADDRESS: v.optional(Positive, "256"),
   STALE_AFTER_H: v.optional(Positive, "3"),
   CORS_ORIGINS: v.optional(v.string(), ""),
+  TRUST_PROXY: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d$/, "must be the number of proxies in front, 0 to 9"),
+      v.transform(Number),
+    ),
+    "0",
+  ),
 });
 
 /** Validated settings. */
@@ -60,6 +68,8 @@ export interface Config {
   readonly staleAfterMs: number;
   /** Origins whose browser scripts may call the API (CORS); empty: none. */
   readonly corsOrigins: ReadonlySet<string>;
+  /** Reverse proxies in front that append to X-Forwarded-For (for the sign-in throttle). */
+  readonly trustedProxies: number;
 }
 
 /** Reads the settings from `env`; throws a TypeError naming the bad variable. */
@@ -107,6 +117,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     staleAfterMs: settings.STALE_AFTER_H * 3_600_000,
     corsOrigins,
+    trustedProxies: settings.TRUST_PROXY,
   };
 }
 

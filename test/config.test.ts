@@ -23,6 +23,7 @@ test("defaults: ./data, 127.0.0.1:8000, the spec's limits", () => {
     },
     staleAfterMs: 3 * 3_600_000,
     corsOrigins: new Set(),
+    trustedProxies: 0,
   });
 });
 
@@ -39,6 +40,7 @@ test("settings come from the environment; empty values mean the default", () => 
     MAX_CONNECTIONS_PER_ADDRESS: "8",
     STALE_AFTER_H: "6",
     CORS_ORIGINS: "https://observablehq.com, http://localhost:8888",
+    TRUST_PROXY: "1",
     EXTRA: "x",
   });
   assert.deepEqual(config, {
@@ -60,6 +62,7 @@ test("settings come from the environment; empty values mean the default", () => 
     },
     staleAfterMs: 6 * 3_600_000,
     corsOrigins: new Set(["https://observablehq.com", "http://localhost:8888"]),
+    trustedProxies: 1,
   });
   assert.equal(loadConfig({ PORT: "" }).port, 8000);
 });

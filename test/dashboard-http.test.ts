@@ -412,3 +412,16 @@ test("an account created by the CLI after its keys exist gets them on its keys p
   await client.signIn("late", PASSWORD);
   assert.match(await (await client.get("/dashboard/keys")).text(), new RegExp(record.prefix));
 });
+
+test("behind a trusted proxy, the address limit counts each client, and a forged X-Forwarded-For entry is ignored", async (t) => {
+  const { dir, server } = await dashboardServer(t, { trustedProxies: 1 });
+  await account(dir, "analyst");
+  const attacker = new Client(server.url);
+  // The client may put anything on the left; the proxy appends the address it saw.
+  const from = (ip: string) => ({ "X-Forwarded-For": `203.0.113.7, ${ip}` });
+  for (let i = 0; i < 20; i++) await attacker.signIn(`user${i}`, "nope", from("198.51.100.1"));
+  assert.equal((await attacker.signIn("user99", "nope", from("198.51.100.1"))).status, 429);
+  const colleague = new Client(server.url);
+  const res = await colleague.signIn("analyst", PASSWORD, from("198.51.100.2"));
+  assert.equal(res.status, 303, "another client behind the same proxy still signs in");
+});

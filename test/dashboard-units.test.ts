@@ -4,6 +4,7 @@ import type { IncomingMessage } from "node:http";
 import { cookie, readCookie } from "../src/dashboard/cookies.ts";
 import { csrfToken, tokensMatch } from "../src/dashboard/csrf.ts";
 import { createRevealStore } from "../src/dashboard/reveal.ts";
+import { clientAddress } from "../src/dashboard/dashboard-http.ts";
 import { parseCorsOrigins } from "../src/http/cors.ts";
 
 const withCookie = (header: string | undefined) =>
@@ -51,4 +52,21 @@ test("CORS origins must be bare origins", () => {
   assert.equal(parseCorsOrigins(undefined).size, 0);
   assert.throws(() => parseCorsOrigins("https://a.org/"), /not an origin such as https:\/\/a.org/);
   assert.throws(() => parseCorsOrigins("a.org"), /"a.org" is not an origin/);
+});
+
+test("the client address is the connection's, or behind N trusted proxies the N-th X-Forwarded-For entry from the end", () => {
+  const req = (xff?: string) =>
+    ({
+      socket: { remoteAddress: "10.0.0.9" },
+      headers: xff === undefined ? {} : { "x-forwarded-for": xff },
+    }) as unknown as IncomingMessage;
+  assert.equal(
+    clientAddress(req("1.1.1.1, 2.2.2.2")),
+    "10.0.0.9",
+    "no proxy trusted: the header is the client's word",
+  );
+  assert.equal(clientAddress(req("1.1.1.1, 2.2.2.2"), 1), "2.2.2.2");
+  assert.equal(clientAddress(req("1.1.1.1, 2.2.2.2, 3.3.3.3"), 2), "2.2.2.2");
+  assert.equal(clientAddress(req(), 1), "10.0.0.9", "no header: the connection");
+  assert.equal(clientAddress(req("2.2.2.2"), 3), "10.0.0.9", "fewer entries than proxies: the connection");
 });

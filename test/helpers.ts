@@ -108,6 +108,8 @@ export interface TestServerOptions {
   readonly secureCookies?: boolean;
   /** Origins allowed by CORS. */
   readonly corsOrigins?: ReadonlySet<string>;
+  /** Reverse proxies trusted to append to X-Forwarded-For. */
+  readonly trustedProxies?: number;
 }
 
 /** Starts the real service, keys and limits included, on port 0 over the store at `dataDir`. */
@@ -145,7 +147,13 @@ export async function startServer(
       log: (entry) => logs.push({ ...entry }),
       logError: onError,
       counter,
-      dashboard: { dir: dataDir, accounts, sessions, secureCookies: options.secureCookies ?? false },
+      dashboard: {
+        dir: dataDir,
+        accounts,
+        sessions,
+        secureCookies: options.secureCookies ?? false,
+        trustedProxies: options.trustedProxies,
+      },
       corsOrigins: options.corsOrigins,
       gate,
     }),

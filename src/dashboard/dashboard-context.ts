@@ -29,6 +29,8 @@ export interface DashboardOptions {
   readonly limits: Readonly<Record<Scope, number>>;
   /** Whether cookies carry `Secure` (set when a TLS proxy is in front). */
   readonly secureCookies: boolean;
+  /** How many reverse proxies in front append to X-Forwarded-For (TRUST_PROXY); 0: none. */
+  readonly trustedProxies?: number;
   readonly now?: () => number;
   readonly throttle?: SignInThrottle;
   readonly reveals?: RevealStore;

@@ -106,7 +106,19 @@ export function sameOriginPost(req: IncomingMessage): boolean {
   return site === undefined || site === "same-origin" || site === "none";
 }
 
-/** The client's address, for the sign-in throttle. */
-export function clientAddress(req: IncomingMessage): string {
-  return req.socket.remoteAddress ?? "unknown";
+/**
+ * The client's address, for the sign-in throttle. Behind `trustedProxies` reverse proxies, each of
+ * which appends the address it saw to `X-Forwarded-For`, it is the entry that many places from
+ * the end (what the outermost trusted proxy saw); entries further left are the client's word and
+ * never trusted. With no trusted proxy, it is the connection's address.
+ */
+export function clientAddress(req: IncomingMessage, trustedProxies = 0): string {
+  const direct = req.socket.remoteAddress ?? "unknown";
+  if (trustedProxies === 0) return direct;
+  const header = req.headers["x-forwarded-for"];
+  const hops = (Array.isArray(header) ? header.join(",") : (header ?? ""))
+    .split(",")
+    .map((h) => h.trim())
+    .filter(Boolean);
+  return hops[hops.length - trustedProxies] ?? direct;
 }

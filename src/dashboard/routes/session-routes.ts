@@ -50,7 +50,7 @@ async function signIn(ctx: DashboardContext, req: IncomingMessage, res: ServerRe
   }
   const typed = (form.get("username") ?? "").trim();
   const username = typed.toLowerCase().slice(0, 200);
-  const address = clientAddress(req);
+  const address = clientAddress(req, ctx.trustedProxies);
   const verdict = ctx.throttle.check(username, address);
   if (!verdict.allowed) return tooMany(res, verdict.retryAfter, null);
   const account = ctx.accounts.get(username);
@@ -95,7 +95,7 @@ async function changeOwnPassword(
       status: 400,
     });
   // Wrong current passwords count like failed sign-ins: a stolen session cannot guess at leisure.
-  const address = clientAddress(req);
+  const address = clientAddress(req, ctx.trustedProxies);
   const verdict = ctx.throttle.check(who.account.name, address);
   if (!verdict.allowed) return tooMany(res, verdict.retryAfter, who.viewer);
   if (!(await verifyPassword(form.get("current_password") ?? "", who.account.password))) {
