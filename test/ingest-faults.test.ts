@@ -2,7 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ingestFiles } from "../src/ingest/ingest.ts";
@@ -56,7 +56,13 @@ test("an ingest killed at random points always leaves whole files, and a re-run 
       env: { ...process.env, DATA_DIR: dir },
     });
     assert.equal(rerun.status, 0, `run ${run}: ${rerun.stderr.toString()}`);
-    assert.deepEqual(data(snapshotDir(dir)), expected, `run ${run}: the re-run completes the store`);
+    const after = snapshotDir(dir);
+    assert.deepEqual(
+      Object.keys(after).filter((name) => name.includes(".tmp-") || /\.lock/.test(name)),
+      [],
+      `run ${run}: no temp file, lock or claim is left behind`,
+    );
+    assert.deepEqual(data(after), expected, `run ${run}: the re-run completes the store`);
     assert.deepEqual(verifyStore(dir), []);
   }
 });
@@ -104,3 +110,20 @@ test(
     assert.equal(await res.text(), whole);
   },
 );
+
+test("what a killed ingest leaves (a manifest temp file, a waiting claim) is cleaned by the next one", (t) => {
+  const dir = tempDir(t);
+  const src = tempDir(t);
+  ingestFiles([writeFile(src, "a.csv", generateSampleExport({ firstDay: "2024-01-01", days: 3 }))], { dir });
+  // pid 999999 is not running: these are what a SIGKILLed ingest leaves behind.
+  writeFileSync(join(dir, "manifest.json.tmp-999999-abcdef12"), "{}");
+  writeFileSync(join(dir, ".ingest.lock.999999-abcdef12"), "999999");
+  writeFileSync(join(dir, "keys.json.tmp-999999-abcdef12"), "{}"); // another writer's: not ingest's to remove
+  ingestFiles([writeFile(src, "b.csv", generateSampleExport({ firstDay: "2024-01-01", days: 3, seed: 5 }))], {
+    dir,
+  });
+  assert.deepEqual(
+    readdirSync(dir).filter((n) => n.includes("999999")),
+    ["keys.json.tmp-999999-abcdef12"],
+  );
+});

@@ -64,11 +64,14 @@ export function fsyncDirectory(dir: string): void {
   }
 }
 
-/** Removes temp files a killed writer left in `dir`; call only while holding the writers' lock. */
-export function removeStaleTempFiles(dir: string): number {
+/**
+ * Removes temp files a killed writer left in `dir` (only those of `file` when given); call only
+ * while holding the lock of the writers of those files.
+ */
+export function removeStaleTempFiles(dir: string, file?: string): number {
   let removed = 0;
   for (const name of readdirSync(dir)) {
-    if (name.includes(TEMP_MARK)) {
+    if (file === undefined ? name.includes(TEMP_MARK) : name.startsWith(file + TEMP_MARK)) {
       rmSync(join(dir, name), { force: true });
       removed++;
     }

@@ -6,7 +6,8 @@
  * `withLock` waits by sleeping the thread, for CLIs and ingest; `withLockAsync` waits on timers,
  * for the server, so a lock the CLI holds never stalls requests.
  */
-import { linkSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { linkSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
 
@@ -72,6 +73,15 @@ function tryTake(path: string, mine: string, holder: { pid: number }): boolean {
   }
 }
 
+// Claim files of processes that died while waiting for the lock (a killed ingest or CLI).
+function removeDeadClaims(path: string): void {
+  const prefix = basename(path) + ".";
+  for (const name of readdirSync(dirname(path))) {
+    const m = name.startsWith(prefix) ? /^(\d+)-[0-9a-f]{8}$/.exec(name.slice(prefix.length)) : null;
+    if (m !== null && !alive(Number(m[1]))) rmSync(join(dirname(path), name), { force: true });
+  }
+}
+
 function claim(path: string): string {
   const mine = `${path}.${process.pid}-${randomBytes(4).toString("hex")}`;
   writeFileSync(mine, String(process.pid), { mode: 0o600 });
@@ -88,7 +98,10 @@ function attempts(path: string, waitMs = 10_000) {
   const holder = { pid: 0 };
   return {
     next(): boolean {
-      if (tryTake(path, mine, holder)) return true;
+      if (tryTake(path, mine, holder)) {
+        removeDeadClaims(path);
+        return true;
+      }
       if (Date.now() >= deadline) throw new LockBusyError(path, holder.pid);
       return false;
     },

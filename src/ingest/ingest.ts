@@ -84,6 +84,8 @@ export function ingestFiles(
 
   return withLock(join(dir, INGEST_LOCK), () => {
     removeStaleTempFiles(readingsDir);
+    // Only ingest writes the manifest, under this lock; other files in DATA_DIR have other writers.
+    removeStaleTempFiles(dir, MANIFEST_FILE);
     const days = new Map<string, { day: Day; before: string; old: Day | undefined }>();
     const corrupt = new Set<string>();
     const recorded = loadManifest(dir);
