@@ -1,0 +1,75 @@
+/** The HTTP layer's pieces on their own: negotiation, conditional requests, request targets, routing. */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import type { IncomingMessage } from "node:http";
+import { requestUrl } from "../src/http/app.ts";
+import { chooseEncoding, chooseFormat } from "../src/http/negotiation.ts";
+import { createRouter } from "../src/http/router.ts";
+import { notModified } from "../src/http/send.ts";
+
+test("format: the parameter wins, else Accept, with JSON whenever it is at least as welcome", () => {
+  assert.equal(chooseFormat("csv", "application/json"), "csv");
+  assert.equal(chooseFormat(undefined, undefined), "json");
+  assert.equal(chooseFormat(undefined, "text/csv"), "csv");
+  assert.equal(chooseFormat(undefined, "text/csv;q=0.5, application/json"), "json");
+  assert.equal(chooseFormat(undefined, "text/csv, */*;q=0.1"), "csv");
+  assert.equal(chooseFormat(undefined, "*/*"), "json");
+  assert.equal(chooseFormat(undefined, "image/png"), "json");
+});
+
+test("coding: br before gzip at equal weight, q=0 refuses, * covers the rest", () => {
+  assert.equal(chooseEncoding(undefined), "identity");
+  assert.equal(chooseEncoding("gzip, br"), "br");
+  assert.equal(chooseEncoding("gzip;q=1, br;q=0.5"), "gzip");
+  assert.equal(chooseEncoding("br;q=0, gzip"), "gzip");
+  assert.equal(chooseEncoding("*"), "br");
+  assert.equal(chooseEncoding("*;q=0"), "identity");
+  assert.equal(chooseEncoding("identity"), "identity");
+  assert.equal(chooseEncoding("br;q=nonsense"), "identity", "a malformed weight counts as 0");
+});
+
+const withHeaders = (headers: Record<string, string>) => ({ headers }) as unknown as IncomingMessage;
+
+test("If-None-Match matches weakly and across codings, and outranks If-Modified-Since", () => {
+  assert.equal(notModified(withHeaders({ "if-none-match": '"abc"' }), "abc", null), true);
+  assert.equal(notModified(withHeaders({ "if-none-match": 'W/"abc-gz"' }), "abc", null), true);
+  assert.equal(notModified(withHeaders({ "if-none-match": '"x", "abc-br"' }), "abc", null), true);
+  assert.equal(notModified(withHeaders({ "if-none-match": "*" }), "abc", null), true);
+  assert.equal(notModified(withHeaders({ "if-none-match": '"abd"' }), "abc", null), false);
+  const modified = Date.parse("2026-01-01T10:00:00.900Z");
+  const since = "Thu, 01 Jan 2026 10:00:00 GMT";
+  assert.equal(
+    notModified(withHeaders({ "if-modified-since": since }), "abc", modified),
+    true,
+    "whole seconds",
+  );
+  assert.equal(
+    notModified(withHeaders({ "if-none-match": '"other"', "if-modified-since": since }), "abc", modified),
+    false,
+    "If-Modified-Since is ignored when If-None-Match is sent",
+  );
+  assert.equal(notModified(withHeaders({ "if-modified-since": "yesterday" }), "abc", modified), false);
+  assert.equal(notModified(withHeaders({}), "abc", modified), false);
+});
+
+test("a request target is a path even when it starts with //, and an impossible one is no route's", () => {
+  assert.equal(requestUrl("/api/v1/x?a=1").pathname, "/api/v1/x");
+  assert.equal(requestUrl("//evil.example/api").pathname, "//evil.example/api");
+  assert.equal(requestUrl("http://host/api/v1/x").pathname, "/api/v1/x", "absolute form");
+  assert.equal(requestUrl(undefined).pathname, "/");
+  const router = createRouter([{ path: "/api", methods: ["GET"], scope: null, handler: () => {} }]);
+  assert.equal(router(requestUrl("//[::1/x").pathname), undefined);
+});
+
+test("the router finds exact paths and ignores one trailing slash", () => {
+  const handler = () => {};
+  const router = createRouter([
+    { path: "/", methods: ["GET"], scope: null, handler },
+    { path: "/a/b", methods: ["GET"], scope: "s", handler },
+  ]);
+  assert.equal(router("/a/b")?.scope, "s");
+  assert.equal(router("/a/b/")?.scope, "s");
+  assert.equal(router("/a/b//"), undefined);
+  assert.equal(router("/a"), undefined);
+  assert.equal(router("/")?.path, "/");
+});
