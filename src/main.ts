@@ -2,7 +2,7 @@
 import { getHeapStatistics } from "node:v8";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { loadConfig } from "./config.ts";
-import type { AccessLogEntry } from "./http/app.ts";
+import { type AccessLogEntry, accessLogLine } from "./http/app.ts";
 import { createKeyRegistry } from "./keys/key-registry.ts";
 import { createLimiter } from "./limits/limiter.ts";
 import { createService, DATASETS } from "./service.ts";
@@ -19,7 +19,7 @@ import { createChangeGate } from "./files/change-gate.ts";
 let pending = "";
 function accessLog(entry: AccessLogEntry): void {
   if (pending === "") setImmediate(flushAccessLog);
-  pending += JSON.stringify(entry) + "\n";
+  pending += accessLogLine(entry) + "\n";
 }
 function flushAccessLog(): void {
   const lines = pending;

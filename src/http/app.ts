@@ -21,6 +21,17 @@ export interface AccessLogEntry {
   readonly key: string | null;
 }
 
+/**
+ * The entry as one JSON line, the same bytes as `JSON.stringify(entry)` at a fraction of the cost:
+ * only the path and the key can hold characters JSON must escape, so only they go through it.
+ */
+export function accessLogLine(e: AccessLogEntry): string {
+  return (
+    `{"time":"${e.time}","request_id":${JSON.stringify(e.request_id)},"method":${JSON.stringify(e.method)},` +
+    `"path":${JSON.stringify(e.path)},"status":${e.status},"duration_ms":${e.duration_ms},"key":${JSON.stringify(e.key)}}`
+  );
+}
+
 /** Runs before the method check on routes with a scope: throws 401 or 429, may set headers. */
 export type Guard = (req: IncomingMessage, res: ServerResponse, route: Route, ctx: RequestContext) => void;
 
