@@ -376,7 +376,9 @@ test("every response carries a request id and is logged as one JSON line", async
   const res = await server.get("/api/v1/grid/system-state?start=2024-01-01&end=2024-01-01T01:00:00Z");
   await res.arrayBuffer();
   const id = res.headers.get("x-request-id");
-  assert.ok(id && id.length >= 8);
+  assert.match(id!, /^[0-9a-f]{12}-[0-9a-z]+$/, "12 hex digits fixed per process, then a counter");
+  const next = (await server.get("/healthz")).headers.get("x-request-id");
+  assert.notEqual(next, id, "every request gets its own");
   await new Promise((resolve) => setImmediate(resolve));
   const entry = server.logs.find((l) => l.request_id === id)!;
   assert.equal(entry.method, "GET");

@@ -4,7 +4,7 @@
  * handler, whose validation gives 400. Every error, thrown anywhere, is written in one place.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { badRequest, HttpError, writeError } from "./http-error.ts";
 import { applyCors } from "./cors.ts";
 import { DamagedDayError } from "../store/reading-store.ts";
@@ -47,6 +47,15 @@ export interface AppOptions {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+// Request ids this process makes: 12 random hex digits fixed at start, then a counter in base 36
+// (`3f9a0c1d2e4b-1`, `3f9a0c1d2e4b-2`, ...). Unique per process and across restarts, and far
+// cheaper than a random UUID per request.
+const ID_STEM = randomBytes(6).toString("hex");
+let idCounter = 0;
+function nextRequestId(): string {
+  return `${ID_STEM}-${(++idCounter).toString(36)}`;
+}
+
 /** A `node:http` request listener serving `routes`. */
 export function createApp(options: AppOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const route = createRouter(options.routes);
@@ -58,7 +67,7 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
     const started = performance.now();
     const incomingId = req.headers["x-request-id"];
     const requestId =
-      typeof incomingId === "string" && REQUEST_ID.test(incomingId) ? incomingId : randomUUID();
+      typeof incomingId === "string" && REQUEST_ID.test(incomingId) ? incomingId : nextRequestId();
     res.setHeader("X-Request-Id", requestId);
     res.setHeader("X-Content-Type-Options", "nosniff");
     const url = requestUrl(req.url);
