@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import { configuredLimits, type Scope } from "./limits/scopes.ts";
 import { DEFAULT_SERVER_LIMITS, type ServerLimits } from "./http/hardened-server.ts";
 import { parseCorsOrigins } from "./http/cors.ts";
+import { parseEnv, PositiveInteger } from "./env-settings.ts";
 
 const Port = v.pipe(
   v.string(),
@@ -11,12 +12,7 @@ const Port = v.pipe(
   v.transform(Number),
   v.maxValue(65535, "must be at most 65535"),
 );
-const Positive = v.pipe(
-  v.string(),
-  v.regex(/^\d+$/, "must be a whole number"),
-  v.transform(Number),
-  v.minValue(1, "must be at least 1"),
-);
+const Positive = PositiveInteger;
 
 const EnvSchema = v.object({
   DATA_DIR: v.optional(v.string(), "data"),
@@ -74,16 +70,7 @@ export interface Config {
 
 /** Reads the settings from `env`; throws a TypeError naming the bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const present = Object.fromEntries(
-    Object.entries(env).filter(([, value]) => value !== undefined && value !== ""),
-  );
-  const result = v.safeParse(EnvSchema, present);
-  if (!result.success) {
-    const issue = result.issues[0];
-    const name = issue.path?.[0]?.key ?? "environment";
-    throw new TypeError(`Invalid ${shown(name)}: "${shown(issue.input)}" ${issue.message}`);
-  }
-  const settings = result.output;
+  const settings = parseEnv(EnvSchema, env);
   const { DATA_DIR, HOST, PORT, CACHE_DAYS, RECORD_CACHE_MB, RESPONSE_CACHE_MB, RATE_LIMITS, COOKIE_SECURE } =
     settings;
   let corsOrigins: ReadonlySet<string>;
@@ -119,9 +106,4 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins,
     trustedProxies: settings.TRUST_PROXY,
   };
-}
-
-// A value in an error message: strings as they are, anything else as JSON.
-function shown(value: unknown): string {
-  return typeof value === "string" ? value : JSON.stringify(value);
 }

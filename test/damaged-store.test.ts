@@ -132,3 +132,14 @@ test("a damaged manifest.json is rebuilt from the day files and reported by veri
   ingestTexts(dir, { "sample.csv": SOURCE });
   assert.equal(verifyCli(dir).status, 0, "any ingest rewrites it");
 });
+
+test("verify-store names a day file the manifest does not list (an interrupted ingest)", async (t) => {
+  const { dir, path } = await store(t);
+  writeFileSync(path("readings/2030-01-01.jsonl"), '{"ts":"2030-01-01T00:00:00Z","wind":1}\n');
+  const problems = verifyStore(dir);
+  assert.deepEqual(
+    problems.map((p) => p.file),
+    [join("readings", "2030-01-01.jsonl")],
+  );
+  assert.match(problems[0]!.problem, /is not in the manifest \(an interrupted ingest\?\); re-run it/);
+});

@@ -74,3 +74,22 @@ test("a damaged counts file is reported and replaced; the counts of a failed wri
   await missing.flush();
   assert.equal(missing.totals(new Set(["key_a"]), today)[today[0]!]!.features!.allowed, 1, "kept in memory");
 });
+
+test("allowed requests per key add every scope over the days asked for, stored and pending alike", async (t) => {
+  const dir = tempDir(t);
+  const c = clock();
+  const counter = createRequestCounter({ dir, now: c.now });
+  t.after(() => counter.close());
+  counter.count("key_a", "normalized_data", true);
+  counter.count("key_a", "features", true);
+  counter.count("key_a", "features", false);
+  await counter.flush();
+  counter.count("key_b", "metadata", true);
+  c.advance(DAY);
+  counter.count("key_a", "metadata", true);
+  assert.deepEqual([...counter.allowedByKey(lastDays(c.now(), 2))].sort(), [
+    ["key_a", 3],
+    ["key_b", 1],
+  ]);
+  assert.deepEqual([...counter.allowedByKey(lastDays(c.now(), 1))], [["key_a", 1]]);
+});

@@ -108,7 +108,6 @@ export function mixChart(hours: readonly MixHour[]): Html {
         renewables at the top; the vertical axis is in gigawatts.
       </desc>
       ${grid}${areas}${days}
-      <text class="axis unit" x="${PAD.left - 6}" y="${HEIGHT - 8}" text-anchor="end">GW</text>
     </svg>
     <ul class="legend">
       ${CHART_FUELS.map((f) => html`<li><span class="swatch fuel-${f.field}"></span>${f.label}</li>`)}

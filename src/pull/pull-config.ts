@@ -1,9 +1,8 @@
 /** `pull`'s settings, from the environment, validated. */
 import * as v from "valibot";
 import type { DownloadPolicy } from "./download.ts";
+import { parseEnv, PositiveInteger } from "../env-settings.ts";
 import { DEFAULT_PORTAL_FILES, DEFAULT_PORTAL_URL } from "./portal-urls.ts";
-
-const shown = (value: unknown): string => (typeof value === "string" ? value : JSON.stringify(value));
 
 const Seconds = v.pipe(
   v.string(),
@@ -11,18 +10,12 @@ const Seconds = v.pipe(
   v.transform(Number),
   v.minValue(0.01, "must be above 0"),
 );
-const Count = v.pipe(
-  v.string(),
-  v.regex(/^\d+$/, "must be a whole number"),
-  v.transform(Number),
-  v.minValue(1, "must be at least 1"),
-);
 
 const PullEnvSchema = v.object({
   PORTAL_URL: v.optional(v.pipe(v.string(), v.url("must be a URL")), DEFAULT_PORTAL_URL),
   PORTAL_FILES: v.optional(v.string(), DEFAULT_PORTAL_FILES.join(",")),
   PULL_TIMEOUT_S: v.optional(Seconds, "30"),
-  PULL_ATTEMPTS: v.optional(Count, "4"),
+  PULL_ATTEMPTS: v.optional(PositiveInteger, "4"),
   PULL_BACKOFF_S: v.optional(Seconds, "2"),
 });
 
@@ -35,17 +28,7 @@ export interface PullConfig {
 
 /** Reads PORTAL_URL, PORTAL_FILES (comma-separated), PULL_TIMEOUT_S, PULL_ATTEMPTS and PULL_BACKOFF_S. */
 export function loadPullConfig(env: NodeJS.ProcessEnv): PullConfig {
-  const present = Object.fromEntries(
-    Object.entries(env).filter(([, value]) => value !== undefined && value !== ""),
-  );
-  const result = v.safeParse(PullEnvSchema, present);
-  if (!result.success) {
-    const issue = result.issues[0];
-    throw new TypeError(
-      `Invalid ${shown(issue.path?.[0]?.key ?? "setting")}: "${shown(issue.input)}" ${issue.message}`,
-    );
-  }
-  const out = result.output;
+  const out = parseEnv(PullEnvSchema, env);
   const files = out.PORTAL_FILES.split(",")
     .map((f) => f.trim())
     .filter(Boolean);

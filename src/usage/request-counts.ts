@@ -41,6 +41,8 @@ export interface RequestCounter {
   count(keyId: string, scope: string, allowed: boolean): void;
   /** Totals per day and scope over the given keys, for the given days; stored and pending alike. */
   totals(keyIds: ReadonlySet<string>, days: readonly string[]): Record<string, Record<string, Tally>>;
+  /** Allowed requests per key over the given days, every scope together; stored and pending alike. */
+  allowedByKey(days: readonly string[]): ReadonlyMap<string, number>;
   /** Adds the pending counts to the file now. */
   flush(): Promise<void>;
   /** Stops the flush timer (after a last `flush`). */
@@ -150,6 +152,17 @@ export function createRequestCounter(options: {
               tally.allowed += allowed;
               tally.throttled += throttled;
             }
+          }
+        }
+      }
+      return out;
+    },
+    allowedByKey(days) {
+      const out = new Map<string, number>();
+      for (const source of [storedCounts(), pending]) {
+        for (const day of days) {
+          for (const [key, scopes] of Object.entries(source[day] ?? {})) {
+            for (const [allowed] of Object.values(scopes)) out.set(key, (out.get(key) ?? 0) + allowed);
           }
         }
       }

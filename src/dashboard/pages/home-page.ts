@@ -35,8 +35,8 @@ function usageTable(data: HomeData): Html {
       <tr>
         <th>Scope</th>
         <th>Today</th>
-        <th>Last 7 days</th>
-        <th>Throttled (7 days)</th>
+        <th>7 days</th>
+        <th>Throttled, 7 days</th>
       </tr>
     </thead>
     <tbody>
@@ -45,8 +45,8 @@ function usageTable(data: HomeData): Html {
           html`<tr>
             <td data-label="Scope"><span class="scope">${scope}</span></td>
             <td data-label="Today">${count(sum(scope, "allowed", today))}</td>
-            <td data-label="Last 7 days">${count(sum(scope, "allowed"))}</td>
-            <td data-label="Throttled (7 days)">${count(sum(scope, "throttled"))}</td>
+            <td data-label="7 days">${count(sum(scope, "allowed"))}</td>
+            <td data-label="Throttled, 7 days">${count(sum(scope, "throttled"))}</td>
           </tr>`,
       )}
     </tbody>
@@ -104,7 +104,7 @@ export function homePage(data: HomeData): string {
         <h2>Generation by fuel, last 7 stored days</h2>
         <p class="hint">
           Newest actual reading: ${when(data.lastAvailable, "none yet")}. Last pull from the portal:
-          ${when(data.lastPull)}. Hourly, UTC, from <code>/api/v1/generation/mix</code>.
+          ${when(data.lastPull)}. Hourly, UTC, in GW, from <code>/api/v1/generation/mix</code>.
         </p>
         ${
           data.stale

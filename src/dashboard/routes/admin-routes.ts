@@ -16,11 +16,9 @@ function overview(ctx: DashboardContext): Page {
     const days = lastDays(ctx.now(), 7);
     const usage = readUsage(ctx.dir);
     const keys = readKeys(ctx.dir);
-    const used = (of: readonly KeyRecord[]) =>
-      Object.values(ctx.counter.totals(new Set(of.map((k) => k.id)), days)).reduce(
-        (n, scopes) => n + Object.values(scopes).reduce((m, t) => m + t.allowed, 0),
-        0,
-      );
+    // One pass over the counts for every key, not one per key.
+    const byKey = ctx.counter.allowedByKey(days);
+    const used = (of: readonly KeyRecord[]) => of.reduce((n, k) => n + (byKey.get(k.id) ?? 0), 0);
     const accounts = ctx.accounts.all().map((a) => {
       const own = keys.filter((k) => k.account === a.name);
       return {
