@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { stressHours, type StressHour } from "../src/datasets/grid-stress.ts";
 import { rocAuc, summarize } from "../src/features/evaluation.ts";
-import { STRESS_BANDS, stressBand, STRESS_VERSION, STRESS_WEIGHTS } from "../src/features/grid-stress.ts";
+import { STRESS_BANDS, stressBand, STRESS_VERSION, STRESS_WEIGHTS } from "../src/features/stress-formula.ts";
 import { ingestFiles } from "../src/ingest/ingest.ts";
 import { requireColumn } from "../src/source/columns.ts";
 import { valueAt } from "../src/source/reading.ts";

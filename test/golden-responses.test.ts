@@ -82,7 +82,7 @@ test("responses over generated sample data are byte-identical to the golden set"
     ]),
     "/api/v1/datasets",
   ];
-  compare("sample", await hashes(server.get, paths));
+  compare("sample", await hashes((path) => server.get(path), paths));
 });
 
 test(
@@ -98,7 +98,7 @@ test(
     compare(
       "export_2018",
       await hashes(
-        exported.get,
+        (path) => exported.get(path),
         queries([
           "start=2018-04-01&end=2018-04-03",
           "start=2018-05-28T13:00:00Z&end=2018-07-02T09:00:00Z",
@@ -125,7 +125,7 @@ test(
     compare(
       "live_2023",
       await hashes(
-        served.get,
+        (path) => served.get(path),
         queries(["start=2023-02-13&end=2023-02-23", "start=2023-02-15T07:00:00Z&end=2023-02-20"]),
       ),
     );

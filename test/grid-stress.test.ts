@@ -15,7 +15,7 @@ import {
   type StressInputs,
   stressValue,
   STRESS_WEIGHTS,
-} from "../src/features/grid-stress.ts";
+} from "../src/features/stress-formula.ts";
 import { rocAuc, summarize } from "../src/features/evaluation.ts";
 
 const BASE: StressInputs = {

@@ -1,5 +1,6 @@
 /** What every dataset endpoint has in common: its identity, its fields and how it computes records. */
 import type * as v from "valibot";
+import { DAY_MS, HOUR_MS } from "../time.ts";
 import type { ReadingStore } from "../store/reading-store.ts";
 
 /** The two resolutions a range can be asked for. */
@@ -46,9 +47,11 @@ export const TIME_FIELDS: Readonly<Record<Interval, FieldDoc>> = {
   "1d": { name: "date", type: "string", format: "date", description: "The UTC calendar day, YYYY-MM-DD." },
 };
 
+/** A field's description without its name (the key of its dataset table). */
+export type FieldText = Omit<FieldDoc, "name">;
+
 /** The `hours` field of daily records. */
-export const HOURS_FIELD: FieldDoc = {
-  name: "hours",
+export const HOURS_FIELD: FieldText = {
   type: "integer",
   minimum: 0,
   maximum: 24,
@@ -56,8 +59,8 @@ export const HOURS_FIELD: FieldDoc = {
 };
 
 /** A nullable MW field. */
-export function mw(name: string, description: string): FieldDoc {
-  return { name, type: "number", unit: "MW", nullable: true, description };
+export function mw(description: string): FieldText {
+  return { type: "number", unit: "MW", nullable: true, description };
 }
 
 /** A validated request for a range of a dataset. */
@@ -91,4 +94,13 @@ export interface Dataset {
   meta(interval: Interval): Readonly<Record<string, unknown>>;
   /** The records of a range, in ascending time order. */
   records(store: ReadingStore, request: RangeRequest): DataRecord[];
+}
+
+/**
+ * The first day (UTC ms) whose readings the records from `from` on may depend on: the day of the
+ * hour before `from`, less the dataset's look-back. The record code sees no day before it, and
+ * ETags and the record cache hash every day from it on, so the three cannot disagree.
+ */
+export function firstDayRead(dataset: Pick<Dataset, "lookbackDays">, from: number): number {
+  return Math.floor((from - dataset.lookbackDays * DAY_MS - HOUR_MS) / DAY_MS) * DAY_MS;
 }

@@ -2,14 +2,14 @@
  * Serialize once, serve many times: the records of each stored UTC day, per dataset, interval
  * and options, kept with their JSON text within a byte bound. An entry is keyed by the content
  * hashes of every day its records depend on (the day itself, and the days before it that a
- * dataset looks back on), so an ingest that changes any of them makes the entry unreachable;
+ * dataset looks back on: `firstDayRead`), so an ingest that changes any of them makes the entry unreachable;
  * no explicit invalidation is needed. Days missing from the cache are computed in contiguous
  * runs, so daily aggregation runs once per run, not once per day.
  */
 import { Lru } from "../cache/lru.ts";
 import type { ReadingStore } from "../store/reading-store.ts";
 import { dayKey, dayRange, DAY_MS } from "../time.ts";
-import type { DataRecord, Dataset, RangeRequest } from "./dataset.ts";
+import { type DataRecord, type Dataset, firstDayRead, type RangeRequest } from "./dataset.ts";
 
 /** A served record, its time (UTC ms of its hour or day) and, once rendered, its JSON text. */
 export interface CachedRecord {
@@ -47,7 +47,7 @@ export function createRecordCache(options: { maxBytes: number }): RecordCache {
   function key(dataset: Dataset, store: ReadingStore, request: RangeRequest, day: number): string {
     const { format: _format, ...options } = request.options;
     let k = `${dataset.id}|${request.interval}|${JSON.stringify(options)}|${dayKey(day)}`;
-    for (let d = day - dataset.lookbackDays * DAY_MS; d <= day; d += DAY_MS)
+    for (let d = firstDayRead(dataset, day); d <= day; d += DAY_MS)
       k += `|${store.entry(dayKey(d))?.hash ?? "-"}`;
     return k;
   }

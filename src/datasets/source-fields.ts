@@ -25,18 +25,25 @@ export const COL = {
   otherRe: requireColumn("other_re"),
 } as const;
 
-/** The generation-mix fields (README: "Generation mix") and their source columns, in served order. */
+/**
+ * The generation-mix fields (README: "Generation mix") in served order: field, source column and
+ * meaning. Their sum is the generation total of the renewable share.
+ */
 export const MIX_FIELDS = [
-  ["thermal_mw", COL.thermal],
-  ["nuclear_mw", COL.nuclear],
-  ["utility_gas_mw", COL.utilityGas],
-  ["utility_ocgt_mw", COL.utilityOcgt],
-  ["hydro_water_mw", COL.hydroWater],
-  ["pumped_water_gen_mw", COL.pumpedWaterGen],
-  ["wind_mw", COL.wind],
-  ["pv_mw", COL.pv],
-  ["csp_mw", COL.csp],
-  ["other_re_mw", COL.otherRe],
+  ["thermal_mw", COL.thermal, "Coal-fired generation (`Thermal Generation`)."],
+  ["nuclear_mw", COL.nuclear, "Nuclear generation."],
+  ["utility_gas_mw", COL.utilityGas, "Gas turbine output of the national utility (`Eskom Gas Generation`)."],
+  [
+    "utility_ocgt_mw",
+    COL.utilityOcgt,
+    "Open-cycle gas turbine (diesel peaking) output of the utility (`Eskom OCGT Generation`).",
+  ],
+  ["hydro_water_mw", COL.hydroWater, "Hydro generation."],
+  ["pumped_water_gen_mw", COL.pumpedWaterGen, "Pumped-storage generation."],
+  ["wind_mw", COL.wind, "Wind generation."],
+  ["pv_mw", COL.pv, "Solar PV generation."],
+  ["csp_mw", COL.csp, "Concentrated solar power."],
+  ["other_re_mw", COL.otherRe, "Other renewables."],
 ] as const;
 
 const RE_PARTS = [COL.wind, COL.pv, COL.csp, COL.otherRe];

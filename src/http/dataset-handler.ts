@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import * as v from "valibot";
-import type { Dataset, DatasetParameter } from "../datasets/dataset.ts";
+import { type Dataset, type DatasetParameter, firstDayRead } from "../datasets/dataset.ts";
 import type { ReadingStore, StoreSnapshot } from "../store/reading-store.ts";
 import { dayKey, dayRange, DAY_MS, formatInstant, HOUR_MS } from "../time.ts";
 import { recordsToCsv } from "./csv.ts";
@@ -86,8 +86,8 @@ function entityTag(dataset: Dataset, range: ParsedRange, format: Format, snapsho
       snapshot.lastActual,
     ]),
   );
-  const first = Math.floor((from - dataset.lookbackDays * DAY_MS - HOUR_MS) / DAY_MS) * DAY_MS;
-  for (let day = first; day < to; day += DAY_MS) hash.update(snapshot.manifest.get(dayKey(day))?.hash ?? "-");
+  for (let day = firstDayRead(dataset, from); day < to; day += DAY_MS)
+    hash.update(snapshot.manifest.get(dayKey(day))?.hash ?? "-");
   return hash.digest("base64url").slice(0, 32);
 }
 

@@ -22,6 +22,12 @@
  * the index should warn of load shedding, not restate it.
  */
 
+import { requireColumn } from "../source/columns.ts";
+import { type Reading, valueAt } from "../source/reading.ts";
+import { COL, totalRe } from "../datasets/source-fields.ts";
+import { forEachStoredHour, type DaySource } from "../datasets/stored-hours.ts";
+import { DAY_MS, HOUR_MS } from "../time.ts";
+
 /** The version served in every record; bump it whenever anything in this file changes. */
 export const STRESS_VERSION = "v1";
 
@@ -152,4 +158,66 @@ export function stressBand(value: number | null): StressBand | null {
   let band: StressBand = "low";
   for (const [name, from] of STRESS_BANDS) if (value >= from) band = name;
   return band;
+}
+
+const INSTALLED = requireColumn("installed_eskom_capacity");
+const PCLF = requireColumn("total_pclf");
+const UCLF = requireColumn("total_uclf");
+const OCLF = requireColumn("total_oclf");
+const IPP_OCGT = requireColumn("dispatchable_ipp_ocgt");
+
+/** The formula's stored inputs of one reading (the usual RE comes from history). */
+export function stressInputs(reading: Reading, usualRe: number | null): StressInputs {
+  return {
+    residualDemand: valueAt(reading, COL.residualDemand),
+    residualForecast: valueAt(reading, COL.residualForecast),
+    installedCapacity: valueAt(reading, INSTALLED),
+    plannedOutage: valueAt(reading, PCLF),
+    unplannedOutage: valueAt(reading, UCLF),
+    otherOutage: valueAt(reading, OCLF),
+    utilityOcgt: valueAt(reading, COL.utilityOcgt),
+    ippOcgt: valueAt(reading, IPP_OCGT),
+    totalRe: totalRe(reading),
+    usualRe,
+  };
+}
+
+/** Whether an hour holds any stored input of the formula (the usual RE is history, not an input). */
+export function hasInput(i: StressInputs): boolean {
+  return Object.entries(i).some(([name, v]) => name !== "usualRe" && v !== null);
+}
+
+/**
+ * The usual total RE of every hour in [from, to): the mean at the same UTC hour over the
+ * previous RE_LOOKBACK_DAYS days, kept as one rolling sum per hour of day.
+ */
+export function usualRenewables(store: DaySource, from: number, to: number): (hour: number) => number | null {
+  const base = Math.floor(from / DAY_MS) * DAY_MS - RE_LOOKBACK_DAYS * DAY_MS;
+  const n = Math.ceil((to - base) / HOUR_MS);
+  const re = new Float64Array(n).fill(NaN);
+  forEachStoredHour(store, base, to, (hour, reading) => {
+    re[(hour - base) / HOUR_MS] = totalRe(reading) ?? NaN;
+  });
+  const usual = new Float64Array(n).fill(NaN);
+  const sums = new Float64Array(24);
+  const counts = new Int32Array(24);
+  const span = 24 * RE_LOOKBACK_DAYS;
+  for (let i = 0; i < n; i++) {
+    const h = i % 24;
+    const entering = i - 24;
+    if (entering >= 0 && !Number.isNaN(re[entering]!)) {
+      sums[h] = sums[h]! + re[entering]!;
+      counts[h] = counts[h]! + 1;
+    }
+    const leaving = i - 24 - span;
+    if (leaving >= 0 && !Number.isNaN(re[leaving]!)) {
+      sums[h] = sums[h]! - re[leaving]!;
+      counts[h] = counts[h]! - 1;
+    }
+    if (counts[h]! >= RE_MIN_DAYS) usual[i] = sums[h]! / counts[h]!;
+  }
+  return (hour) => {
+    const v = usual[(hour - base) / HOUR_MS];
+    return v === undefined || Number.isNaN(v) ? null : v;
+  };
 }

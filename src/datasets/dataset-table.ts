@@ -1,0 +1,293 @@
+/**
+ * A dataset as one declarative table. Per served field: its name (the table key), type, unit and
+ * meaning; how its hourly value is computed from one hour's inputs; how it aggregates to a UTC day;
+ * and how many days before an hour it reads. `defineDataset` turns the table into the `Dataset` the
+ * HTTP layer serves: hourly records, daily records (one Arquero rollup built from the daily rules),
+ * the field descriptions behind the catalog, OpenAPI and CSV columns, and the look-back that ETags
+ * and the record cache depend on.
+ *
+ * The look-back is enforced, not only declared: the record code sees the store through a window
+ * that holds no day before the range's first day less the look-back, so a field that reads further
+ * back than its table says gets nothing there, and a test shows every dataset's records are equal
+ * over the window and over the whole store.
+ */
+import * as aq from "arquero";
+import type { Reading } from "../source/reading.ts";
+import type { ReadingStore } from "../store/reading-store.ts";
+import { dayKey, dayRange, formatInstant, HOUR_MS } from "../time.ts";
+import type {
+  DataRecord,
+  Dataset,
+  DatasetParameter,
+  FieldDoc,
+  FieldText,
+  Interval,
+  RangeRequest,
+} from "./dataset.ts";
+import { firstDayRead, TIME_FIELDS } from "./dataset.ts";
+import { round3 } from "./source-fields.ts";
+import { forEachStoredHour } from "./stored-hours.ts";
+
+/** What the record code may read: stored days and hours. */
+export type HourSource = Pick<ReadingStore, "day" | "reading">;
+
+/** The value of a field for one hour, before rounding. */
+export type HourValue = number | string | null | Readonly<Record<string, number | null>>;
+
+/** A served hourly field: its description and how one hour's value is computed. */
+export interface HourlyField<H> extends FieldText {
+  /** The value of one hour; numbers are served rounded to 3 decimals (README: "Rounding"). */
+  readonly value: (hour: H) => HourValue;
+  /** Whole days before an hour's own day that `value` reads (0 when it reads only that hour). */
+  readonly lookbackDays?: number;
+  /** Served only when this boolean option of the request is true. */
+  readonly onlyWith?: string;
+}
+
+/**
+ * How a daily field is computed from the day's hours, by the name of an hourly field (or an
+ * unserved hourly input): the hour count, a mean, maximum or minimum, the hours whose value
+ * equals a label, or an energy-weighted share: `scale * sum(numerator) / sum(denominator)` over
+ * the hours that have both, null when none has or the denominator sums to 0.
+ */
+export type DailyRule<F extends string> =
+  | { readonly count: true }
+  | { readonly mean: F }
+  | { readonly max: F }
+  | { readonly min: F }
+  | { readonly countOf: F; readonly equals: string }
+  | { readonly share: { readonly numerator: F; readonly denominator: F; readonly scale: number } };
+
+/** A served daily field: its description and its rule. */
+export type DailyField<F extends string> = FieldText & { readonly from: DailyRule<F> };
+
+/** Everything about one dataset. `H` is what one stored hour yields; `C` what a range prepares. */
+export interface DatasetTable<H, C, HF extends string, XF extends string, DF extends string> {
+  readonly id: string;
+  readonly path: string;
+  /** The limiter scope that counts its requests. */
+  readonly scope: string;
+  readonly description: string;
+  readonly derived: Readonly<Record<Interval, boolean>>;
+  readonly parameters?: Readonly<Record<string, DatasetParameter>>;
+  readonly meta: (interval: Interval) => Readonly<Record<string, unknown>>;
+  /** Work done once per range before its hours, over the days the look-back allows. */
+  readonly prepare?: (source: HourSource, from: number, to: number) => C;
+  /** One stored hour's inputs, or null when the reading holds none of the dataset's inputs. */
+  readonly hour: (reading: Reading, at: HourAt<C>) => H | null;
+  /** The served hourly fields, in served order after `ts`. */
+  readonly hourly: { readonly [K in HF]: HourlyField<H> };
+  /** Hourly values the daily rules read that are not served. */
+  readonly unserved?: { readonly [K in XF]: (hour: H) => number | null };
+  /** The served daily fields, in served order after `date`. */
+  readonly daily: { readonly [K in DF]: DailyField<NoInfer<HF | XF>> };
+}
+
+/** Where an hour is: its instant, the reading of the hour before, and the range's prepared work. */
+export interface HourAt<C> {
+  readonly hour: number;
+  previous(): Reading | undefined;
+  readonly prepared: C;
+}
+
+/** A served hourly record of a table's dataset: a renamed field is a compile error where it is read. */
+export type HourlyRecord<HF extends string> = { readonly ts: string } & { readonly [K in HF]: HourValue };
+/** A served daily record. */
+export type DailyRecord<DF extends string> = { readonly date: string } & {
+  readonly [K in DF]: number | null;
+};
+
+/** A dataset defined by a table, with typed access to its records. */
+export interface TableDataset<H, HF extends string, DF extends string> extends Dataset {
+  /** The table it was defined by. */
+  readonly table: DatasetTable<H, never, HF, string, DF>;
+  /** The unrounded inputs of every stored hour in [from, to) that holds any. */
+  hours(store: HourSource, from: number, to: number): { hour: number; inputs: H }[];
+  hourlyRecords(store: HourSource, request: RangeRequest): HourlyRecord<HF>[];
+  dailyRecords(store: HourSource, from: number, to: number): DailyRecord<DF>[];
+}
+
+/** The store seen from `first` (UTC ms of a day) on: nothing before it exists. */
+export function windowFrom(store: HourSource, first: number): HourSource {
+  const firstKey = dayKey(first);
+  return {
+    day: (key: string) => (key < firstKey ? undefined : store.day(key)),
+    reading: (hour: number) => (hour < first ? undefined : store.reading(hour)),
+  };
+}
+
+// A served value: numbers rounded, objects of numbers rounded member by member.
+function served(value: HourValue): HourValue {
+  if (typeof value === "number" || value === null) return round3(value);
+  if (typeof value === "string") return value;
+  const out: Record<string, number | null> = {};
+  for (const name in value) out[name] = round3(value[name]);
+  return out;
+}
+
+function fieldDoc(name: string, text: FieldText): FieldDoc {
+  const {
+    type,
+    description,
+    unit,
+    nullable,
+    format,
+    enum: values,
+    minimum,
+    maximum,
+    optional,
+    properties,
+  } = text;
+  const doc = {
+    name,
+    type,
+    description,
+    unit,
+    nullable,
+    format,
+    enum: values,
+    minimum,
+    maximum,
+    optional,
+    properties,
+  };
+  return Object.fromEntries(Object.entries(doc).filter(([, v]) => v !== undefined)) as unknown as FieldDoc;
+}
+
+type Rollup = Record<string, unknown>;
+
+// The Arquero rollup of the daily rules, and the per-hour columns it reads.
+function dailyPlan<H>(
+  daily: Readonly<Record<string, DailyField<string>>>,
+  column: (name: string) => (hour: H) => HourValue,
+): { rollup: Rollup; columns: [string, (hour: H) => HourValue][]; finish: (day: Rollup) => DataRecord } {
+  const rollup: Rollup = {};
+  const columns = new Map<string, (hour: H) => HourValue>();
+  const finishers: [string, (day: Rollup) => number | null][] = [];
+  for (const [name, { from: rule }] of Object.entries(daily)) {
+    if ("count" in rule) {
+      rollup[name] = aq.op.count();
+      finishers.push([name, (day) => day[name] as number]);
+    } else if ("countOf" in rule) {
+      const of = column(rule.countOf);
+      columns.set(name, (h) => (of(h) === rule.equals ? 1 : 0));
+      rollup[name] = aq.op.sum(name);
+      finishers.push([name, (day) => day[name] as number]);
+    } else if ("share" in rule) {
+      const { numerator, denominator, scale } = rule.share;
+      const [num, den] = [column(numerator), column(denominator)];
+      const both = (h: H) => num(h) !== null && den(h) !== null;
+      columns.set(`${name}:n`, (h) => (both(h) ? num(h) : null));
+      columns.set(`${name}:d`, (h) => (both(h) ? den(h) : null));
+      Object.assign(rollup, {
+        [`${name}:n`]: aq.op.sum(`${name}:n`),
+        [`${name}:d`]: aq.op.sum(`${name}:d`),
+        [`${name}:c`]: aq.op.valid(`${name}:n`),
+      });
+      finishers.push([
+        name,
+        (day) => {
+          const [n, d, c] = [day[`${name}:n`], day[`${name}:d`], day[`${name}:c`]] as number[];
+          return round3(c! > 0 && d !== 0 ? (scale * n!) / d! : null);
+        },
+      ]);
+    } else {
+      const [op, of] =
+        "mean" in rule
+          ? (["mean", rule.mean] as const)
+          : "max" in rule
+            ? (["max", rule.max] as const)
+            : (["min", rule.min] as const);
+      columns.set(of, column(of));
+      rollup[name] = aq.op[op](of);
+      finishers.push([name, (day) => round3(day[name] as number | null | undefined)]);
+    }
+  }
+  const finish = (day: Rollup): DataRecord => {
+    const record: DataRecord = { date: day.date as string };
+    for (const [name, value] of finishers) record[name] = value(day);
+    return record;
+  };
+  return { rollup, columns: [...columns], finish };
+}
+
+/** The dataset a table describes. */
+export function defineDataset<H, C, HF extends string, XF extends string, DF extends string>(
+  table: DatasetTable<H, C, HF, XF, DF>,
+): TableDataset<H, HF, DF> {
+  const hourly = Object.entries(table.hourly) as [HF, HourlyField<H>][];
+  const unserved = Object.entries(table.unserved ?? {}) as [XF, (hour: H) => number | null][];
+  const lookbackDays = Math.max(0, ...hourly.map(([, f]) => f.lookbackDays ?? 0));
+  const column = (name: string): ((hour: H) => HourValue) => {
+    const found = hourly.find(([n]) => n === name)?.[1].value ?? unserved.find(([n]) => n === name)?.[1];
+    if (found === undefined)
+      throw new Error(`${table.id}: a daily rule reads ${name}, which is no hourly field`);
+    return found;
+  };
+  const plan = dailyPlan(table.daily as Readonly<Record<string, DailyField<string>>>, column);
+
+  function hours(store: HourSource, from: number, to: number): { hour: number; inputs: H }[] {
+    const source = windowFrom(store, firstDayRead({ lookbackDays }, from));
+    const prepared = table.prepare?.(source, from, to) as C;
+    const out: { hour: number; inputs: H }[] = [];
+    let last: { hour: number; reading: Reading } | undefined;
+    forEachStoredHour(source, from, to, (hour, reading) => {
+      const before = last;
+      const previous = () =>
+        before?.hour === hour - HOUR_MS ? before.reading : source.reading(hour - HOUR_MS);
+      last = { hour, reading };
+      const inputs = table.hour(reading, { hour, previous, prepared });
+      if (inputs !== null) out.push({ hour, inputs });
+    });
+    return out;
+  }
+
+  function hourlyRecords(store: HourSource, { start, end, options }: RangeRequest): HourlyRecord<HF>[] {
+    const fields = hourly.filter(([, f]) => f.onlyWith === undefined || options[f.onlyWith] === true);
+    return hours(store, start, end).map(({ hour, inputs }) => {
+      const record: Record<string, HourValue> = { ts: formatInstant(hour) };
+      for (const [name, field] of fields) record[name] = served(field.value(inputs));
+      return record as HourlyRecord<HF>;
+    });
+  }
+
+  function dailyRecords(store: HourSource, from: number, to: number): DailyRecord<DF>[] {
+    const rows = hours(store, from, to).map(({ hour, inputs }) => {
+      const row: Record<string, HourValue> = { date: dayKey(hour) };
+      for (const [name, value] of plan.columns) row[name] = value(inputs);
+      return row;
+    });
+    if (rows.length === 0) return [];
+    const table = aq.from(rows).groupby("date");
+    const days = table
+      .rollup(plan.rollup as Parameters<typeof table.rollup>[0])
+      .orderby("date")
+      .objects() as Rollup[];
+    return days.map(plan.finish) as DailyRecord<DF>[];
+  }
+
+  const docs = (fields: [string, FieldText][]) => fields.map(([name, text]) => fieldDoc(name, text));
+  return {
+    id: table.id,
+    path: table.path,
+    scope: table.scope,
+    description: table.description,
+    derived: table.derived,
+    parameters: table.parameters,
+    meta: table.meta,
+    lookbackDays,
+    table: table as unknown as DatasetTable<H, never, HF, string, DF>,
+    fields: {
+      "1h": [TIME_FIELDS["1h"], ...docs(hourly)],
+      "1d": [TIME_FIELDS["1d"], ...docs(Object.entries<FieldText>(table.daily))],
+    },
+    hours,
+    hourlyRecords,
+    dailyRecords,
+    records(store: HourSource, request: RangeRequest): DataRecord[] {
+      if (request.interval === "1h") return hourlyRecords(store, request);
+      const { from, to } = dayRange(request.start, request.end);
+      return dailyRecords(store, from, to);
+    },
+  };
+}

@@ -1,0 +1,47 @@
+/**
+ * The README's field tables, generated from the dataset tables: one Markdown table per dataset and
+ * interval between `<!-- fields: <dataset id> <interval> -->` and `<!-- /fields -->`.
+ * `npm run field-tables` rewrites them; a test fails when the README and the code disagree.
+ */
+import type { Dataset, FieldDoc, Interval } from "./dataset.ts";
+
+const escape = (text: string) => text.replaceAll("|", "\\|");
+
+function rows(fields: readonly FieldDoc[], prefix = ""): string[] {
+  return fields.flatMap((field) => [
+    `| \`${prefix}${field.name}\` | ${field.unit ?? ""} | ${escape(field.description)} |`,
+    ...rows(field.properties ?? [], `${prefix}${field.name}.`),
+  ]);
+}
+
+/** The Markdown table of a dataset's fields at one interval (prettier aligns it afterwards). */
+export function fieldTable(dataset: Dataset, interval: Interval): string {
+  return ["| field | unit | meaning |", "| --- | --- | --- |", ...rows(dataset.fields[interval])].join("\n");
+}
+
+const MARKER = /<!-- fields: (\S+) (1h|1d) -->\n[\s\S]*?<!-- \/fields -->/g;
+
+/** `readme` with every marked field table regenerated; throws on a marker naming no dataset. */
+export function withFieldTables(readme: string, datasets: readonly Dataset[]): string {
+  return readme.replace(MARKER, (_all, id: string, interval: Interval) => {
+    const dataset = datasets.find((d) => d.id === id);
+    if (dataset === undefined) throw new Error(`README: a field table names ${id}, which is no dataset`);
+    return `<!-- fields: ${id} ${interval} -->\n\n${fieldTable(dataset, interval)}\n\n<!-- /fields -->`;
+  });
+}
+
+/** The cells of every marked table, per marker, whitespace-trimmed: what a check compares. */
+export function fieldTableCells(readme: string): Map<string, string[][]> {
+  const out = new Map<string, string[][]>();
+  for (const match of readme.matchAll(MARKER)) {
+    const lines = match[0].split("\n").filter((l) => l.startsWith("|") && !/^\|\s*-/.test(l));
+    const cells = lines.map((l) =>
+      l
+        .slice(1, -1)
+        .split(/(?<!\\)\|/)
+        .map((c) => c.trim()),
+    );
+    out.set(`${match[1]} ${match[2]}`, cells);
+  }
+  return out;
+}

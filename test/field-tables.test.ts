@@ -1,0 +1,46 @@
+/** `src/datasets/field-tables.ts`: the README's field tables are the dataset tables' fields. */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fieldTableCells, withFieldTables } from "../src/datasets/field-tables.ts";
+import type { Dataset } from "../src/datasets/dataset.ts";
+import { DATASETS } from "../src/service.ts";
+
+const README = readFileSync(join(import.meta.dirname, "..", "README.md"), "utf8");
+
+test("every dataset and interval has a field table in the README equal to its fields", () => {
+  const inReadme = fieldTableCells(README);
+  const generated = fieldTableCells(withFieldTables(README, DATASETS));
+  assert.deepEqual(
+    [...inReadme.keys()].sort(),
+    DATASETS.flatMap((d) => [`${d.id} 1h`, `${d.id} 1d`]).sort(),
+    "one marked table per dataset and interval",
+  );
+  for (const [key, cells] of generated) {
+    assert.deepEqual(inReadme.get(key), cells, `README table ${key} is stale: run \`npm run field-tables\``);
+  }
+});
+
+test("a generated table lists nested fields by path and escapes pipes", () => {
+  const cells = fieldTableCells(
+    withFieldTables("<!-- fields: features.grid_stress_index 1h -->\n<!-- /fields -->", DATASETS),
+  );
+  const rows = cells.get("features.grid_stress_index 1h")!;
+  assert.deepEqual(rows[0], ["field", "unit", "meaning"]);
+  assert.ok(rows.some(([name, unit]) => name === "`components.reserve_margin`" && unit === "index"));
+  const dataset: Dataset = DATASETS[0]!;
+  const piped = {
+    ...dataset,
+    id: "x",
+    fields: { ...dataset.fields, "1h": [{ name: "a", type: "number" as const, description: "a | b" }] },
+  };
+  assert.match(withFieldTables("<!-- fields: x 1h -->\n<!-- /fields -->", [piped]), /a \\\| b/);
+});
+
+test("a marker naming no dataset is refused", () => {
+  assert.throws(
+    () => withFieldTables("<!-- fields: nope 1h -->\n<!-- /fields -->", DATASETS),
+    /names nope, which is no dataset/,
+  );
+});
