@@ -139,6 +139,10 @@ test("every real response matches its documented schema and headers", async (t) 
   const broken = await restarted.get(`${datasets[0]}?start=2025-06-10T05:00:00Z&end=2025-06-10T06:00:00Z`);
   assert.equal(broken.status, 503);
   await check(datasets[0]!, broken);
+  // /healthz now reports the damaged day: its 503 body is documented too.
+  const degraded = await restarted.raw("/healthz");
+  assert.equal(degraded.status, 503);
+  await check("/healthz", degraded);
 });
 
 test("throttled responses match the 429 schema with Retry-After", async (t) => {

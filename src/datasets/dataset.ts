@@ -1,5 +1,5 @@
 /** What every dataset endpoint has in common: its identity, its fields and how it computes records. */
-import type * as v from "valibot";
+import type { QueryParameter } from "../http/route-doc.ts";
 import { DAY_MS, HOUR_MS } from "../time.ts";
 import type { ReadingStore } from "../store/reading-store.ts";
 
@@ -10,12 +10,7 @@ export type Interval = "1h" | "1d";
 export type DataRecord = Record<string, string | number | null | Readonly<Record<string, number | null>>>;
 
 /** A query parameter of one dataset besides the range: its schema turns the raw string into a value. */
-export interface DatasetParameter {
-  readonly schema: v.GenericSchema<string, unknown>;
-  /** What the value may be, for the error detail. */
-  readonly expected: string;
-  readonly default: unknown;
-}
+export type DatasetParameter = QueryParameter;
 
 /** What a served field is: the source of the OpenAPI schemas, `/api/v1/datasets` and CSV columns. */
 export interface FieldDoc {

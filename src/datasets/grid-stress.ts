@@ -87,6 +87,7 @@ export const gridStress = defineDataset({
       ),
       expected: "'true' or 'false'",
       default: false,
+      description: "Must be 'true' or 'false'; default false. Adds each record's components (1h only).",
     },
   },
   meta: () => ({

@@ -9,7 +9,77 @@ import type { ReadingStore, StoreSnapshot } from "../store/reading-store.ts";
 import { dayStart, formatInstant, HOUR_MS } from "../time.ts";
 import { SCHEMA_VERSION } from "./dataset-handler.ts";
 import { FORMATS } from "./negotiation.ts";
+import * as v from "valibot";
+import type { RouteDoc } from "./route-doc.ts";
 import type { Handler } from "./router.ts";
+
+const described = <S extends v.GenericSchema>(schema: S, description: string) =>
+  v.pipe(schema, v.description(description));
+
+// A field as described below (`describeField`); members of an object field nest one level.
+const FIELD_ENTRIES = {
+  name: v.string(),
+  type: v.picklist(["string", "number", "integer", "object"]),
+  unit: v.optional(v.string()),
+  nullable: v.boolean(),
+  optional: v.optional(v.boolean()),
+  description: v.string(),
+};
+const FieldDescription = v.object({
+  ...FIELD_ENTRIES,
+  properties: v.optional(v.array(v.object(FIELD_ENTRIES))),
+});
+
+/** The body. */
+export const CatalogBody = v.object({
+  schema_version: v.literal(SCHEMA_VERSION),
+  datasets: v.array(
+    v.object({
+      id: described(v.string(), "`meta.dataset`."),
+      path: described(v.string(), "The endpoint."),
+      description: described(v.string(), "What it serves."),
+      intervals: v.array(v.picklist(["1h", "1d"])),
+      derived: v.record(v.string(), v.boolean()),
+      scope: described(v.string(), "The limiter scope."),
+      limit: v.object({
+        requests: v.nullable(v.pipe(v.number(), v.integer())),
+        window_seconds: v.literal(WINDOW_MS / 1000),
+      }),
+      parameters: v.array(v.string()),
+      formats: v.optional(v.array(v.picklist(FORMATS))),
+      fields: described(
+        v.record(v.string(), v.array(FieldDescription)),
+        "Per interval, the record fields in served order.",
+      ),
+    }),
+  ),
+  coverage: v.object({
+    first_hour: described(v.nullable(v.string()), "The first stored hour."),
+    last_hour: described(v.nullable(v.string()), "The last stored hour."),
+    last_available: described(v.nullable(v.string()), "The newest actual hour."),
+  }),
+  last_ingest: described(v.nullable(v.string()), "When an ingest last changed the store."),
+});
+
+/** The route's documentation. */
+export const CATALOG_ROUTE: RouteDoc = {
+  path: "/api/v1/datasets",
+  operationId: "listDatasets",
+  summary: "Every dataset with its fields, units, intervals and limits, and what the store holds.",
+  tags: ["metadata"],
+  scope: "metadata",
+  responses: {
+    "200": {
+      description: "The catalog.",
+      headers: ["X-Request-Id", "RateLimit", "RateLimit-Policy"],
+      body: CatalogBody,
+      bodyName: "Catalog",
+    },
+    "401": "Unauthorized",
+    "405": "MethodNotAllowed",
+    "429": "TooManyRequests",
+  },
+};
 import { send } from "./send.ts";
 
 function describeField(field: FieldDoc): Record<string, unknown> {

@@ -29,6 +29,7 @@ export const FORMAT_PARAMETER: DatasetParameter = {
   schema: v.picklist(FORMATS),
   expected: "'json' or 'csv'",
   default: undefined,
+  description: "json (the default) or csv; overrides Accept.",
 };
 
 /** `as_of`, accepted by every dataset: the values as the store held them at that instant. */
@@ -36,6 +37,9 @@ export const AS_OF_PARAMETER: DatasetParameter = {
   schema: InstantSchema,
   expected: "an ISO-8601 date-time with an offset (e.g. 2024-01-01T12:00:00Z) or a date",
   default: undefined,
+  description:
+    "The values as the store held them at this instant, before any later revision (for backtests without look-ahead). Same forms as start; not in the future, not before the first recorded ingest.",
+  example: "2025-06-02T12:00:00Z",
 };
 
 // The store as the request sees it: as it is, or as it was at `as_of` (checked against the history).

@@ -7,7 +7,67 @@
 import { lastSuccessfulPull } from "../pull/pull-state.ts";
 import type { ReadingStore, StoreSnapshot } from "../store/reading-store.ts";
 import { formatInstant, HOUR_MS } from "../time.ts";
+import * as v from "valibot";
+import type { RouteDoc } from "./route-doc.ts";
 import type { Handler } from "./router.ts";
+
+const nullableString = (description?: string) =>
+  description === undefined
+    ? v.nullable(v.string())
+    : v.pipe(v.nullable(v.string()), v.description(description));
+const seconds = v.nullable(v.pipe(v.number(), v.integer()));
+
+/** The 200 body. */
+export const HealthBody = v.strictObject({
+  status: v.pipe(
+    v.picklist(["ok", "stale"]),
+    v.description("stale: the newest actual hour is older than STALE_AFTER_H (still 200)."),
+  ),
+  last_available: nullableString("The newest hour holding an actual reading."),
+  data_age_seconds: v.pipe(seconds, v.description("Seconds since that hour began.")),
+  stale: v.pipe(
+    v.boolean(),
+    v.description(
+      "True when the newest actual hour is more than 3 hours old (or there is none): alert on it.",
+    ),
+  ),
+  days_stored: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  last_ingest: nullableString(),
+  last_pull: nullableString("When `pull` last found every portal file current or ingested."),
+  last_pull_age_seconds: seconds,
+});
+
+/** The 503 bodies: the store cannot be read, or some days are damaged. */
+export const HealthUnavailableBody = v.union([
+  v.strictObject({ status: v.literal("unavailable"), detail: v.string() }),
+  v.strictObject({
+    status: v.literal("degraded"),
+    detail: v.string(),
+    damaged_days: v.pipe(v.array(v.string()), v.description("The damaged days, YYYY-MM-DD, sorted.")),
+  }),
+]);
+
+/** The route's documentation. */
+export const HEALTH_ROUTE: RouteDoc = {
+  path: "/healthz",
+  operationId: "health",
+  summary: "Liveness and data freshness; no key needed.",
+  tags: ["metadata"],
+  open: true,
+  responses: {
+    "200": {
+      description: "Up, with the age of the newest hour.",
+      headers: ["X-Request-Id"],
+      body: HealthBody,
+      bodyName: "Health",
+    },
+    "503": {
+      description: "The store cannot be read, or some stored days are damaged.",
+      headers: ["X-Request-Id"],
+      body: HealthUnavailableBody,
+    },
+  },
+};
 
 /** How old the newest actual hour may be before the data counts as stale. */
 export const STALE_AFTER_MS = 3 * HOUR_MS;

@@ -1,15 +1,17 @@
 /**
- * The OpenAPI 3.1 document, built from the same dataset definitions the handlers serve, so the
- * document cannot drift from the code: every endpoint, parameter, field (type, unit, meaning),
- * error body, status and header, and the key scheme.
+ * The OpenAPI 3.1 document, assembled from what the code itself declares, so it cannot drift:
+ * the dataset tables (fields, parameters, meta), the query parameters' valibot schemas, and the
+ * `RouteDoc` of every other route (its body schemas are the valibot schemas of what it sends).
+ * Only what no route owns is written here: headers, shared error responses and the key scheme.
  */
+import * as v from "valibot";
 import type { Dataset, FieldDoc, Interval } from "../datasets/dataset.ts";
+import { CATALOG_ROUTE } from "./catalog-handler.ts";
+import { AS_OF_PARAMETER, FORMAT_PARAMETER, SCHEMA_VERSION } from "./dataset-handler.ts";
+import { HEALTH_ROUTE } from "./health-handler.ts";
 import { BAD_REQUEST_CODES } from "./http-error.ts";
-import { MAX_SPAN_DAYS } from "./range-query.ts";
-import { SCHEMA_VERSION } from "./dataset-handler.ts";
-import { FORMATS } from "./negotiation.ts";
-
-type Schema = Record<string, unknown>;
+import { MAX_SPAN_DAYS, RANGE_PARAMETERS } from "./range-query.ts";
+import { jsonSchema, type QueryParameter, type RouteDoc, type Schema } from "./route-doc.ts";
 
 const INTERVALS: readonly Interval[] = ["1h", "1d"];
 const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
@@ -113,6 +115,7 @@ const HEADERS: Record<string, Schema> = {
 };
 
 const headers = (...names: string[]) => Object.fromEntries(names.map((n) => [n, ref("headers", n)]));
+
 const RATE = ["X-Request-Id", "RateLimit", "RateLimit-Policy"];
 
 function detailResponse(description: string, example: string, extraHeaders: string[] = []): Schema {
@@ -123,288 +126,225 @@ function detailResponse(description: string, example: string, extraHeaders: stri
   };
 }
 
-/** The document for `datasets` with the given default limits per scope. */
-export function buildOpenApi(datasets: readonly Dataset[], limits: Readonly<Record<string, number>>): Schema {
-  const schemas: Record<string, Schema> = {
-    Detail: {
-      type: "object",
-      properties: { detail: { type: "string" } },
-      required: ["detail"],
-      additionalProperties: false,
-    },
-    BadRequest: {
+/** The query parameters every dataset accepts, shared under `#/components/parameters`. */
+const SHARED_PARAMETERS: Readonly<Record<string, QueryParameter>> = {
+  ...RANGE_PARAMETERS,
+  format: FORMAT_PARAMETER,
+  as_of: AS_OF_PARAMETER,
+};
+
+function parameter(name: string, p: QueryParameter): Schema {
+  const schema = {
+    ...jsonSchema(p.schema),
+    ...(p.default === undefined ? {} : { default: String(p.default) }),
+  };
+  return {
+    name,
+    in: "query",
+    required: p.required ?? false,
+    description: p.description,
+    schema,
+    ...(p.example === undefined ? {} : { example: p.example }),
+  };
+}
+
+const SHARED_RESPONSES: Record<string, Schema> = {
+  NotModified: {
+    description: "Your copy is current (If-None-Match, or If-Modified-Since without it).",
+    headers: headers("X-Request-Id", "ETag", "Last-Modified", "Cache-Control", "Vary"),
+  },
+  BadRequest: {
+    description: "The query is invalid.",
+    headers: headers(...RATE),
+    content: { "application/json": { schema: ref("schemas", "BadRequest") } },
+  },
+  Unauthorized: detailResponse(
+    "No key (`Authentication credentials were not provided.`), or an unknown or revoked one (`Invalid API key.`). Never counted.",
+    "Invalid API key.",
+    ["WWW-Authenticate"],
+  ),
+  MethodNotAllowed: detailResponse("A method other than GET or HEAD.", 'Method "POST" not allowed.', [
+    "Allow",
+    ...RATE.slice(1),
+  ]),
+  TooManyRequests: detailResponse(
+    "Over the key's limit in this scope. Not counted.",
+    "Request was throttled. Expected available in 12 seconds.",
+    ["Retry-After", ...RATE.slice(1)],
+  ),
+  NotFound: detailResponse("Unknown path.", "Not found."),
+  InternalError: detailResponse("A bug; the cause is logged, never sent.", "Internal server error."),
+  DamagedData: detailResponse(
+    "A stored day the range needs does not match the store's record of it (a damaged file): it is never served as data until re-ingested.",
+    "The stored data for 2025-06-10 is damaged and is not served until it is repaired; the operator has been alerted. Try again later.",
+    ["Retry-After"],
+  ),
+};
+
+const ERROR_SCHEMAS: Record<string, Schema> = {
+  Detail: jsonSchema(v.strictObject({ detail: v.string() })),
+  BadRequest: jsonSchema(
+    v.strictObject({
+      error: v.pipe(
+        v.picklist(BAD_REQUEST_CODES),
+        v.description(`When several apply, the first of: ${BAD_REQUEST_CODES.join(", ")}.`),
+      ),
+      detail: v.pipe(v.string(), v.description("A sentence saying what is wrong and how to fix it.")),
+    }),
+  ),
+};
+
+const scopeText = (scope: string, limits: Readonly<Record<string, number>>) =>
+  `Scope \`${scope}\`: ${limits[scope]} requests per key in any 60 seconds by default.`;
+
+// The record and envelope schemas of a dataset at each interval; returns the envelopes' refs.
+function datasetSchemas(dataset: Dataset, schemas: Record<string, Schema>): Schema[] {
+  return INTERVALS.map((interval) => {
+    const record = schemaName(dataset, interval, "Record");
+    const envelope = schemaName(dataset, interval, "Envelope");
+    schemas[record] = { type: "object", ...objectSchema(dataset.fields[interval]) };
+    schemas[envelope] = {
       type: "object",
       properties: {
-        error: {
-          enum: [...BAD_REQUEST_CODES],
-          description: `When several apply, the first of: ${BAD_REQUEST_CODES.join(", ")}.`,
+        meta: metaSchema(dataset, interval),
+        data: {
+          type: "array",
+          items: ref("schemas", record),
+          description: "Records in ascending time order.",
         },
-        detail: { type: "string", description: "A sentence saying what is wrong and how to fix it." },
       },
-      required: ["error", "detail"],
+      required: ["meta", "data"],
       additionalProperties: false,
-    },
-  };
-  const paths: Record<string, Schema> = {};
-
-  for (const dataset of datasets) {
-    const envelopes = INTERVALS.map((interval) => {
-      const record = schemaName(dataset, interval, "Record");
-      const envelope = schemaName(dataset, interval, "Envelope");
-      schemas[record] = { type: "object", ...objectSchema(dataset.fields[interval]) };
-      schemas[envelope] = {
-        type: "object",
-        properties: {
-          meta: metaSchema(dataset, interval),
-          data: {
-            type: "array",
-            items: ref("schemas", record),
-            description: "Records in ascending time order.",
-          },
-        },
-        required: ["meta", "data"],
-        additionalProperties: false,
-      };
-      return ref("schemas", envelope);
-    });
-    const limit = limits[dataset.scope];
-    const extra = Object.entries(dataset.parameters ?? {}).map(([name, p]) => ({
-      name,
-      in: "query",
-      required: false,
-      description: `Must be ${p.expected}; default ${String(p.default)}.${name === "components" ? " Adds each record's components (1h only)." : ""}`,
-      schema: { type: "string", enum: ["true", "false"], default: String(p.default) },
-    }));
-    paths[dataset.path] = {
-      get: {
-        operationId:
-          dataset.id === "grid.system_state"
-            ? "getGridSystemState"
-            : `get${schemaName(dataset, "1h", "").replace(/Hourly$/, "")}`,
-        summary: dataset.description,
-        description: `Scope \`${dataset.scope}\`: ${limit} requests per key in any 60 seconds by default. A 304 counts like any allowed request.`,
-        tags: ["datasets"],
-        parameters: [
-          ref("parameters", "start"),
-          ref("parameters", "end"),
-          ref("parameters", "interval"),
-          ref("parameters", "format"),
-          ref("parameters", "as_of"),
-          ...extra,
-        ],
-        responses: {
-          "200": {
-            description:
-              "The records of the range; JSON by default, CSV with format=csv or Accept: text/csv.",
-            headers: headers(
-              ...RATE,
-              "ETag",
-              "Last-Modified",
-              "Cache-Control",
-              "Vary",
-              "Content-Disposition",
-            ),
-            content: {
-              "application/json": { schema: { oneOf: envelopes } },
-              "text/csv": {
-                schema: {
-                  type: "string",
-                  description: "A header row (ts or date first), one row per record, empty cells for nulls.",
-                },
-              },
-            },
-          },
-          "304": ref("responses", "NotModified"),
-          "400": ref("responses", "BadRequest"),
-          "401": ref("responses", "Unauthorized"),
-          "405": ref("responses", "MethodNotAllowed"),
-          "429": ref("responses", "TooManyRequests"),
-          "500": ref("responses", "InternalError"),
-          "503": ref("responses", "DamagedData"),
-        },
-      },
     };
+    return ref("schemas", envelope);
+  });
+}
+
+const DATASET_RESPONSES = {
+  "304": "NotModified",
+  "400": "BadRequest",
+  "401": "Unauthorized",
+  "405": "MethodNotAllowed",
+  "429": "TooManyRequests",
+  "500": "InternalError",
+  "503": "DamagedData",
+};
+
+function datasetOperation(dataset: Dataset, limits: Readonly<Record<string, number>>, envelopes: Schema[]) {
+  const own = Object.entries(dataset.parameters ?? {}).map(([name, p]) => parameter(name, p));
+  const ok = {
+    description: "The records of the range; JSON by default, CSV with format=csv or Accept: text/csv.",
+    headers: headers(...RATE, "ETag", "Last-Modified", "Cache-Control", "Vary", "Content-Disposition"),
+    content: {
+      "application/json": { schema: { oneOf: envelopes } },
+      "text/csv": {
+        schema: {
+          type: "string",
+          description: "A header row (ts or date first), one row per record, empty cells for nulls.",
+        },
+      },
+    },
+  };
+  return {
+    operationId: `get${schemaName(dataset, "1h", "").replace(/Hourly$/, "")}`,
+    summary: dataset.description,
+    description: `${scopeText(dataset.scope, limits)} A 304 counts like any allowed request.`,
+    tags: ["datasets"],
+    parameters: [...Object.keys(SHARED_PARAMETERS).map((name) => ref("parameters", name)), ...own],
+    responses: {
+      "200": ok,
+      ...Object.fromEntries(
+        Object.entries(DATASET_RESPONSES).map(([s, name]) => [s, ref("responses", name)]),
+      ),
+    },
+  };
+}
+
+// The operation of a documented route; named body schemas go to `schemas`.
+function routeOperation(
+  route: RouteDoc,
+  limits: Readonly<Record<string, number>>,
+  schemas: Record<string, Schema>,
+) {
+  const responses = Object.entries(route.responses).map(([status, doc]) => {
+    if (typeof doc === "string") return [status, ref("responses", doc)];
+    let schema: Schema | undefined;
+    if (doc.body !== undefined) {
+      schema = jsonSchema(doc.body);
+      if (doc.bodyName !== undefined) {
+        schemas[doc.bodyName] = schema;
+        schema = ref("schemas", doc.bodyName);
+      }
+    }
+    return [
+      status,
+      {
+        description: doc.description,
+        ...(doc.headers ? { headers: headers(...doc.headers) } : {}),
+        ...(schema ? { content: { "application/json": { schema } } } : {}),
+      },
+    ];
+  });
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    ...(route.scope ? { description: scopeText(route.scope, limits) } : {}),
+    ...(route.open ? { security: [] } : {}),
+    tags: route.tags,
+    responses: Object.fromEntries(responses) as Schema,
+  };
+}
+
+const DOCUMENT_HEADERS = ["X-Request-Id", "ETag", "Cache-Control", "Vary"];
+
+/** This document's own route. */
+export const OPENAPI_ROUTE: RouteDoc = {
+  path: "/api/v1/openapi.json",
+  operationId: "openapi",
+  summary: "This document; no key needed.",
+  tags: ["metadata"],
+  open: true,
+  responses: {
+    "200": {
+      description: "The OpenAPI 3.1 document.",
+      headers: DOCUMENT_HEADERS,
+      body: v.record(v.string(), v.unknown()),
+    },
+    "304": { description: "Your copy is current (If-None-Match).", headers: DOCUMENT_HEADERS },
+  },
+};
+
+const ROUTES: readonly RouteDoc[] = [CATALOG_ROUTE, HEALTH_ROUTE, OPENAPI_ROUTE];
+
+const INFO = {
+  title: "Grid Data Service",
+  version: "1.0.0",
+  summary: "South Africa's power-grid data (Eskom Data Portal), hourly or daily, for a time range.",
+  description:
+    "Ranges are half-open, [start, end), in UTC. start and end are ISO-8601 date-times with an offset, or dates. " +
+    `The longest span is ${MAX_SPAN_DAYS["1h"]} days at 1h and ${MAX_SPAN_DAYS["1d"]} days at 1d. ` +
+    "Checks run in this order: unknown path (404), key (401), limit (429), method (405), query (400).",
+};
+
+const API_KEY = {
+  type: "apiKey",
+  in: "header",
+  name: "X-API-KEY",
+  description:
+    "A key from `npm run --silent keys -- create`. Limits are per key and scope over a rolling 60 s.",
+};
+
+/** The document for `datasets` with the given default limits per scope. */
+export function buildOpenApi(datasets: readonly Dataset[], limits: Readonly<Record<string, number>>): Schema {
+  const schemas: Record<string, Schema> = { ...ERROR_SCHEMAS };
+  const paths: Record<string, Schema> = {};
+  for (const dataset of datasets) {
+    paths[dataset.path] = { get: datasetOperation(dataset, limits, datasetSchemas(dataset, schemas)) };
   }
-
-  const field = (type: string, description: string, extra: Schema = {}) => ({ type, description, ...extra });
-  schemas.Catalog = {
-    type: "object",
-    properties: {
-      schema_version: { const: SCHEMA_VERSION },
-      datasets: {
-        type: "array",
-        items: {
-          type: "object",
-          properties: {
-            id: field("string", "`meta.dataset`."),
-            path: field("string", "The endpoint."),
-            description: field("string", "What it serves."),
-            intervals: { type: "array", items: { enum: [...INTERVALS] } },
-            derived: { type: "object", additionalProperties: { type: "boolean" } },
-            scope: field("string", "The limiter scope."),
-            limit: {
-              type: "object",
-              properties: { requests: { type: ["integer", "null"] }, window_seconds: { const: 60 } },
-              required: ["requests", "window_seconds"],
-            },
-            parameters: { type: "array", items: { type: "string" } },
-            formats: { type: "array", items: { enum: [...FORMATS] } },
-            fields: {
-              type: "object",
-              description: "Per interval, the record fields in served order.",
-              additionalProperties: { type: "array", items: ref("schemas", "FieldDescription") },
-            },
-          },
-          required: [
-            "id",
-            "path",
-            "description",
-            "intervals",
-            "derived",
-            "scope",
-            "limit",
-            "parameters",
-            "fields",
-          ],
-        },
-      },
-      coverage: {
-        type: "object",
-        properties: {
-          first_hour: field("string", "The first stored hour.", { type: ["string", "null"] }),
-          last_hour: field("string", "The last stored hour.", { type: ["string", "null"] }),
-          last_available: field("string", "The newest actual hour.", { type: ["string", "null"] }),
-        },
-        required: ["first_hour", "last_hour", "last_available"],
-      },
-      last_ingest: { type: ["string", "null"], description: "When an ingest last changed the store." },
-    },
-    required: ["schema_version", "datasets", "coverage", "last_ingest"],
-  };
-  schemas.FieldDescription = {
-    type: "object",
-    properties: {
-      name: { type: "string" },
-      type: { enum: ["string", "number", "integer", "object"] },
-      unit: { type: "string" },
-      nullable: { type: "boolean" },
-      optional: { type: "boolean" },
-      description: { type: "string" },
-      properties: { type: "array", items: ref("schemas", "FieldDescription") },
-    },
-    required: ["name", "type", "nullable", "description"],
-  };
-  schemas.Health = {
-    type: "object",
-    properties: {
-      status: {
-        enum: ["ok", "stale"],
-        description: "stale: the newest actual hour is older than STALE_AFTER_H (still 200).",
-      },
-      last_available: { type: ["string", "null"], description: "The newest hour holding an actual reading." },
-      data_age_seconds: { type: ["integer", "null"], description: "Seconds since that hour began." },
-      stale: {
-        type: "boolean",
-        description:
-          "True when the newest actual hour is more than 3 hours old (or there is none): alert on it.",
-      },
-      days_stored: { type: "integer", minimum: 0 },
-      last_ingest: { type: ["string", "null"] },
-      last_pull: {
-        type: ["string", "null"],
-        description: "When `pull` last found every portal file current or ingested.",
-      },
-      last_pull_age_seconds: { type: ["integer", "null"] },
-    },
-    required: [
-      "status",
-      "last_available",
-      "data_age_seconds",
-      "stale",
-      "days_stored",
-      "last_ingest",
-      "last_pull",
-      "last_pull_age_seconds",
-    ],
-    additionalProperties: false,
-  };
-
-  paths["/api/v1/datasets"] = {
-    get: {
-      operationId: "listDatasets",
-      summary: "Every dataset with its fields, units, intervals and limits, and what the store holds.",
-      description: `Scope \`metadata\`: ${limits.metadata} requests per key in any 60 seconds by default.`,
-      tags: ["metadata"],
-      responses: {
-        "200": {
-          description: "The catalog.",
-          headers: headers(...RATE),
-          content: { "application/json": { schema: ref("schemas", "Catalog") } },
-        },
-        "401": ref("responses", "Unauthorized"),
-        "405": ref("responses", "MethodNotAllowed"),
-        "429": ref("responses", "TooManyRequests"),
-      },
-    },
-  };
-  paths["/healthz"] = {
-    get: {
-      operationId: "health",
-      summary: "Liveness and data freshness; no key needed.",
-      security: [],
-      tags: ["metadata"],
-      responses: {
-        "200": {
-          description: "Up, with the age of the newest hour.",
-          headers: headers("X-Request-Id"),
-          content: { "application/json": { schema: ref("schemas", "Health") } },
-        },
-        "503": {
-          description: "The store cannot be read.",
-          content: {
-            "application/json": {
-              schema: {
-                type: "object",
-                properties: { status: { const: "unavailable" }, detail: { type: "string" } },
-                required: ["status", "detail"],
-              },
-            },
-          },
-        },
-      },
-    },
-  };
-  paths["/api/v1/openapi.json"] = {
-    get: {
-      operationId: "openapi",
-      summary: "This document; no key needed.",
-      security: [],
-      tags: ["metadata"],
-      responses: {
-        "200": {
-          description: "The OpenAPI 3.1 document.",
-          headers: headers("X-Request-Id", "ETag", "Cache-Control", "Vary"),
-          content: { "application/json": { schema: { type: "object" } } },
-        },
-        "304": {
-          description: "Your copy is current (If-None-Match).",
-          headers: headers("X-Request-Id", "ETag", "Cache-Control", "Vary"),
-        },
-      },
-    },
-  };
-
+  for (const route of ROUTES) paths[route.path] = { get: routeOperation(route, limits, schemas) };
   return {
     openapi: "3.1.0",
-    info: {
-      title: "Grid Data Service",
-      version: "1.0.0",
-      summary: "South Africa's power-grid data (Eskom Data Portal), hourly or daily, for a time range.",
-      description:
-        "Ranges are half-open, [start, end), in UTC. start and end are ISO-8601 date-times with an offset, or dates. " +
-        `The longest span is ${MAX_SPAN_DAYS["1h"]} days at 1h and ${MAX_SPAN_DAYS["1d"]} days at 1d. ` +
-        "Checks run in this order: unknown path (404), key (401), limit (429), method (405), query (400).",
-    },
+    info: INFO,
     security: [{ ApiKey: [] }],
     tags: [
       { name: "datasets", description: "Time series for a range." },
@@ -412,91 +352,11 @@ export function buildOpenApi(datasets: readonly Dataset[], limits: Readonly<Reco
     ],
     paths,
     components: {
-      securitySchemes: {
-        ApiKey: {
-          type: "apiKey",
-          in: "header",
-          name: "X-API-KEY",
-          description:
-            "A key from `npm run --silent keys -- create`. Limits are per key and scope over a rolling 60 s.",
-        },
-      },
-      parameters: {
-        start: {
-          name: "start",
-          in: "query",
-          required: true,
-          description:
-            "Range start: an ISO-8601 date-time with an offset (Z, +hh:mm, +hhmm, +hh; seconds and fractions optional), or a date YYYY-MM-DD (00:00 UTC).",
-          schema: { type: "string" },
-          example: "2025-06-01T00:00:00Z",
-        },
-        end: {
-          name: "end",
-          in: "query",
-          required: true,
-          description: "Range end, excluded; same forms as start.",
-          schema: { type: "string" },
-          example: "2025-06-02T00:00:00Z",
-        },
-        interval: {
-          name: "interval",
-          in: "query",
-          required: false,
-          description: "1h: the hours beginning in the range. 1d: the UTC days whose 00:00 lies in it.",
-          schema: { type: "string", enum: [...INTERVALS], default: "1h" },
-        },
-        format: {
-          name: "format",
-          in: "query",
-          required: false,
-          description: "json (the default) or csv; overrides Accept.",
-          schema: { type: "string", enum: [...FORMATS] },
-        },
-        as_of: {
-          name: "as_of",
-          in: "query",
-          required: false,
-          description:
-            "The values as the store held them at this instant, before any later revision (for backtests without look-ahead). Same forms as start; not in the future, not before the first recorded ingest.",
-          schema: { type: "string" },
-          example: "2025-06-02T12:00:00Z",
-        },
-      },
+      securitySchemes: { ApiKey: API_KEY },
+      parameters: Object.fromEntries(Object.entries(SHARED_PARAMETERS).map(([n, p]) => [n, parameter(n, p)])),
       headers: HEADERS,
       schemas,
-      responses: {
-        NotModified: {
-          description: "Your copy is current (If-None-Match, or If-Modified-Since without it).",
-          headers: headers("X-Request-Id", "ETag", "Last-Modified", "Cache-Control", "Vary"),
-        },
-        BadRequest: {
-          description: "The query is invalid.",
-          headers: headers(...RATE),
-          content: { "application/json": { schema: ref("schemas", "BadRequest") } },
-        },
-        Unauthorized: detailResponse(
-          "No key (`Authentication credentials were not provided.`), or an unknown or revoked one (`Invalid API key.`). Never counted.",
-          "Invalid API key.",
-          ["WWW-Authenticate"],
-        ),
-        MethodNotAllowed: detailResponse("A method other than GET or HEAD.", 'Method "POST" not allowed.', [
-          "Allow",
-          ...RATE.slice(1),
-        ]),
-        TooManyRequests: detailResponse(
-          "Over the key's limit in this scope. Not counted.",
-          "Request was throttled. Expected available in 12 seconds.",
-          ["Retry-After", ...RATE.slice(1)],
-        ),
-        NotFound: detailResponse("Unknown path.", "Not found."),
-        InternalError: detailResponse("A bug; the cause is logged, never sent.", "Internal server error."),
-        DamagedData: detailResponse(
-          "A stored day the range needs does not match the store's record of it (a damaged file): it is never served as data until re-ingested.",
-          "The stored data for 2025-06-10 is damaged and is not served until it is repaired; the operator has been alerted. Try again later.",
-          ["Retry-After"],
-        ),
-      },
+      responses: SHARED_RESPONSES,
     },
   };
 }

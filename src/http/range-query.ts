@@ -4,6 +4,7 @@
  */
 import * as v from "valibot";
 import type { DatasetParameter, Interval, RangeRequest } from "../datasets/dataset.ts";
+import type { QueryParameter } from "./route-doc.ts";
 import { DAY_MS } from "../time.ts";
 import { badRequest } from "./http-error.ts";
 import { type Instant, InstantSchema } from "./instant.ts";
@@ -14,7 +15,32 @@ export const MAX_SPAN_DAYS: Readonly<Record<Interval, number>> = { "1h": 366, "1
 export const INTERVALS: readonly Interval[] = ["1h", "1d"];
 const IntervalSchema = v.picklist(INTERVALS);
 
-const RANGE_PARAMETERS = ["start", "end", "interval"];
+/** The range's own parameters, validated below in the order of `BAD_REQUEST_CODES`. */
+export const RANGE_PARAMETERS: Readonly<Record<"start" | "end" | "interval", QueryParameter>> = {
+  start: {
+    schema: InstantSchema,
+    expected: "an ISO-8601 date-time with an offset or a date",
+    default: undefined,
+    required: true,
+    description:
+      "Range start: an ISO-8601 date-time with an offset (Z, +hh:mm, +hhmm, +hh; seconds and fractions optional), or a date YYYY-MM-DD (00:00 UTC).",
+    example: "2025-06-01T00:00:00Z",
+  },
+  end: {
+    schema: InstantSchema,
+    expected: "an ISO-8601 date-time with an offset or a date",
+    default: undefined,
+    required: true,
+    description: "Range end, excluded; same forms as start.",
+    example: "2025-06-02T00:00:00Z",
+  },
+  interval: {
+    schema: IntervalSchema,
+    expected: INTERVALS.join(" or "),
+    default: "1h",
+    description: "1h: the hours beginning in the range. 1d: the UTC days whose 00:00 lies in it.",
+  },
+};
 
 /** The validated range and options, plus whether each bound carried a fraction of a second. */
 export interface ParsedRange extends RangeRequest {
@@ -27,7 +53,7 @@ export function parseRangeQuery(
   params: URLSearchParams,
   extras: Readonly<Record<string, DatasetParameter>> = {},
 ): ParsedRange {
-  const allowed = [...RANGE_PARAMETERS, ...Object.keys(extras)];
+  const allowed = [...Object.keys(RANGE_PARAMETERS), ...Object.keys(extras)];
   const names = [...new Set(params.keys())];
 
   const missing = ["start", "end"].filter((name) => (params.get(name) ?? "") === "");
