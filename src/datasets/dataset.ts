@@ -4,7 +4,8 @@ import { DAY_MS, HOUR_MS } from "../time.ts";
 import type { ReadingStore } from "../store/reading-store.ts";
 
 /** The two resolutions a range can be asked for. */
-export type Interval = "1h" | "1d";
+export const INTERVALS = ["1h", "1d"] as const;
+export type Interval = (typeof INTERVALS)[number];
 
 /** A served record: `ts` or `date` first, then the dataset's fields (grid stress nests `components`). */
 export type DataRecord = Record<string, string | number | null | Readonly<Record<string, number | null>>>;

@@ -6,7 +6,7 @@
  */
 import type { ReadingStore } from "../store/reading-store.ts";
 import { dayStart, DAY_MS } from "../time.ts";
-import type { Dataset, Interval } from "./dataset.ts";
+import { type Dataset, INTERVALS } from "./dataset.ts";
 
 const WEEK = 7 * DAY_MS;
 
@@ -17,7 +17,7 @@ export function warmUp(store: ReadingStore, datasets: readonly Dataset[]): numbe
   if (keys.length === 0) return 0;
   const end = dayStart(keys.at(-1)!) + DAY_MS;
   for (const dataset of datasets) {
-    for (const interval of ["1h", "1d"] as Interval[]) {
+    for (const interval of INTERVALS) {
       JSON.stringify(dataset.records(store, { start: end - WEEK, end, interval, options: {} }));
     }
   }

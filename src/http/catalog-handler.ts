@@ -3,7 +3,7 @@
  * intervals, fields (type, unit, meaning), the caller's limit in its scope, and what the store
  * holds (first and last hour, newest actual hour, last ingest).
  */
-import type { Dataset, FieldDoc } from "../datasets/dataset.ts";
+import { type Dataset, type FieldDoc, INTERVALS } from "../datasets/dataset.ts";
 import { WINDOW_MS } from "../limits/scopes.ts";
 import type { ReadingStore, StoreSnapshot } from "../store/reading-store.ts";
 import { dayStart, formatInstant, HOUR_MS } from "../time.ts";
@@ -38,7 +38,7 @@ export const CatalogBody = v.object({
       id: described(v.string(), "`meta.dataset`."),
       path: described(v.string(), "The endpoint."),
       description: described(v.string(), "What it serves."),
-      intervals: v.array(v.picklist(["1h", "1d"])),
+      intervals: v.array(v.picklist(INTERVALS)),
       derived: v.record(v.string(), v.boolean()),
       scope: described(v.string(), "The limiter scope."),
       limit: v.object({
@@ -122,7 +122,7 @@ export function catalogHandler(datasets: readonly Dataset[], store: ReadingStore
         id: dataset.id,
         path: dataset.path,
         description: dataset.description,
-        intervals: ["1h", "1d"],
+        intervals: INTERVALS,
         derived: dataset.derived,
         scope: dataset.scope,
         limit: { requests: ctx.limitFor?.(dataset.scope) ?? null, window_seconds: WINDOW_MS / 1000 },

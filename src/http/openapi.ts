@@ -5,7 +5,7 @@
  * Only what no route owns is written here: headers, shared error responses and the key scheme.
  */
 import * as v from "valibot";
-import type { Dataset, FieldDoc, Interval } from "../datasets/dataset.ts";
+import { type Dataset, type FieldDoc, type Interval, INTERVALS } from "../datasets/dataset.ts";
 import { CATALOG_ROUTE } from "./catalog-handler.ts";
 import { AS_OF_PARAMETER, FORMAT_PARAMETER, SCHEMA_VERSION } from "./dataset-handler.ts";
 import { HEALTH_ROUTE } from "./health-handler.ts";
@@ -13,7 +13,6 @@ import { BAD_REQUEST_CODES } from "./http-error.ts";
 import { MAX_SPAN_DAYS, RANGE_PARAMETERS } from "./range-query.ts";
 import { jsonSchema, type QueryParameter, type RouteDoc, type Schema } from "./route-doc.ts";
 
-const INTERVALS: readonly Interval[] = ["1h", "1d"];
 const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
 
 function fieldSchema(field: FieldDoc): Schema {

@@ -3,7 +3,7 @@
  * When several rules are broken, the first in the order of `BAD_REQUEST_CODES` is reported.
  */
 import * as v from "valibot";
-import type { DatasetParameter, Interval, RangeRequest } from "../datasets/dataset.ts";
+import { type DatasetParameter, type Interval, INTERVALS, type RangeRequest } from "../datasets/dataset.ts";
 import type { QueryParameter } from "./route-doc.ts";
 import { DAY_MS } from "../time.ts";
 import { badRequest } from "./http-error.ts";
@@ -12,7 +12,6 @@ import { type Instant, InstantSchema } from "./instant.ts";
 /** The longest span, in days, allowed at each interval. */
 export const MAX_SPAN_DAYS: Readonly<Record<Interval, number>> = { "1h": 366, "1d": 7320 };
 
-export const INTERVALS: readonly Interval[] = ["1h", "1d"];
 const IntervalSchema = v.picklist(INTERVALS);
 
 /** The range's own parameters, validated below in the order of `BAD_REQUEST_CODES`. */
@@ -53,9 +52,25 @@ export function parseRangeQuery(
   params: URLSearchParams,
   extras: Readonly<Record<string, DatasetParameter>> = {},
 ): ParsedRange {
-  const allowed = [...Object.keys(RANGE_PARAMETERS), ...Object.keys(extras)];
-  const names = [...new Set(params.keys())];
+  checkNames(params, [...Object.keys(RANGE_PARAMETERS), ...Object.keys(extras)]);
+  const options = parseOptions(params, extras);
+  const start = instant(params, "start");
+  const end = instant(params, "end");
+  const interval = parseInterval(params.get("interval") ?? "1h");
+  checkSpan(start.ms, end.ms, interval);
+  return {
+    start: start.ms,
+    end: end.ms,
+    interval,
+    options,
+    startFractional: start.fractional,
+    endFractional: end.fractional,
+  };
+}
 
+// missing_params, unknown_parameter, then a repeated one (invalid_parameter).
+function checkNames(params: URLSearchParams, allowed: readonly string[]): void {
+  const names = [...new Set(params.keys())];
   const missing = ["start", "end"].filter((name) => (params.get(name) ?? "") === "");
   if (missing.length > 0) {
     throw badRequest(
@@ -79,6 +94,13 @@ export function parseRangeQuery(
       `Query parameter '${repeated}' is given more than once; give it once.`,
     );
   }
+}
+
+// Each extra parameter's value, or its default when absent.
+function parseOptions(
+  params: URLSearchParams,
+  extras: Readonly<Record<string, DatasetParameter>>,
+): Record<string, unknown> {
   const options: Record<string, unknown> = {};
   for (const [name, extra] of Object.entries(extras)) {
     const raw = params.get(name);
@@ -95,38 +117,33 @@ export function parseRangeQuery(
     }
     options[name] = result.output;
   }
+  return options;
+}
 
-  const start = instant(params, "start");
-  const end = instant(params, "end");
-
-  const rawInterval = params.get("interval") ?? "1h";
-  const interval = v.safeParse(IntervalSchema, rawInterval);
+function parseInterval(raw: string): Interval {
+  const interval = v.safeParse(IntervalSchema, raw);
   if (!interval.success) {
     throw badRequest(
       "unsupported_interval",
-      `Unsupported interval '${rawInterval}'. Supported intervals: ${INTERVALS.join(", ")}.`,
+      `Unsupported interval '${raw}'. Supported intervals: ${INTERVALS.join(", ")}.`,
     );
   }
-  if (end.ms <= start.ms) {
+  return interval.output;
+}
+
+function checkSpan(start: number, end: number, interval: Interval): void {
+  if (end <= start) {
     throw badRequest("bad_request", "'end' must be after 'start'; the range is [start, end).");
   }
-  const limit = MAX_SPAN_DAYS[interval.output];
-  if (end.ms - start.ms > limit * DAY_MS) {
+  const limit = MAX_SPAN_DAYS[interval];
+  if (end - start > limit * DAY_MS) {
     throw badRequest(
       "range_too_large",
-      `The range spans more than ${limit} days, the longest allowed at interval ${interval.output}. ` +
+      `The range spans more than ${limit} days, the longest allowed at interval ${interval}. ` +
         "Split it into several requests" +
-        (interval.output === "1h" ? ", or ask for interval 1d." : "."),
+        (interval === "1h" ? ", or ask for interval 1d." : "."),
     );
   }
-  return {
-    start: start.ms,
-    end: end.ms,
-    interval: interval.output,
-    options,
-    startFractional: start.fractional,
-    endFractional: end.fractional,
-  };
 }
 
 function instant(params: URLSearchParams, name: string): Instant {

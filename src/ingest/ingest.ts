@@ -48,17 +48,11 @@ export interface IngestSummary {
 /** Progress as the work goes, for a terminal. */
 export type IngestProgress = (stage: "parse" | "write", done: number, total: number) => void;
 
-/** Ingests `paths` in order into the store at `dir`. */
-export function ingestFiles(
-  paths: readonly string[],
-  options: { dir: string; onProgress?: IngestProgress; now?: () => number },
-): IngestSummary {
-  const { dir, onProgress } = options;
-  const now = options.now ?? Date.now;
-  const readingsDir = join(dir, READINGS_DIR);
-  mkdirSync(readingsDir, { recursive: true });
-  const failures: IngestSummary["failures"] = [];
+type Failures = IngestSummary["failures"];
+type Loaded = { day: Day; before: string; old: Day | undefined };
 
+// Every file parsed whole; a refused one goes to `failures` and contributes nothing.
+function parseAll(paths: readonly string[], failures: Failures, onProgress?: IngestProgress): PortalFile[] {
   const parsed: PortalFile[] = [];
   paths.forEach((path, i) => {
     onProgress?.("parse", i, paths.length);
@@ -73,7 +67,95 @@ export function ingestFiles(
     }
   });
   onProgress?.("parse", paths.length, paths.length);
+  return parsed;
+}
 
+/**
+ * Loads each touched day once: a file that does not match the manifest is recovered from the
+ * revision history (and reported as repaired); one that cannot be parsed is left alone on disk,
+ * reported, and counted as corrupt so that nothing is written over it.
+ */
+function dayLoader(dir: string, now: () => number, failures: Failures, repaired: IngestSummary["repaired"]) {
+  const days = new Map<string, Loaded>();
+  const corrupt = new Set<string>();
+  const readingsDir = join(dir, READINGS_DIR);
+  const recorded = loadManifest(dir);
+  const load = (key: string): Loaded => {
+    const path = join(readingsDir, dayFileName(key));
+    const before = existsSync(path) ? readFileSync(path, "utf8") : "";
+    const hash = recorded.get(key)?.hash;
+    if (hash !== undefined && contentHash(before) !== hash) {
+      const { day: recovered, note } = recoverDay(readingsDir, key, hash, before, now());
+      repaired.push({ file: path, message: `${dayFileName(key)} did not match the manifest: ${note}` });
+      return { day: recovered, before: "", old: cloneDay(recovered) };
+    }
+    try {
+      const day = before === "" ? emptyDay(key) : parseDay(before, key);
+      return { day, before, old: before === "" ? undefined : parseDay(before, key) };
+    } catch (error) {
+      // Never overwrite what cannot be read: leave the file for the operator to inspect.
+      if (!corrupt.has(key)) failures.push({ file: path, kind: "day", message: (error as Error).message });
+      corrupt.add(key);
+      return { day: emptyDay(key), before, old: undefined };
+    }
+  };
+  const loadDay = (key: string): Day => {
+    let entry = days.get(key);
+    if (entry === undefined) {
+      entry = load(key);
+      days.set(key, entry);
+    }
+    return entry.day;
+  };
+  return { days, corrupt, loadDay };
+}
+
+// The changed day files, new ones written before any replaces its file, then packs and manifest.
+function writeDays(
+  dir: string,
+  keys: readonly string[],
+  loaded: ReturnType<typeof dayLoader>,
+  onProgress?: IngestProgress,
+): number {
+  const readingsDir = join(dir, READINGS_DIR);
+  const manifestPath = join(dir, MANIFEST_FILE);
+  const manifestBefore = existsSync(manifestPath) ? readFileSync(manifestPath, "utf8") : null;
+  const manifest = loadManifest(dir);
+  const writes: { path: string; data: string }[] = [];
+  keys.forEach((key, i) => {
+    if (i % 64 === 0) onProgress?.("write", i, keys.length);
+    const { day, before } = loaded.days.get(key)!;
+    const text = serializeDay(day);
+    if (text === "") return;
+    if (text !== before) writes.push({ path: join(readingsDir, dayFileName(key)), data: text });
+    manifest.set(key, dayEntry(day, text));
+  });
+  // All new days are written before any replaces its file: a full disk changes no day.
+  writeFilesAtomic(writes);
+  onProgress?.("write", keys.length, keys.length);
+  if (PACKS) {
+    for (const month of new Set(keys.map(monthOf))) {
+      writeMonthPack(readingsDir, month, manifest, (key) =>
+        loaded.corrupt.has(key) ? undefined : loaded.days.get(key)?.day,
+      );
+    }
+  }
+  if (writes.length > 0) fsyncDirectory(readingsDir);
+  if (serializeManifest(manifest) !== manifestBefore) writeManifest(dir, manifest);
+  return writes.length;
+}
+
+/** Ingests `paths` in order into the store at `dir`. */
+export function ingestFiles(
+  paths: readonly string[],
+  options: { dir: string; onProgress?: IngestProgress; now?: () => number },
+): IngestSummary {
+  const { dir, onProgress } = options;
+  const now = options.now ?? Date.now;
+  const readingsDir = join(dir, READINGS_DIR);
+  mkdirSync(readingsDir, { recursive: true });
+  const failures: Failures = [];
+  const parsed = parseAll(paths, failures, onProgress);
   const skipped: Record<SkipReason, number> = { blank: 0, placeholder: 0 };
   let rowsRead = 0;
   for (const file of parsed) {
@@ -86,73 +168,14 @@ export function ingestFiles(
     removeStaleTempFiles(readingsDir);
     // Only ingest writes the manifest, under this lock; other files in DATA_DIR have other writers.
     removeStaleTempFiles(dir, MANIFEST_FILE);
-    const days = new Map<string, { day: Day; before: string; old: Day | undefined }>();
-    const corrupt = new Set<string>();
-    const recorded = loadManifest(dir);
     const repaired: IngestSummary["repaired"] = [];
-    const loadDay = (key: string): Day => {
-      let entry = days.get(key);
-      if (entry === undefined) {
-        const path = join(readingsDir, dayFileName(key));
-        const before = existsSync(path) ? readFileSync(path, "utf8") : "";
-        let day: Day;
-        let old: Day | undefined;
-        const hash = recorded.get(key)?.hash;
-        if (hash !== undefined && contentHash(before) !== hash) {
-          const { day: recovered, note } = recoverDay(readingsDir, key, hash, before, now());
-          repaired.push({ file: path, message: `${dayFileName(key)} did not match the manifest: ${note}` });
-          entry = { day: recovered, before: "", old: cloneDay(recovered) };
-          days.set(key, entry);
-          return entry.day;
-        }
-        try {
-          day = before === "" ? emptyDay(key) : parseDay(before, key);
-          old = before === "" ? undefined : parseDay(before, key);
-        } catch (error) {
-          // Never overwrite what cannot be read: leave the file for the operator to inspect.
-          if (!corrupt.has(key))
-            failures.push({ file: path, kind: "day", message: (error as Error).message });
-          corrupt.add(key);
-          day = emptyDay(key);
-        }
-        entry = { day, before, old };
-        days.set(key, entry);
-      }
-      return entry.day;
-    };
-
+    const loaded = dayLoader(dir, now, failures, repaired);
     let hoursChanged = 0;
-    for (const file of parsed) hoursChanged += mergeFile(file, loadDay);
-
-    const manifestPath = join(dir, MANIFEST_FILE);
-    const manifestBefore = existsSync(manifestPath) ? readFileSync(manifestPath, "utf8") : null;
-    const manifest = loadManifest(dir);
-    const keys = [...days.keys()].filter((k) => !corrupt.has(k)).sort();
-    const { changes, created, hoursAdded, hoursRevised } = collectChanges(keys, days);
+    for (const file of parsed) hoursChanged += mergeFile(file, loaded.loadDay);
+    const keys = [...loaded.days.keys()].filter((k) => !loaded.corrupt.has(k)).sort();
+    const { changes, created, hoursAdded, hoursRevised } = collectChanges(keys, loaded.days);
     recordRevisions(dir, now(), changes, created);
-    const writes: { path: string; data: string }[] = [];
-    keys.forEach((key, i) => {
-      if (i % 64 === 0) onProgress?.("write", i, keys.length);
-      const { day, before } = days.get(key)!;
-      const text = serializeDay(day);
-      if (text === "") return;
-      if (text !== before) writes.push({ path: join(readingsDir, dayFileName(key)), data: text });
-      manifest.set(key, dayEntry(day, text));
-    });
-    // All new days are written before any replaces its file: a full disk changes no day.
-    writeFilesAtomic(writes);
-    const daysWritten = writes.length;
-    onProgress?.("write", keys.length, keys.length);
-    if (PACKS) {
-      for (const month of new Set(keys.map(monthOf))) {
-        writeMonthPack(readingsDir, month, manifest, (key) =>
-          corrupt.has(key) ? undefined : days.get(key)?.day,
-        );
-      }
-    }
-    if (daysWritten > 0) fsyncDirectory(readingsDir);
-    if (serializeManifest(manifest) !== manifestBefore) writeManifest(dir, manifest);
-
+    const daysWritten = writeDays(dir, keys, loaded, onProgress);
     return {
       files: paths.length,
       rowsRead,

@@ -5,18 +5,66 @@
  * ~930 MW units, OCGT and load reduction at tight evening peaks, wind and PV by weather and sun,
  * outages of 10 to 16 GW); no row of a real file is reproduced. The same options give the same bytes.
  */
+import { columnIndex, normalizeColumnName, TIMESTAMP_COLUMNS } from "../source/columns.ts";
 import { HOUR_MS } from "../time.ts";
 
-/** The verbatim 42-name export header. */
-export const EXPORT_HEADER =
-  "Date Time Hour Beginning,Original Res Forecast before Lockdown,Residual Forecast,RSA Contracted Forecast," +
-  "Dispatchable Generation,Residual Demand,RSA Contracted Demand,International Exports,International Imports," +
-  "Thermal Generation,Nuclear Generation,Eskom Gas Generation,Eskom OCGT Generation,Hydro Water Generation," +
-  "Pumped Water Generation,ILS Usage,Manual Load_Reduction(MLR),IOS Excl ILS and MLR,Dispatchable IPP OCGT," +
-  "Eskom Gas SCO,Eskom OCGT SCO,Hydro Water SCO,Pumped Water SCO Pumping,Wind,PV,CSP,Other RE,Total RE," +
-  "Wind Installed Capacity,PV Installed Capacity,CSP Installed Capacity,Other RE Installed Capacity," +
-  "Total RE Installed Capacity,Installed Eskom Capacity,Total PCLF,Total UCLF,Total OCLF,Total UCLF+OCLF," +
-  "Non Comm Sentout,Drakensberg Gen Unit Hours,Palmiet Gen Unit Hours,Ingula Gen Unit Hours";
+/**
+ * The export's 42 column names, verbatim and in order. Each normalizes to a catalog column of
+ * `source/columns.ts` (checked when this module loads), so a sample row is written by name.
+ */
+const EXPORT_COLUMNS = [
+  "Date Time Hour Beginning",
+  "Original Res Forecast before Lockdown",
+  "Residual Forecast",
+  "RSA Contracted Forecast",
+  "Dispatchable Generation",
+  "Residual Demand",
+  "RSA Contracted Demand",
+  "International Exports",
+  "International Imports",
+  "Thermal Generation",
+  "Nuclear Generation",
+  "Eskom Gas Generation",
+  "Eskom OCGT Generation",
+  "Hydro Water Generation",
+  "Pumped Water Generation",
+  "ILS Usage",
+  "Manual Load_Reduction(MLR)",
+  "IOS Excl ILS and MLR",
+  "Dispatchable IPP OCGT",
+  "Eskom Gas SCO",
+  "Eskom OCGT SCO",
+  "Hydro Water SCO",
+  "Pumped Water SCO Pumping",
+  "Wind",
+  "PV",
+  "CSP",
+  "Other RE",
+  "Total RE",
+  "Wind Installed Capacity",
+  "PV Installed Capacity",
+  "CSP Installed Capacity",
+  "Other RE Installed Capacity",
+  "Total RE Installed Capacity",
+  "Installed Eskom Capacity",
+  "Total PCLF",
+  "Total UCLF",
+  "Total OCLF",
+  "Total UCLF+OCLF",
+  "Non Comm Sentout",
+  "Drakensberg Gen Unit Hours",
+  "Palmiet Gen Unit Hours",
+  "Ingula Gen Unit Hours",
+] as const;
+
+const EXPORT_KEYS = EXPORT_COLUMNS.map(normalizeColumnName);
+for (const key of EXPORT_KEYS) {
+  if (columnIndex(key) < 0 && !TIMESTAMP_COLUMNS.has(key))
+    throw new Error(`Sample column ${key} is not in the catalog`);
+}
+
+/** The verbatim export header. */
+export const EXPORT_HEADER = EXPORT_COLUMNS.join(",");
 
 export interface SampleOptions {
   /** First day, SAST, `YYYY-MM-DD`. */
@@ -56,6 +104,191 @@ function stamp(localMs: number): string {
   return `${d.getUTCFullYear()}-${p(d.getUTCMonth() + 1)}-${p(d.getUTCDate())} ${p(h12)}:00:00 ${h24 < 12 ? "AM" : "PM"}`;
 }
 
+// The installed fleet the sample assumes, MW.
+const INSTALLED = 46_000;
+const WIND_CAP = 3_450;
+const PV_CAP = 2_290;
+const CSP_CAP = 500;
+const OTHER_CAP = 27.5;
+
+/** The draws of a seeded generator: uniform in [0, 1) and standard normal. */
+interface Draws {
+  readonly random: () => number;
+  readonly gauss: () => number;
+}
+
+/** What drifts from hour to hour: demand noise, wind, cloud, outages and pumped storage. */
+interface Drift {
+  demandNoise: number;
+  windState: number;
+  cloud: number;
+  uclf: number;
+  oclf: number;
+  storage: number;
+}
+
+/** The calendar of one SAST hour. */
+interface When {
+  readonly local: number;
+  readonly hour: number;
+  readonly doy: number;
+  /** +1 mid-July, -1 mid-January. */
+  readonly winter: number;
+  readonly weekend: number;
+}
+
+function when(local: number): When {
+  const date = new Date(local);
+  const doy = Math.floor((local - Date.UTC(date.getUTCFullYear(), 0, 1)) / 86_400_000);
+  return {
+    local,
+    hour: date.getUTCHours(),
+    doy,
+    winter: Math.cos((2 * Math.PI * (doy - 196)) / 365),
+    weekend: date.getUTCDay() === 0 || date.getUTCDay() === 6 ? 0.92 : 1,
+  };
+}
+
+// Demand, wind and sun of one hour. The draws happen in a fixed order: the same seed, the same bytes.
+function weather(t: When, drift: Drift, { random, gauss }: Draws) {
+  drift.demandNoise = 0.9 * drift.demandNoise + 160 * gauss();
+  const contracted = (26_400 + 2_300 * t.winter) * DAILY_SHAPE[t.hour]! * t.weekend + drift.demandNoise;
+  drift.windState = Math.min(
+    0.95,
+    Math.max(0.02, drift.windState + 0.04 * gauss() + 0.02 * (0.36 - drift.windState)),
+  );
+  const wind = WIND_CAP * drift.windState;
+  if (t.hour === 0)
+    drift.cloud = Math.min(1, Math.max(0.25, drift.cloud + 0.15 * gauss() + 0.1 * (0.8 - drift.cloud)));
+  const dayLength = 12 - 1.5 * t.winter;
+  const sunrise = 12 - dayLength / 2;
+  const sun = Math.max(0, Math.sin((Math.PI * (t.hour + 0.5 - sunrise)) / dayLength));
+  const pv = PV_CAP * 0.82 * sun * drift.cloud;
+  const csp =
+    CSP_CAP * Math.min(1, 0.9 * sun * drift.cloud + (t.hour >= 17 && t.hour <= 21 ? 0.5 * drift.cloud : 0));
+  const other = OTHER_CAP * (0.6 + 0.1 * random());
+  const totalRe = wind + pv + csp + other;
+  return { contracted, wind, pv, csp, other, totalRe, residual: contracted - totalRe };
+}
+
+// Outages drift slowly; planned maintenance is heavier in summer.
+function outages(t: When, drift: Drift, { gauss }: Draws) {
+  if (t.hour === 0) {
+    drift.uclf = Math.min(17_500, Math.max(8_000, drift.uclf + 450 * gauss() + 0.05 * (11_500 - drift.uclf)));
+    drift.oclf = Math.min(3_500, Math.max(150, drift.oclf + 180 * gauss() + 0.1 * (900 - drift.oclf)));
+  }
+  const pclf = 4_300 - 1_600 * t.winter + 150 * Math.sin(t.doy);
+  return { pclf, available: INSTALLED - pclf - drift.uclf - drift.oclf };
+}
+
+// Storage and hydro, then diesel peakers for what the rest of the fleet cannot cover; load is shed beyond them.
+function dispatch(t: When, drift: Drift, residual: number, available: number, { random, gauss }: Draws) {
+  const nuclear = t.doy % 420 < 40 ? 930 : 1_860; // one unit out for refuelling part of the year
+  const hydro = t.hour >= 6 && t.hour <= 21 ? 350 + 250 * random() : 40 * random();
+  const peak = t.hour >= 17 && t.hour <= 21;
+  const pumpedGen = peak
+    ? Math.min(2_700, 900 + 1_800 * drift.storage * random())
+    : t.hour >= 7 && t.hour <= 9
+      ? 600
+      : 0;
+  const pumping = t.hour <= 5 || t.hour >= 23 ? -(1_200 + 1_000 * random()) : 0;
+  drift.storage = Math.min(1, Math.max(0.1, drift.storage + (pumping < 0 ? 0.03 : 0) - pumpedGen / 40_000));
+  const need = residual + 1_500 - (available - 1_500) - pumpedGen - hydro;
+  const ocgt = Math.min(2_400, Math.max(0, need) * (0.75 + 0.25 * random()));
+  const ippOcgt = Math.min(1_000, Math.max(0, need - 2_400) * 0.6);
+  const beyond = need - ocgt - ippOcgt;
+  const mlr = beyond < 300 ? 0 : Math.ceil(beyond / 1_000) * 1_000 - 40 * random();
+  const ils = need > 1_500 ? Math.min(900, 300 + 500 * random()) : 0;
+  const ios = need > 500 ? 300 * random() - 50 : 20 * gauss();
+  const dispatchable = residual - mlr - ils - ios;
+  const imports = 1_150 + 120 * random();
+  const exports = 1_450 + 250 * t.winter + 150 * gauss();
+  const gas = 0;
+  const thermal = Math.max(
+    18_000,
+    dispatchable - nuclear - hydro - pumpedGen - ocgt - ippOcgt - gas + exports - imports + pumping * 0.3,
+  );
+  return {
+    nuclear,
+    hydro,
+    pumpedGen,
+    pumping,
+    ocgt,
+    ippOcgt,
+    mlr,
+    ils,
+    ios,
+    dispatchable,
+    imports,
+    exports,
+    gas,
+    thermal,
+  };
+}
+
+// One CSV row, written by column name (`EXPORT_KEYS` orders it). The literal's order is the draws' order.
+function exportRow(t: When, drift: Drift, draws: Draws): string {
+  const { random, gauss } = draws;
+  const w = weather(t, drift, draws);
+  const o = outages(t, drift, draws);
+  const d = dispatch(t, drift, w.residual, o.available, draws);
+  const forecastResidual = w.residual * (1 + 0.018 * gauss()) - d.mlr * 0.5;
+  const [pclf, uclf, oclf] = [o.pclf, drift.uclf, drift.oclf].map((x) => Math.round(x * 1000) / 1000) as [
+    number,
+    number,
+    number,
+  ];
+  const round = (x: number) => fmt(Math.round(x));
+  const values: Record<string, string> = {
+    date_time_hour_beginning: stamp(t.local),
+    original_res_forecast_before_lockdown: "",
+    residual_forecast: fmt(forecastResidual),
+    rsa_contracted_forecast: fmt(forecastResidual + w.totalRe),
+    dispatchable_generation: round(d.dispatchable),
+    residual_demand: round(w.residual),
+    rsa_contracted_demand: fmt(w.contracted),
+    international_exports: fmt(d.exports),
+    international_imports: round(d.imports),
+    thermal_generation: round(d.thermal),
+    nuclear_generation: fmt(d.nuclear - Math.round(random() * 3)),
+    eskom_gas_generation: fmt(d.gas),
+    eskom_ocgt_generation: round(d.ocgt),
+    hydro_water_generation: round(d.hydro),
+    pumped_water_generation: round(d.pumpedGen),
+    ils_usage: round(d.ils),
+    manual_load_reduction_mlr: round(d.mlr),
+    ios_excl_ils_and_mlr: round(d.ios),
+    dispatchable_ipp_ocgt: round(d.ippOcgt),
+    eskom_gas_sco: fmt(-2),
+    eskom_ocgt_sco: fmt(d.ocgt > 0 ? 0 : -3 - 2 * random()),
+    hydro_water_sco: fmt(0),
+    pumped_water_sco_pumping: round(d.pumping),
+    wind: fmt(w.wind),
+    pv: fmt(w.pv),
+    csp: fmt(w.csp),
+    other_re: fmt(w.other),
+    total_re: fmt(w.totalRe),
+    wind_installed_capacity: fmt(WIND_CAP),
+    pv_installed_capacity: fmt(PV_CAP),
+    csp_installed_capacity: fmt(CSP_CAP),
+    other_re_installed_capacity: fmt(OTHER_CAP),
+    total_re_installed_capacity: fmt(WIND_CAP + PV_CAP + CSP_CAP + OTHER_CAP),
+    installed_eskom_capacity: fmt(INSTALLED),
+    total_pclf: fmt(pclf),
+    total_uclf: fmt(uclf),
+    total_oclf: fmt(oclf),
+    // The export's quirk: a decimal comma in this one column.
+    total_uclf_oclf: fmt(uclf + oclf)
+      .replace(/\.0$/, "")
+      .replace(".", ","),
+    non_comm_sentout: fmt(Math.round(300 + 400 * random())),
+    drakensberg_gen_unit_hours: fmt(60 + 40 * drift.storage),
+    palmiet_gen_unit_hours: fmt(20 + 38 * drift.storage),
+    ingula_gen_unit_hours: fmt(10 + 55 * drift.storage),
+  };
+  return EXPORT_KEYS.map((key) => values[key]).join(",");
+}
+
 /** The CSV text of `days` days of hourly export rows, starting at 00:00 SAST of `firstDay`. */
 export function generateSampleExport(options: SampleOptions): string {
   const random = prng(options.seed ?? 20250101);
@@ -63,132 +296,10 @@ export function generateSampleExport(options: SampleOptions): string {
     const u = Math.max(random(), 1e-12);
     return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random());
   };
+  const drift: Drift = { demandNoise: 0, windState: 0.35, cloud: 0.8, uclf: 11_500, oclf: 900, storage: 0.6 };
   const first = Date.parse(`${options.firstDay}T00:00:00Z`);
   const lines = [EXPORT_HEADER];
-  let demandNoise = 0;
-  let windState = 0.35;
-  let cloud = 0.8;
-  let uclf = 11_500;
-  let oclf = 900;
-  let storage = 0.6;
-
-  const installed = 46_000;
-  const windCap = 3_450;
-  const pvCap = 2_290;
-  const cspCap = 500;
-  const otherCap = 27.5;
-
-  for (let h = 0; h < options.days * 24; h++) {
-    const local = first + h * HOUR_MS;
-    const date = new Date(local);
-    const hour = date.getUTCHours();
-    const doy = Math.floor((local - Date.UTC(date.getUTCFullYear(), 0, 1)) / 86_400_000);
-    const winter = Math.cos((2 * Math.PI * (doy - 196)) / 365); // +1 mid-July, -1 mid-January
-    const weekend = date.getUTCDay() === 0 || date.getUTCDay() === 6 ? 0.92 : 1;
-
-    demandNoise = 0.9 * demandNoise + 160 * gauss();
-    const contracted = (26_400 + 2_300 * winter) * DAILY_SHAPE[hour]! * weekend + demandNoise;
-
-    windState = Math.min(0.95, Math.max(0.02, windState + 0.04 * gauss() + 0.02 * (0.36 - windState)));
-    const wind = windCap * windState;
-    if (hour === 0) cloud = Math.min(1, Math.max(0.25, cloud + 0.15 * gauss() + 0.1 * (0.8 - cloud)));
-    const dayLength = 12 - 1.5 * winter;
-    const sunrise = 12 - dayLength / 2;
-    const sun = Math.max(0, Math.sin((Math.PI * (hour + 0.5 - sunrise)) / dayLength));
-    const pv = pvCap * 0.82 * sun * cloud;
-    const csp = cspCap * Math.min(1, 0.9 * sun * cloud + (hour >= 17 && hour <= 21 ? 0.5 * cloud : 0));
-    const other = otherCap * (0.6 + 0.1 * random());
-    const totalRe = wind + pv + csp + other;
-    const residual = contracted - totalRe;
-
-    // Outages drift slowly; planned maintenance is heavier in summer.
-    if (hour === 0) {
-      uclf = Math.min(17_500, Math.max(8_000, uclf + 450 * gauss() + 0.05 * (11_500 - uclf)));
-      oclf = Math.min(3_500, Math.max(150, oclf + 180 * gauss() + 0.1 * (900 - oclf)));
-    }
-    const pclf = 4_300 - 1_600 * winter + 150 * Math.sin(doy);
-    const available = installed - pclf - uclf - oclf;
-
-    const nuclear = doy % 420 < 40 ? 930 : 1_860; // one unit out for refuelling part of the year
-    const hydro = hour >= 6 && hour <= 21 ? 350 + 250 * random() : 40 * random();
-    const peak = hour >= 17 && hour <= 21;
-    const pumpedGen = peak
-      ? Math.min(2_700, 900 + 1_800 * storage * random())
-      : hour >= 7 && hour <= 9
-        ? 600
-        : 0;
-    const pumping = hour <= 5 || hour >= 23 ? -(1_200 + 1_000 * random()) : 0;
-    storage = Math.min(1, Math.max(0.1, storage + (pumping < 0 ? 0.03 : 0) - pumpedGen / 40_000));
-
-    // Diesel peakers cover what the rest of the fleet cannot; load is shed beyond them.
-    const need = residual + 1_500 - (available - 1_500) - pumpedGen - hydro;
-    const ocgt = Math.min(2_400, Math.max(0, need) * (0.75 + 0.25 * random()));
-    const ippOcgt = Math.min(1_000, Math.max(0, need - 2_400) * 0.6);
-    const beyond = need - ocgt - ippOcgt;
-    const mlr = beyond < 300 ? 0 : Math.ceil(beyond / 1_000) * 1_000 - 40 * random();
-    const ils = need > 1_500 ? Math.min(900, 300 + 500 * random()) : 0;
-    const ios = need > 500 ? 300 * random() - 50 : 20 * gauss();
-    const dispatchable = residual - mlr - ils - ios;
-    const imports = 1_150 + 120 * random();
-    const exports = 1_450 + 250 * winter + 150 * gauss();
-    const gas = 0;
-    const thermal = Math.max(
-      18_000,
-      dispatchable - nuclear - hydro - pumpedGen - ocgt - ippOcgt - gas + exports - imports + pumping * 0.3,
-    );
-    const forecastResidual = residual * (1 + 0.018 * gauss()) - mlr * 0.5;
-
-    const pclfOut = Math.round(pclf * 1000) / 1000;
-    const uclfOut = Math.round(uclf * 1000) / 1000;
-    const oclfOut = Math.round(oclf * 1000) / 1000;
-    const combined = fmt(uclfOut + oclfOut)
-      .replace(/\.0$/, "")
-      .replace(".", ","); // the export's quirk
-    const row = [
-      stamp(local),
-      "",
-      fmt(forecastResidual),
-      fmt(forecastResidual + totalRe),
-      fmt(Math.round(dispatchable)),
-      fmt(Math.round(residual)),
-      fmt(contracted),
-      fmt(exports),
-      fmt(Math.round(imports)),
-      fmt(Math.round(thermal)),
-      fmt(nuclear - Math.round(random() * 3)),
-      fmt(gas),
-      fmt(Math.round(ocgt)),
-      fmt(Math.round(hydro)),
-      fmt(Math.round(pumpedGen)),
-      fmt(Math.round(ils)),
-      fmt(Math.round(mlr)),
-      fmt(Math.round(ios)),
-      fmt(Math.round(ippOcgt)),
-      fmt(-2),
-      fmt(ocgt > 0 ? 0 : -3 - 2 * random()),
-      fmt(0),
-      fmt(Math.round(pumping)),
-      fmt(wind),
-      fmt(pv),
-      fmt(csp),
-      fmt(other),
-      fmt(totalRe),
-      fmt(windCap),
-      fmt(pvCap),
-      fmt(cspCap),
-      fmt(otherCap),
-      fmt(windCap + pvCap + cspCap + otherCap),
-      fmt(installed),
-      fmt(pclfOut),
-      fmt(uclfOut),
-      fmt(oclfOut),
-      combined,
-      fmt(Math.round(300 + 400 * random())),
-      fmt(60 + 40 * storage),
-      fmt(20 + 38 * storage),
-      fmt(10 + 55 * storage),
-    ];
-    lines.push(row.join(","));
-  }
+  for (let h = 0; h < options.days * 24; h++)
+    lines.push(exportRow(when(first + h * HOUR_MS), drift, { random, gauss }));
   return lines.join("\n") + "\n";
 }
