@@ -5,11 +5,11 @@ import { generationMix } from "./datasets/generation-mix.ts";
 import { gridStress } from "./datasets/grid-stress.ts";
 import { systemState } from "./datasets/system-state.ts";
 import { type AccessLogEntry, createApp } from "./http/app.ts";
-import { catalogHandler } from "./http/catalog-handler.ts";
+import { CATALOG_ROUTE, catalogHandler } from "./http/catalog-handler.ts";
 import { datasetHandler } from "./http/dataset-handler.ts";
-import { healthHandler } from "./http/health-handler.ts";
+import { HEALTH_ROUTE, healthHandler } from "./http/health-handler.ts";
 import { createKeyGuard } from "./http/key-guard.ts";
-import { buildOpenApi } from "./http/openapi.ts";
+import { buildOpenApi, OPENAPI_ROUTE } from "./http/openapi.ts";
 import type { Route } from "./http/router.ts";
 import { send } from "./http/send.ts";
 import type { KeyRegistry } from "./keys/key-registry.ts";
@@ -58,8 +58,8 @@ export interface ServiceOptions {
 
 const MB = 1024 * 1024;
 
-/** The service's request listener. */
-export function createService(options: ServiceOptions): (req: IncomingMessage, res: ServerResponse) => void {
+// The API's routes: the datasets, the catalog, health and this API's OpenAPI document.
+function apiRoutes(options: ServiceOptions): Route[] {
   const { store, now, logError } = options;
   const records = createRecordCache({ maxBytes: (options.recordCacheMb ?? 32) * MB });
   const responses = new Lru<string, Buffer>(
@@ -68,7 +68,7 @@ export function createService(options: ServiceOptions): (req: IncomingMessage, r
   );
   const openapi = JSON.stringify(buildOpenApi(DATASETS, options.limits));
   const openapiTag = createHash("sha256").update(openapi).digest("base64url").slice(0, 32);
-  const routes: Route[] = [
+  return [
     ...DATASETS.map((dataset) => ({
       path: dataset.path,
       methods: READ_METHODS,
@@ -76,19 +76,19 @@ export function createService(options: ServiceOptions): (req: IncomingMessage, r
       handler: datasetHandler(dataset, store, { now, records, responses }),
     })),
     {
-      path: "/api/v1/datasets",
+      path: CATALOG_ROUTE.path,
       methods: READ_METHODS,
-      scope: "metadata",
+      scope: CATALOG_ROUTE.scope!,
       handler: catalogHandler(DATASETS, store),
     },
     {
-      path: "/healthz",
+      path: HEALTH_ROUTE.path,
       methods: READ_METHODS,
       scope: null,
       handler: healthHandler(store, { now, onError: logError, staleAfterMs: options.staleAfterMs }),
     },
     {
-      path: "/api/v1/openapi.json",
+      path: OPENAPI_ROUTE.path,
       methods: READ_METHODS,
       scope: null,
       handler: (req, res) =>
@@ -100,6 +100,12 @@ export function createService(options: ServiceOptions): (req: IncomingMessage, r
         }),
     },
   ];
+}
+
+/** The service's request listener. */
+export function createService(options: ServiceOptions): (req: IncomingMessage, res: ServerResponse) => void {
+  const { store, now, logError } = options;
+  const routes = apiRoutes(options);
   if (options.dashboard !== undefined) {
     if (options.counter === undefined) throw new TypeError("The dashboard needs a request counter");
     routes.push(

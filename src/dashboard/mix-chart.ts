@@ -38,31 +38,28 @@ function niceStep(max: number): number {
 
 const fixed = (n: number) => n.toFixed(1);
 
-/** The SVG of a stacked area over `hours` (ascending), with axes in GW and one tick per UTC day. */
-export function mixChart(hours: readonly MixHour[]): Html {
-  if (hours.length < 2) return html`<p class="empty">Not enough stored hours to draw a chart yet.</p>`;
-  const first = hours[0]!.hour;
-  const last = hours[hours.length - 1]!.hour;
-  const tops = hours.map(() => 0);
-  const layers = CHART_FUELS.map(({ field }) => {
-    const bottom = [...tops];
-    hours.forEach((h, i) => (tops[i]! += Math.max(0, h.mw[field] ?? 0)));
-    return { field, bottom, top: [...tops] };
-  });
-  const step = niceStep(Math.max(...tops, 1));
-  const yMax = Math.ceil(Math.max(...tops, 1) / step) * step;
-  const innerW = WIDTH - PAD.left - PAD.right;
-  const innerH = HEIGHT - PAD.top - PAD.bottom;
-  const x = (t: number) => PAD.left + ((t - first) / (last - first)) * innerW;
-  const y = (v: number) => PAD.top + innerH - (v / yMax) * innerH;
+/** Where values land in the drawing: x for an instant, y for a MW total. */
+interface Scale {
+  readonly x: (t: number) => number;
+  readonly y: (v: number) => number;
+  readonly yMax: number;
+  readonly step: number;
+}
 
-  const areas = layers.map(({ field, bottom, top }) => {
+// One polygon per fuel, each stacked on the ones before it.
+function areas(hours: readonly MixHour[], scale: Scale, layers: ReturnType<typeof stack>["layers"]): Html[] {
+  const { x, y } = scale;
+  return layers.map(({ field, bottom, top }) => {
     const upper = hours.map((h, i) => `${fixed(x(h.hour))},${fixed(y(top[i]!))}`);
     const lower = hours.map((h, i) => `${fixed(x(h.hour))},${fixed(y(bottom[i]!))}`).reverse();
     return html`<polygon class="fuel-${field}" points="${[...upper, ...lower].join(" ")}"
       ><title>${CHART_FUELS.find((f) => f.field === field)!.label}</title></polygon
     >`;
   });
+}
+
+// Horizontal grid lines with their GW labels.
+function gridLines({ y, yMax, step }: Scale): Html[] {
   const grid = [];
   for (let v = 0; v <= yMax; v += step) {
     grid.push(
@@ -77,6 +74,11 @@ export function mixChart(hours: readonly MixHour[]): Html {
         >`,
     );
   }
+  return grid;
+}
+
+// A tick and a date at each UTC midnight in [first, last].
+function dayTicks(first: number, last: number, { x }: Scale): Html[] {
   const days = [];
   for (let t = Math.ceil(first / 86_400_000) * 86_400_000; t <= last; t += 86_400_000) {
     const label = new Date(t).toLocaleDateString("en-GB", {
@@ -94,6 +96,36 @@ export function mixChart(hours: readonly MixHour[]): Html {
         /><text class="axis" x="${fixed(x(t))}" y="${HEIGHT - 8}" text-anchor="middle">${label}</text>`,
     );
   }
+  return days;
+}
+
+// The cumulative layers, bottom fuel first, and the stack's top per hour.
+function stack(hours: readonly MixHour[]) {
+  const tops = hours.map(() => 0);
+  const layers = CHART_FUELS.map(({ field }) => {
+    const bottom = [...tops];
+    hours.forEach((h, i) => (tops[i]! += Math.max(0, h.mw[field] ?? 0)));
+    return { field, bottom, top: [...tops] };
+  });
+  return { layers, tops };
+}
+
+/** The SVG of a stacked area over `hours` (ascending), with axes in GW and one tick per UTC day. */
+export function mixChart(hours: readonly MixHour[]): Html {
+  if (hours.length < 2) return html`<p class="empty">Not enough stored hours to draw a chart yet.</p>`;
+  const first = hours[0]!.hour;
+  const last = hours[hours.length - 1]!.hour;
+  const { layers, tops } = stack(hours);
+  const step = niceStep(Math.max(...tops, 1));
+  const yMax = Math.ceil(Math.max(...tops, 1) / step) * step;
+  const innerW = WIDTH - PAD.left - PAD.right;
+  const innerH = HEIGHT - PAD.top - PAD.bottom;
+  const scale: Scale = {
+    x: (t) => PAD.left + ((t - first) / (last - first)) * innerW,
+    y: (v) => PAD.top + innerH - (v / yMax) * innerH,
+    yMax,
+    step,
+  };
   const from = new Date(first).toISOString().slice(0, 13);
   const to = new Date(last).toISOString().slice(0, 13);
   return html`<svg
@@ -107,7 +139,7 @@ export function mixChart(hours: readonly MixHour[]): Html {
         Hourly generation by fuel from ${from}:00 to ${to}:00 UTC, stacked from nuclear at the bottom to other
         renewables at the top; the vertical axis is in gigawatts.
       </desc>
-      ${grid}${areas}${days}
+      ${gridLines(scale)}${areas(hours, scale, layers)}${dayTicks(first, last, scale)}
     </svg>
     <ul class="legend">
       ${CHART_FUELS.map((f) => html`<li><span class="swatch fuel-${f.field}"></span>${f.label}</li>`)}

@@ -211,22 +211,9 @@ function dailyPlan<H>(
   return { rollup, columns: [...columns], finish };
 }
 
-/** The dataset a table describes. */
-export function defineDataset<H, C, HF extends string, XF extends string, DF extends string>(
-  table: DatasetTable<H, C, HF, XF, DF>,
-): TableDataset<H, HF, DF> {
-  const hourly = Object.entries(table.hourly) as [HF, HourlyField<H>][];
-  const unserved = Object.entries(table.unserved ?? {}) as [XF, (hour: H) => number | null][];
-  const lookbackDays = Math.max(0, ...hourly.map(([, f]) => f.lookbackDays ?? 0));
-  const column = (name: string): ((hour: H) => HourValue) => {
-    const found = hourly.find(([n]) => n === name)?.[1].value ?? unserved.find(([n]) => n === name)?.[1];
-    if (found === undefined)
-      throw new Error(`${table.id}: a daily rule reads ${name}, which is no hourly field`);
-    return found;
-  };
-  const plan = dailyPlan(table.daily as Readonly<Record<string, DailyField<string>>>, column);
-
-  function hours(store: HourSource, from: number, to: number): { hour: number; inputs: H }[] {
+// The inputs of every stored hour in [from, to) that holds any, read through the look-back window.
+function hourWalker<H, C>(table: DatasetTable<H, C, string, string, string>, lookbackDays: number) {
+  return (store: HourSource, from: number, to: number): { hour: number; inputs: H }[] => {
     const source = windowFrom(store, firstDayRead({ lookbackDays }, from));
     const prepared = table.prepare?.(source, from, to) as C;
     const out: { hour: number; inputs: H }[] = [];
@@ -240,7 +227,24 @@ export function defineDataset<H, C, HF extends string, XF extends string, DF ext
       if (inputs !== null) out.push({ hour, inputs });
     });
     return out;
-  }
+  };
+}
+
+/** The dataset a table describes. */
+export function defineDataset<H, C, HF extends string, XF extends string, DF extends string>(
+  table: DatasetTable<H, C, HF, XF, DF>,
+): TableDataset<H, HF, DF> {
+  const hourly = Object.entries(table.hourly) as [HF, HourlyField<H>][];
+  const unserved = Object.entries(table.unserved ?? {}) as [XF, (hour: H) => number | null][];
+  const lookbackDays = Math.max(0, ...hourly.map(([, f]) => f.lookbackDays ?? 0));
+  const plan = dailyPlan(table.daily as Readonly<Record<string, DailyField<string>>>, (name) => {
+    const found = hourly.find(([n]) => n === name)?.[1].value ?? unserved.find(([n]) => n === name)?.[1];
+    if (found === undefined)
+      throw new Error(`${table.id}: a daily rule reads ${name}, which is no hourly field`);
+    return found;
+  });
+
+  const hours = hourWalker(table, lookbackDays);
 
   function hourlyRecords(store: HourSource, { start, end, options }: RangeRequest): HourlyRecord<HF>[] {
     const fields = hourly.filter(([, f]) => f.onlyWith === undefined || options[f.onlyWith] === true);

@@ -37,6 +37,51 @@ function recordTime(stamp: string): number {
   return Date.UTC(Number(stamp.slice(0, 4)), Number(stamp.slice(5, 7)) - 1, Number(stamp.slice(8, 10)), hour);
 }
 
+// The cache key of one day's records: what was asked, and the content of every day they read.
+function key(dataset: Dataset, store: ReadingStore, request: RangeRequest, day: number): string {
+  const { format: _format, ...options } = request.options;
+  let k = `${dataset.id}|${request.interval}|${JSON.stringify(options)}|${dayKey(day)}`;
+  for (let d = firstDayRead(dataset, day); d <= day; d += DAY_MS)
+    k += `|${store.entry(dayKey(d))?.hash ?? "-"}`;
+  return k;
+}
+
+type Slot = { day: number; key: string; records?: CachedRecord[] };
+
+// Computes the slots without records in runs of contiguous days, each run in one call.
+function fill(
+  days: Slot[],
+  compute: (from: number, to: number) => DataRecord[],
+  hourly: boolean,
+  store: (slot: Slot) => void,
+) {
+  for (let i = 0; i < days.length;) {
+    if (days[i]!.records !== undefined) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (
+      j + 1 < days.length &&
+      j + 1 - i < MAX_RUN_DAYS &&
+      days[j + 1]!.records === undefined &&
+      days[j + 1]!.day === days[j]!.day + DAY_MS
+    )
+      j++;
+    const run = days.slice(i, j + 1);
+    const byDay = new Map<number, CachedRecord[]>(run.map((d) => [d.day, []]));
+    for (const record of compute(run[0]!.day, run.at(-1)!.day + DAY_MS)) {
+      const at = recordTime(hourly ? (record.ts as string) : (record.date as string));
+      byDay.get(Math.floor(at / DAY_MS) * DAY_MS)?.push({ at, record });
+    }
+    for (const d of run) {
+      d.records = byDay.get(d.day)!;
+      store(d);
+    }
+    i = j + 1;
+  }
+}
+
 /** A cache holding at most about `maxBytes` of records. */
 export function createRecordCache(options: { maxBytes: number }): RecordCache {
   const cache = new Lru<string, CachedRecord[]>(
@@ -44,20 +89,12 @@ export function createRecordCache(options: { maxBytes: number }): RecordCache {
     (day) => 100 + day.length * BYTES_PER_RECORD,
   );
 
-  function key(dataset: Dataset, store: ReadingStore, request: RangeRequest, day: number): string {
-    const { format: _format, ...options } = request.options;
-    let k = `${dataset.id}|${request.interval}|${JSON.stringify(options)}|${dayKey(day)}`;
-    for (let d = firstDayRead(dataset, day); d <= day; d += DAY_MS)
-      k += `|${store.entry(dayKey(d))?.hash ?? "-"}`;
-    return k;
-  }
-
   function records(dataset: Dataset, store: ReadingStore, request: RangeRequest): CachedRecord[] {
     const hourly = request.interval === "1h";
     const { from, to } = hourly
       ? { from: Math.floor(request.start / DAY_MS) * DAY_MS, to: Math.ceil(request.end / DAY_MS) * DAY_MS }
       : dayRange(request.start, request.end);
-    const days: { day: number; key: string; records?: CachedRecord[] }[] = [];
+    const days: Slot[] = [];
     for (let day = from; day < to; day += DAY_MS) {
       if (store.entry(dayKey(day)) === undefined) continue; // no readings, no records
       const k = key(dataset, store, request, day);
@@ -65,36 +102,8 @@ export function createRecordCache(options: { maxBytes: number }): RecordCache {
     }
 
     // Compute the missing days in contiguous runs.
-    for (let i = 0; i < days.length;) {
-      if (days[i]!.records !== undefined) {
-        i++;
-        continue;
-      }
-      let j = i;
-      while (
-        j + 1 < days.length &&
-        j + 1 - i < MAX_RUN_DAYS &&
-        days[j + 1]!.records === undefined &&
-        days[j + 1]!.day === days[j]!.day + DAY_MS
-      )
-        j++;
-      const run = days.slice(i, j + 1);
-      const computed = dataset.records(store, {
-        ...request,
-        start: run[0]!.day,
-        end: run.at(-1)!.day + DAY_MS,
-      });
-      const byDay = new Map<number, CachedRecord[]>(run.map((d) => [d.day, []]));
-      for (const record of computed) {
-        const at = recordTime(hourly ? (record.ts as string) : (record.date as string));
-        byDay.get(Math.floor(at / DAY_MS) * DAY_MS)?.push({ at, record });
-      }
-      for (const d of run) {
-        d.records = byDay.get(d.day)!;
-        cache.set(d.key, d.records);
-      }
-      i = j + 1;
-    }
+    const compute = (start: number, end: number) => dataset.records(store, { ...request, start, end });
+    fill(days, compute, hourly, (d) => cache.set(d.key, d.records!));
 
     const out: CachedRecord[] = [];
     for (const d of days) {

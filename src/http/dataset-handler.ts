@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import * as v from "valibot";
-import { type Dataset, type DatasetParameter, firstDayRead } from "../datasets/dataset.ts";
+import { type DataRecord, type Dataset, type DatasetParameter, firstDayRead } from "../datasets/dataset.ts";
 import type { ReadingStore, StoreSnapshot } from "../store/reading-store.ts";
 import { dayKey, dayRange, DAY_MS, formatInstant, HOUR_MS } from "../time.ts";
 import { recordsToCsv } from "./csv.ts";
@@ -110,6 +110,50 @@ export interface DatasetHandlerOptions {
   readonly now?: () => number;
 }
 
+type Served = { record: DataRecord; json?: string };
+
+// The envelope's `meta` (README: "meta").
+function envelopeMeta(dataset: Dataset, range: ParsedRange, lastAvailable: number | null, asOf?: Instant) {
+  return {
+    dataset: dataset.id,
+    interval: range.interval,
+    timezone: "UTC",
+    schema_version: SCHEMA_VERSION,
+    derived: dataset.derived[range.interval],
+    ...dataset.meta(range.interval),
+    start: formatInstant(range.start, range.startFractional),
+    end: formatInstant(range.end, range.endFractional),
+    last_available: lastAvailable === null ? null : formatInstant(lastAvailable),
+    data_delay: lastAvailable === null || covered(range).to > lastAvailable + HOUR_MS,
+    ...(asOf === undefined ? {} : { as_of: formatInstant(asOf.ms, asOf.fractional) }),
+  };
+}
+
+// The CSV representation's body and headers.
+function csvBody(dataset: Dataset, range: ParsedRange, records: () => Served[]) {
+  return {
+    body: () =>
+      recordsToCsv(
+        records().map((r) => r.record),
+        dataset.fields[range.interval],
+        (field) => range.options[field.name] === true,
+      ),
+    contentType: "text/csv; charset=utf-8",
+    headers: { "Content-Disposition": `attachment; filename="${filename(dataset, range)}"` },
+  };
+}
+
+// The JSON body: the same bytes as JSON.stringify({ meta, data }), from records serialized once each.
+function jsonBody(meta: () => Record<string, unknown>, records: () => Served[]) {
+  return {
+    body: () => {
+      const data = records().map((r) => (r.json ??= JSON.stringify(r.record)));
+      return `{"meta":${JSON.stringify(meta())},"data":[${data.join(",")}]}`;
+    },
+    contentType: "application/json",
+  };
+}
+
 /** A handler for `dataset`, reading from `store`. */
 export function datasetHandler(
   dataset: Dataset,
@@ -135,10 +179,10 @@ export function datasetHandler(
     const asOf = asOfInstant?.ms;
     const source = storeFor(store, asOf, now());
     // The past is computed afresh; the present comes from the per-day record cache.
-    const records = () =>
+    const records = (): Served[] =>
       asOf === undefined
         ? options.records.records(dataset, store, range)
-        : dataset.records(source, range).map((record) => ({ record, json: undefined as string | undefined }));
+        : dataset.records(source, range).map((record) => ({ record }));
     const common = {
       etag,
       lastModified: snapshot.modified,
@@ -146,43 +190,9 @@ export function datasetHandler(
       vary: ["Accept"],
       cache: options.responses,
     };
-    if (format === "csv") {
-      const fields = dataset.fields[range.interval];
-      send(req, res, {
-        ...common,
-        body: () =>
-          recordsToCsv(
-            records().map((r) => r.record),
-            fields,
-            (field) => range.options[field.name] === true,
-          ),
-        contentType: "text/csv; charset=utf-8",
-        headers: { "Content-Disposition": `attachment; filename="${filename(dataset, range)}"` },
-      });
-      return;
-    }
+    if (format === "csv") return send(req, res, { ...common, ...csvBody(dataset, range, records) });
     const lastAvailable = asOf === undefined ? snapshot.lastActual : source.refresh().lastActual;
-    const meta = () => ({
-      dataset: dataset.id,
-      interval: range.interval,
-      timezone: "UTC",
-      schema_version: SCHEMA_VERSION,
-      derived: dataset.derived[range.interval],
-      ...dataset.meta(range.interval),
-      start: formatInstant(range.start, range.startFractional),
-      end: formatInstant(range.end, range.endFractional),
-      last_available: lastAvailable === null ? null : formatInstant(lastAvailable),
-      data_delay: lastAvailable === null || covered(range).to > lastAvailable + HOUR_MS,
-      ...(asOfInstant === undefined ? {} : { as_of: formatInstant(asOfInstant.ms, asOfInstant.fractional) }),
-    });
-    send(req, res, {
-      ...common,
-      body: () => {
-        const data = records().map((r) => (r.json ??= JSON.stringify(r.record)));
-        // The same bytes as JSON.stringify({ meta, data }), from records serialized once each.
-        return `{"meta":${JSON.stringify(meta())},"data":[${data.join(",")}]}`;
-      },
-      contentType: "application/json",
-    });
+    const meta = () => envelopeMeta(dataset, range, lastAvailable, asOfInstant);
+    send(req, res, { ...common, ...jsonBody(meta, records) });
   };
 }

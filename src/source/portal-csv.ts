@@ -52,25 +52,26 @@ const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 const UCLF_OCLF = "total_uclf_oclf";
 const EXPORT_STAMP = "Date Time Hour Beginning";
 
-/** Parses the text of a portal CSV file; `name` is used in error messages only. */
-export function parsePortalCsv(text: string, name: string): PortalFile {
-  const fail = (line: number, reason: string): never => {
-    throw new PortalCsvError(name, line, reason);
-  };
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  const head = text.trimStart();
-  if (head === "") fail(1, "the file is empty");
-  if (head.startsWith("<")) {
-    fail(1, "this is an HTML page, not a portal CSV (the portal was probably down when it was saved)");
-  }
+type Fail = (line: number, reason: string) => never;
 
-  const lines = text.split(/\r?\n/);
-  const header = lines[0]!;
+/** What the header says about every row: where the stamp is, which column each field fills. */
+interface Layout {
+  readonly delimiter: string;
+  readonly decimalComma: boolean;
+  readonly headerNames: readonly string[];
+  readonly stampAt: number;
+  readonly columns: number[];
+  readonly columnNames: string[];
+  readonly format: PortalFormat;
+  /** The export's Total UCLF+OCLF field, written with an unquoted decimal comma; -1 if none. */
+  readonly quirkAt: number;
+}
+
+function readHeader(header: string, fail: Fail): Layout {
   const delimiter = header.includes(";") ? ";" : ",";
   const decimalComma = delimiter === ";";
   const headerNames = splitFields(header, delimiter);
   if (headerNames.length < 2) fail(1, "the header names no columns; expected a timestamp and readings");
-
   let stampAt = -1;
   const columns: number[] = [];
   const columnNames: string[] = [];
@@ -89,15 +90,68 @@ export function parsePortalCsv(text: string, name: string): PortalFile {
     columnNames.push(normalized);
   }
   if (stampAt < 0) fail(1, `no timestamp column ("Date Time Hour Beginning" or "DateTimeKey")`);
-
   // Exports name the stamp "Date Time Hour Beginning"; live downloads use `;`, or (a later
   // variant) `,` with underscore names such as "Date_Time_Hour_Beginning" or "DateTimeKey".
   const format: PortalFormat =
     decimalComma || headerNames[stampAt]!.trim() !== EXPORT_STAMP ? "live" : "export";
-  // The export writes Total UCLF+OCLF with an unquoted decimal comma: re-join its two halves.
   const quirkAt = decimalComma ? -1 : headerNames.findIndex((h) => normalizeColumnName(h) === UCLF_OCLF);
-  const width = headerNames.length;
+  return { delimiter, decimalComma, headerNames, stampAt, columns, columnNames, format, quirkAt };
+}
 
+// One data line's fields, the export's split decimal-comma field joined again.
+function rowFields(line: string, lineNo: number, layout: Layout, fail: Fail): string[] {
+  const width = layout.headerNames.length;
+  const { quirkAt } = layout;
+  let fields = splitFields(line, layout.delimiter);
+  if (fields.length === width + 1 && quirkAt >= 0) {
+    fields = [
+      ...fields.slice(0, quirkAt),
+      `${fields[quirkAt]}.${fields[quirkAt + 1]}`,
+      ...fields.slice(quirkAt + 2),
+    ];
+  }
+  if (fields.length !== width)
+    fail(lineNo, `expected ${width} fields as in the header, found ${fields.length}`);
+  return fields;
+}
+
+// The values of one row (NaN where empty), and how many are present and non-zero.
+function rowValues(fields: readonly string[], lineNo: number, layout: Layout, fail: Fail) {
+  const values = new Float64Array(layout.columns.length);
+  let present = 0;
+  let nonZero = 0;
+  let v = 0;
+  for (let f = 0; f < fields.length; f++) {
+    if (f === layout.stampAt) continue;
+    const raw = fields[f]!.trim();
+    if (raw === "") {
+      values[v++] = NaN;
+      continue;
+    }
+    const text = layout.decimalComma ? raw.replace(",", ".") : raw;
+    if (!NUMBER.test(text))
+      fail(lineNo, `column "${layout.headerNames[f]!.trim()}" holds "${raw}", which is not a number`);
+    const value = Number(text);
+    values[v++] = value;
+    present++;
+    if (value !== 0) nonZero++;
+  }
+  return { values, present, nonZero };
+}
+
+/** Parses the text of a portal CSV file; `name` is used in error messages only. */
+export function parsePortalCsv(text: string, name: string): PortalFile {
+  const fail: Fail = (line, reason) => {
+    throw new PortalCsvError(name, line, reason);
+  };
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  const head = text.trimStart();
+  if (head === "") fail(1, "the file is empty");
+  if (head.startsWith("<")) {
+    fail(1, "this is an HTML page, not a portal CSV (the portal was probably down when it was saved)");
+  }
+  const lines = text.split(/\r?\n/);
+  const layout = readHeader(lines[0]!, fail);
   const rows: PortalRow[] = [];
   const skipped: Record<SkipReason, number> = { blank: 0, placeholder: 0 };
   let rowsRead = 0;
@@ -106,54 +160,26 @@ export function parsePortalCsv(text: string, name: string): PortalFile {
     if (line.trim() === "") continue;
     const lineNo = i + 1;
     rowsRead++;
-    let fields = splitFields(line, delimiter);
-    if (fields.length === width + 1 && quirkAt >= 0) {
-      fields = [
-        ...fields.slice(0, quirkAt),
-        `${fields[quirkAt]}.${fields[quirkAt + 1]}`,
-        ...fields.slice(quirkAt + 2),
-      ];
-    }
-    if (fields.length !== width)
-      fail(lineNo, `expected ${width} fields as in the header, found ${fields.length}`);
-
+    const fields = rowFields(line, lineNo, layout, fail);
     let hour = 0;
     try {
-      hour = parseSastStamp(fields[stampAt]!);
+      hour = parseSastStamp(fields[layout.stampAt]!);
     } catch (error) {
       fail(lineNo, (error as Error).message);
     }
-
-    const values = new Float64Array(columns.length);
-    let present = 0;
-    let nonZero = 0;
-    let v = 0;
-    for (let f = 0; f < width; f++) {
-      if (f === stampAt) continue;
-      const raw = fields[f]!.trim();
-      if (raw === "") {
-        values[v++] = NaN;
-        continue;
-      }
-      const text = decimalComma ? raw.replace(",", ".") : raw;
-      if (!NUMBER.test(text))
-        fail(lineNo, `column "${headerNames[f]!.trim()}" holds "${raw}", which is not a number`);
-      const value = Number(text);
-      values[v++] = value;
-      present++;
-      if (value !== 0) nonZero++;
-    }
+    const { values, present, nonZero } = rowValues(fields, lineNo, layout, fail);
     if (present === 0) {
       skipped.blank++;
       continue;
     }
     // The live renewables download writes unpublished hours as rows of zeros.
-    if (format === "live" && nonZero === 0) {
+    if (layout.format === "live" && nonZero === 0) {
       skipped.placeholder++;
       continue;
     }
     rows.push({ line: lineNo, hour, values });
   }
+  const { format, columns, columnNames } = layout;
   return { name, format, columns, columnNames, rows, rowsRead, skipped };
 }
 

@@ -1,5 +1,5 @@
 /** The admin pages: every account and key with its use, account creation and control, key limits. */
-import { html } from "../html.ts";
+import { type Html, html } from "../html.ts";
 import { csrfField, layout, type PageContent, type Viewer } from "../layout.ts";
 import { count, when } from "./format.ts";
 import type { KeyRow } from "./keys-page.ts";
@@ -85,6 +85,86 @@ function keyRow(viewer: Viewer, k: AdminKeyRow) {
   </tr>`;
 }
 
+function newAccountSection(viewer: Viewer): Html {
+  return html`<section class="card">
+    <h1>Admin</h1>
+    <form method="post" action="/dashboard/admin/accounts" class="inline-form">
+      ${csrfField(viewer)}
+      <label for="account-name">New account</label>
+      <input
+        id="account-name"
+        name="name"
+        required
+        maxlength="64"
+        pattern="[A-Za-z0-9][A-Za-z0-9._\\-]*"
+        autocapitalize="none"
+        spellcheck="false"
+        placeholder="e.g. quant-desk"
+      />
+      <label class="check"><input type="checkbox" name="admin" value="true" /> admin</label>
+      <button type="submit">Create account</button>
+    </form>
+    <p class="hint">
+      A new account gets a one-time password, shown once on the next page; its user chooses their own at first
+      sign-in.
+    </p>
+  </section>`;
+}
+
+function accountsSection(viewer: Viewer, accounts: readonly AccountRow[]): Html {
+  return html`<section class="card">
+    <h2>Accounts</h2>
+    <table class="responsive">
+      <thead>
+        <tr>
+          <th>Account</th>
+          <th>Role</th>
+          <th>Status</th>
+          <th>Created</th>
+          <th>Active keys</th>
+          <th>Requests (7 days)</th>
+          <th><span class="visually-hidden">Actions</span></th>
+        </tr>
+      </thead>
+      <tbody>
+        ${accounts.map((a) => accountRow(viewer, a))}
+      </tbody>
+    </table>
+    <p class="hint">
+      Disabling an account ends its sessions and refuses its keys at once; enabling it restores both.
+    </p>
+  </section>`;
+}
+
+function keysSection(viewer: Viewer, keys: readonly AdminKeyRow[]): Html {
+  return html`<section class="card">
+    <h2>Keys</h2>
+    ${
+      keys.length === 0
+        ? html`<p class="empty">No keys yet.</p>`
+        : html`<table class="responsive">
+              <thead>
+                <tr>
+                  <th>Account</th>
+                  <th>Name</th>
+                  <th>Prefix</th>
+                  <th>Last used</th>
+                  <th>Status</th>
+                  <th>Requests (7 days)</th>
+                  <th>Limits / 60 s</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${keys.map((k) => keyRow(viewer, k))}
+              </tbody>
+            </table>
+            <p class="hint">
+              A limit left empty is the service's default (shown faint); a number is that key's own limit.
+            </p>`
+    }
+  </section>`;
+}
+
 /** The admin overview. */
 export function adminPage(options: {
   viewer: Viewer;
@@ -98,77 +178,8 @@ export function adminPage(options: {
     viewer,
     current: "admin",
     notice: options.notice,
-    body: html`<section class="card">
-        <h1>Admin</h1>
-        <form method="post" action="/dashboard/admin/accounts" class="inline-form">
-          ${csrfField(viewer)}
-          <label for="account-name">New account</label>
-          <input
-            id="account-name"
-            name="name"
-            required
-            maxlength="64"
-            pattern="[A-Za-z0-9][A-Za-z0-9._\\-]*"
-            autocapitalize="none"
-            spellcheck="false"
-            placeholder="e.g. quant-desk"
-          />
-          <label class="check"><input type="checkbox" name="admin" value="true" /> admin</label>
-          <button type="submit">Create account</button>
-        </form>
-        <p class="hint">
-          A new account gets a one-time password, shown once on the next page; its user chooses their own at
-          first sign-in.
-        </p>
-      </section>
-      <section class="card">
-        <h2>Accounts</h2>
-        <table class="responsive">
-          <thead>
-            <tr>
-              <th>Account</th>
-              <th>Role</th>
-              <th>Status</th>
-              <th>Created</th>
-              <th>Active keys</th>
-              <th>Requests (7 days)</th>
-              <th><span class="visually-hidden">Actions</span></th>
-            </tr>
-          </thead>
-          <tbody>
-            ${options.accounts.map((a) => accountRow(viewer, a))}
-          </tbody>
-        </table>
-        <p class="hint">
-          Disabling an account ends its sessions and refuses its keys at once; enabling it restores both.
-        </p>
-      </section>
-      <section class="card">
-        <h2>Keys</h2>
-        ${
-          options.keys.length === 0
-            ? html`<p class="empty">No keys yet.</p>`
-            : html`<table class="responsive">
-                  <thead>
-                    <tr>
-                      <th>Account</th>
-                      <th>Name</th>
-                      <th>Prefix</th>
-                      <th>Last used</th>
-                      <th>Status</th>
-                      <th>Requests (7 days)</th>
-                      <th>Limits / 60 s</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    ${options.keys.map((k) => keyRow(viewer, k))}
-                  </tbody>
-                </table>
-                <p class="hint">
-                  A limit left empty is the service's default (shown faint); a number is that key's own limit.
-                </p>`
-        }
-      </section>`,
+    body: html`${newAccountSection(viewer)} ${accountsSection(viewer, options.accounts)}
+    ${keysSection(viewer, options.keys)}`,
   });
 }
 

@@ -1,5 +1,5 @@
 /** The API keys pages: the list with the create form, the one-time display, the revoke confirmation. */
-import { html } from "../html.ts";
+import { type Html, html } from "../html.ts";
 import { csrfField, layout, type PageContent, type Viewer } from "../layout.ts";
 import { when } from "./format.ts";
 
@@ -28,6 +28,72 @@ export function limitsCell(row: KeyRow) {
   </ul>`;
 }
 
+function keyRow(k: KeyRow): Html {
+  return html`<tr class="${k.revoked === null ? "" : "revoked"}">
+    <td data-label="Name">${k.name}</td>
+    <td data-label="Prefix"><code>${k.prefix}…</code></td>
+    <td data-label="Created">${when(k.created)}</td>
+    <td data-label="Last used">${when(k.lastUsed)}</td>
+    <td data-label="Status">
+      ${k.revoked === null ? html`<span class="badge ok">active</span>` : html`<span class="badge">revoked</span> ${when(k.revoked)}`}
+    </td>
+    <td data-label="Limits / 60 s">${limitsCell(k)}</td>
+    <td class="actions">
+      ${
+        k.revoked === null
+          ? html`<a class="button danger small" href="/dashboard/keys/revoke?id=${k.id}">Revoke</a>`
+          : ""
+      }
+    </td>
+  </tr>`;
+}
+
+function newKeySection(viewer: Viewer, active: number): Html {
+  return html`<section class="card">
+    <h1>API keys</h1>
+    <p class="lead">
+      Send a key in the <code>X-API-KEY</code> header of every request. You have ${active} active
+      ${active === 1 ? "key" : "keys"}.
+    </p>
+    <form method="post" action="/dashboard/keys" class="inline-form">
+      ${csrfField(viewer)}
+      <label for="key-name">New key's name</label>
+      <input id="key-name" name="name" maxlength="100" required placeholder="e.g. research laptop" />
+      <button type="submit">Create New Key</button>
+    </form>
+  </section>`;
+}
+
+function keyListSection(keys: readonly KeyRow[]): Html {
+  return html`<section class="card">
+    <h2>Your keys</h2>
+    ${
+      keys.length === 0
+        ? html`<p class="empty">No keys yet. Name one above and press Create New Key.</p>`
+        : html`<table class="responsive">
+              <thead>
+                <tr>
+                  <th>Name</th>
+                  <th>Prefix</th>
+                  <th>Created</th>
+                  <th>Last used</th>
+                  <th>Status</th>
+                  <th>Limits / 60 s</th>
+                  <th><span class="visually-hidden">Actions</span></th>
+                </tr>
+              </thead>
+              <tbody>
+                ${keys.map(keyRow)}
+              </tbody>
+            </table>
+            <p class="hint">
+              * marks a limit set for that key; the others are the service's defaults. Ask an admin for higher
+              limits.
+            </p>`
+    }
+  </section>`;
+}
+
 /** The account's keys and the form that creates one. */
 export function keysPage(options: {
   viewer: Viewer;
@@ -36,71 +102,12 @@ export function keysPage(options: {
 }): string {
   const { viewer, keys } = options;
   const active = keys.filter((k) => k.revoked === null).length;
-  const rows = keys.map(
-    (k) =>
-      html`<tr class="${k.revoked === null ? "" : "revoked"}">
-        <td data-label="Name">${k.name}</td>
-        <td data-label="Prefix"><code>${k.prefix}…</code></td>
-        <td data-label="Created">${when(k.created)}</td>
-        <td data-label="Last used">${when(k.lastUsed)}</td>
-        <td data-label="Status">
-          ${k.revoked === null ? html`<span class="badge ok">active</span>` : html`<span class="badge">revoked</span> ${when(k.revoked)}`}
-        </td>
-        <td data-label="Limits / 60 s">${limitsCell(k)}</td>
-        <td class="actions">
-          ${
-            k.revoked === null
-              ? html`<a class="button danger small" href="/dashboard/keys/revoke?id=${k.id}">Revoke</a>`
-              : ""
-          }
-        </td>
-      </tr>`,
-  );
   return layout({
     title: "API keys",
     viewer,
     current: "keys",
     notice: options.notice,
-    body: html`<section class="card">
-        <h1>API keys</h1>
-        <p class="lead">
-          Send a key in the <code>X-API-KEY</code> header of every request. You have ${active} active
-          ${active === 1 ? "key" : "keys"}.
-        </p>
-        <form method="post" action="/dashboard/keys" class="inline-form">
-          ${csrfField(viewer)}
-          <label for="key-name">New key's name</label>
-          <input id="key-name" name="name" maxlength="100" required placeholder="e.g. research laptop" />
-          <button type="submit">Create New Key</button>
-        </form>
-      </section>
-      <section class="card">
-        <h2>Your keys</h2>
-        ${
-          keys.length === 0
-            ? html`<p class="empty">No keys yet. Name one above and press Create New Key.</p>`
-            : html`<table class="responsive">
-                  <thead>
-                    <tr>
-                      <th>Name</th>
-                      <th>Prefix</th>
-                      <th>Created</th>
-                      <th>Last used</th>
-                      <th>Status</th>
-                      <th>Limits / 60 s</th>
-                      <th><span class="visually-hidden">Actions</span></th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    ${rows}
-                  </tbody>
-                </table>
-                <p class="hint">
-                  * marks a limit set for that key; the others are the service's defaults. Ask an admin for
-                  higher limits.
-                </p>`
-        }
-      </section>`,
+    body: html`${newKeySection(viewer, active)} ${keyListSection(keys)}`,
   });
 }
 

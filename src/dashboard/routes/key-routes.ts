@@ -17,20 +17,22 @@ function ownKey(ctx: DashboardContext, who: SignedIn, id: string | null): KeyRec
   return key;
 }
 
+// The caller's keys, active ones first, newest first.
+function ownKeys(ctx: DashboardContext, who: SignedIn) {
+  const usage = readUsage(ctx.dir);
+  return readKeys(ctx.dir)
+    .filter((k) => k.account === who.account.name)
+    .map((k) => ctx.keyRow(k, usage))
+    .sort(
+      (a, b) => Number(a.revoked !== null) - Number(b.revoked !== null) || b.created.localeCompare(a.created),
+    );
+}
+
 /** The key pages' routes. */
 export function keyRoutes(ctx: DashboardContext): Route[] {
   const list = guarded(ctx, {
     get: (req, res, who) => {
-      const usage = readUsage(ctx.dir);
-      const keys = readKeys(ctx.dir)
-        .filter((k) => k.account === who.account.name)
-        .map((k) => ctx.keyRow(k, usage))
-        // Active keys first, newest first.
-        .sort(
-          (a, b) =>
-            Number(a.revoked !== null) - Number(b.revoked !== null) || b.created.localeCompare(a.created),
-        );
-      sendPage(res, keysPage({ viewer: who.viewer, keys, notice: notice(req) }));
+      sendPage(res, keysPage({ viewer: who.viewer, keys: ownKeys(ctx, who), notice: notice(req) }));
     },
     post: async (_req, res, who, form) => {
       const name = (form.get("name") ?? "").trim();
