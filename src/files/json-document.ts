@@ -16,6 +16,12 @@ export function parseDocument<S extends v.GenericSchema>(
   } catch (error) {
     throw new SyntaxError(`Cannot parse "${name}": ${(error as Error).message}`);
   }
+  // An array or a bare value where an object belongs: say so, rather than what valibot reads of
+  // it (an array's `keys` is a function).
+  const wantsObject = ["object", "strict_object", "loose_object"].includes(schema.type);
+  if (wantsObject && (typeof doc !== "object" || doc === null || Array.isArray(doc))) {
+    throw new SyntaxError(`Cannot read "${name}": the document: expected a JSON object`);
+  }
   const result = v.safeParse(schema, doc);
   if (!result.success) {
     const issue = result.issues[0];
