@@ -7,7 +7,7 @@ NODE_HEAP_MB ?= 160
 export GDS_NODE_FLAGS := --max-old-space-size=$(NODE_HEAP_MB) --max-semi-space-size=4
 TESTS := $(sort $(wildcard test/*.test.ts))
 
-.PHONY: pull verify-store serve test lint typecheck format-check format evaluate-stress bench clean install browser
+.PHONY: pull verify-store serve test lint typecheck format-check format evaluate-stress bench clean install browser redis
 
 # Reinstall when the lock file changes; `npm ci` gives exactly the locked versions.
 node_modules/.installed: package.json package-lock.json
@@ -53,7 +53,19 @@ browser:
 	  fi; \
 	fi
 
-test: node_modules/.installed typecheck lint format-check browser
+# The shared-state tests start their own redis-server (Debian's package) on a free loopback port.
+# Installed here as chromium is; without it those tests skip and print this command, except under CI=true.
+redis:
+	@if ! command -v redis-server >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "Installing redis-server for the shared-state tests (apt-get)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null; \
+	  else \
+	    echo "redis-server is missing and cannot be installed here: run 'apt-get install -y redis-server' as root"; \
+	  fi; \
+	fi
+
+test: node_modules/.installed typecheck lint format-check browser redis
 	$(NODE_BIN)/c8 --reporter=text-summary --reporter=text --all --src src --exclude 'test/**' --exclude 'scripts/**' \
 		node --import tsx --test --test-reporter=spec $(TESTS)
 

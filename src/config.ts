@@ -1,5 +1,6 @@
 /** The service's settings, read once from the environment and validated. */
 import * as v from "valibot";
+import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { configuredLimits, type Scope } from "./limits/scopes.ts";
 import { DEFAULT_SERVER_LIMITS, type ServerLimits } from "./http/hardened-server.ts";
@@ -38,6 +39,17 @@ const EnvSchema = v.object({
     ),
     "0",
   ),
+  WORKERS: v.optional(
+    v.union(
+      [v.literal("auto"), PositiveInteger],
+      'must be a whole number of at least 1, or "auto" (one per core)',
+    ),
+    "1",
+  ),
+  REDIS_URL: v.optional(
+    v.pipe(v.string(), v.regex(/^rediss?:\/\//, "must start with redis:// or rediss://")),
+  ),
+  REDIS_FAILURE: v.optional(v.picklist(["closed", "open"], 'must be "closed" or "open"'), "closed"),
 });
 
 /** Validated settings. */
@@ -66,6 +78,12 @@ export interface Config {
   readonly corsOrigins: ReadonlySet<string>;
   /** Reverse proxies in front that append to X-Forwarded-For (for the sign-in throttle). */
   readonly trustedProxies: number;
+  /** Server processes on this VM (`node:cluster`); more than one needs `redisUrl`. */
+  readonly workers: number;
+  /** Where the shared state lives (limits, keys); undefined: in this process and DATA_DIR. */
+  readonly redisUrl: string | undefined;
+  /** What a request meets while Redis is unreachable: 503 (`closed`) or this process's own state (`open`). */
+  readonly redisFailure: "closed" | "open";
 }
 
 /** Reads the settings from `env`; throws a TypeError naming the bad variable. */
@@ -84,6 +102,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     limits = configuredLimits(RATE_LIMITS);
   } catch (error) {
     throw new TypeError(`Invalid RATE_LIMITS: ${(error as Error).message}`);
+  }
+  const workers = settings.WORKERS === "auto" ? availableParallelism() : settings.WORKERS;
+  if (workers > 1 && settings.REDIS_URL === undefined) {
+    throw new TypeError(
+      `Invalid WORKERS: "${workers}" needs REDIS_URL: several processes must share one set of limits and keys (README: "Running on more than one core or VM")`,
+    );
   }
   return {
     dataDir: resolve(DATA_DIR),
@@ -105,5 +129,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     staleAfterMs: settings.STALE_AFTER_H * 3_600_000,
     corsOrigins,
     trustedProxies: settings.TRUST_PROXY,
+    workers,
+    redisUrl: settings.REDIS_URL,
+    redisFailure: settings.REDIS_FAILURE,
   };
 }

@@ -7,7 +7,7 @@ import { systemState } from "./datasets/system-state.ts";
 import { type AccessLogEntry, createApp } from "./http/app.ts";
 import { CATALOG_ROUTE, catalogHandler } from "./http/catalog-handler.ts";
 import { datasetHandler } from "./http/dataset-handler.ts";
-import { HEALTH_ROUTE, healthHandler } from "./http/health-handler.ts";
+import { HEALTH_ROUTE, healthHandler, type RedisHealth } from "./http/health-handler.ts";
 import { createKeyGuard } from "./http/key-guard.ts";
 import { buildOpenApi, OPENAPI_ROUTE } from "./http/openapi.ts";
 import type { Route } from "./http/router.ts";
@@ -51,6 +51,8 @@ export interface ServiceOptions {
   /** Origins whose browser scripts may call the API (CORS); none by default. */
   readonly corsOrigins?: ReadonlySet<string>;
   /** How old the newest actual hour may be before /healthz says stale (3 hours by default). */
+  /** With REDIS_URL: Redis's reachability and the failure policy, for /healthz. */
+  readonly redis?: RedisHealth;
   readonly staleAfterMs?: number;
   /** The account dashboard under /dashboard; without it, those paths are 404. */
   readonly dashboard?: Omit<DashboardOptions, "store" | "keys" | "limits" | "counter" | "now" | "logError">;
@@ -85,7 +87,12 @@ function apiRoutes(options: ServiceOptions): Route[] {
       path: HEALTH_ROUTE.path,
       methods: READ_METHODS,
       scope: null,
-      handler: healthHandler(store, { now, onError: logError, staleAfterMs: options.staleAfterMs }),
+      handler: healthHandler(store, {
+        now,
+        onError: logError,
+        staleAfterMs: options.staleAfterMs,
+        redis: options.redis,
+      }),
     },
     {
       path: OPENAPI_ROUTE.path,

@@ -1,5 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { loadConfig } from "../src/config.ts";
 
@@ -24,6 +25,9 @@ test("defaults: ./data, 127.0.0.1:8000, the spec's limits", () => {
     staleAfterMs: 3 * 3_600_000,
     corsOrigins: new Set(),
     trustedProxies: 0,
+    workers: 1,
+    redisUrl: undefined,
+    redisFailure: "closed",
   });
 });
 
@@ -63,6 +67,9 @@ test("settings come from the environment; empty values mean the default", () => 
     staleAfterMs: 6 * 3_600_000,
     corsOrigins: new Set(["https://observablehq.com", "http://localhost:8888"]),
     trustedProxies: 1,
+    workers: 1,
+    redisUrl: undefined,
+    redisFailure: "closed",
   });
   assert.equal(loadConfig({ PORT: "" }).port, 8000);
 });
@@ -87,4 +94,17 @@ test("a bad setting is refused, naming the variable", () => {
     () => loadConfig({ COOKIE_SECURE: "yes" }),
     /Invalid COOKIE_SECURE: "yes" must be "true" or "false"/,
   );
+});
+
+test("WORKERS and the shared state: auto is one per core; more than one needs REDIS_URL", () => {
+  const redis = { REDIS_URL: "redis://127.0.0.1:6379" };
+  assert.equal(loadConfig({ WORKERS: "auto", ...redis }).workers, availableParallelism());
+  assert.equal(loadConfig({ WORKERS: "3", ...redis, REDIS_FAILURE: "open" }).redisFailure, "open");
+  assert.throws(() => loadConfig({ WORKERS: "2" }), /Invalid WORKERS: "2" needs REDIS_URL/);
+  assert.throws(() => loadConfig({ WORKERS: "0", ...redis }), /Invalid WORKERS/);
+  assert.throws(
+    () => loadConfig({ REDIS_URL: "localhost:6379" }),
+    /Invalid REDIS_URL: "localhost:6379" must start with redis:\/\//,
+  );
+  assert.throws(() => loadConfig({ REDIS_FAILURE: "maybe" }), /Invalid REDIS_FAILURE/);
 });

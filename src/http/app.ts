@@ -32,8 +32,16 @@ export function accessLogLine(e: AccessLogEntry): string {
   );
 }
 
-/** Runs before the method check on routes with a scope: throws 401 or 429, may set headers. */
-export type Guard = (req: IncomingMessage, res: ServerResponse, route: Route, ctx: RequestContext) => void;
+/**
+ * Runs before the method check on routes with a scope: throws (or rejects with) a 401 or 429, may
+ * set headers. It answers at once, or with a promise when it must ask a shared limiter.
+ */
+export type Guard = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  route: Route,
+  ctx: RequestContext,
+) => void | Promise<void>;
 
 export interface AppOptions {
   readonly routes: readonly Route[];
@@ -56,6 +64,12 @@ function nextRequestId(): string {
   return `${ID_STEM}-${(++idCounter).toString(36)}`;
 }
 
+// The client's request id when it is sane, else one of ours.
+function requestIdOf(req: IncomingMessage): string {
+  const incoming = req.headers["x-request-id"];
+  return typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : nextRequestId();
+}
+
 /** A `node:http` request listener serving `routes`. */
 export function createApp(options: AppOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const route = createRouter(options.routes);
@@ -65,9 +79,7 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
 
   return (req, res) => {
     const started = performance.now();
-    const incomingId = req.headers["x-request-id"];
-    const requestId =
-      typeof incomingId === "string" && REQUEST_ID.test(incomingId) ? incomingId : nextRequestId();
+    const requestId = requestIdOf(req);
     res.setHeader("X-Request-Id", requestId);
     res.setHeader("X-Content-Type-Options", "nosniff");
     const url = requestUrl(req.url);
@@ -96,21 +108,31 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
       writeError(res, error instanceof DamagedDayError ? damaged(error) : error);
     };
 
+    // After the guard: the method, a body where none belongs, then the handler.
+    const serve = (found: Route): void => {
+      try {
+        if (!found.methods.includes(method)) {
+          throw new HttpError(405, `Method "${method}" not allowed.`, {
+            headers: { Allow: found.methods.join(", ") },
+          });
+        }
+        if ((method === "GET" || method === "HEAD") && hasBody(req)) {
+          throw badRequest("bad_request", `A ${method} request carries no body; send the query in the URL.`);
+        }
+        const done = found.handler(req, res, ctx);
+        if (done instanceof Promise) done.catch(fail);
+      } catch (error) {
+        fail(error);
+      }
+    };
+
     try {
       const found = route(url.pathname);
       if (applyCors(req, res, cors)) return;
       if (found === undefined) throw new HttpError(404, "Not found.");
-      if (found.scope !== null) options.guard?.(req, res, found, ctx);
-      if (!found.methods.includes(method)) {
-        throw new HttpError(405, `Method "${method}" not allowed.`, {
-          headers: { Allow: found.methods.join(", ") },
-        });
-      }
-      if ((method === "GET" || method === "HEAD") && hasBody(req)) {
-        throw badRequest("bad_request", `A ${method} request carries no body; send the query in the URL.`);
-      }
-      const done = found.handler(req, res, ctx);
-      if (done instanceof Promise) done.catch(fail);
+      const guarded = found.scope === null ? undefined : options.guard?.(req, res, found, ctx);
+      if (guarded instanceof Promise) guarded.then(() => serve(found), fail);
+      else serve(found);
     } catch (error) {
       fail(error);
     }

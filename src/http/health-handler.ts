@@ -10,6 +10,7 @@ import { formatInstant, HOUR_MS } from "../time.ts";
 import * as v from "valibot";
 import type { RouteDoc } from "./route-doc.ts";
 import type { Handler } from "./router.ts";
+import type { ServerResponse } from "node:http";
 
 const nullableString = (description?: string) =>
   description === undefined
@@ -35,6 +36,12 @@ export const HealthBody = v.strictObject({
   last_ingest: nullableString(),
   last_pull: nullableString("When `pull` last found every portal file current or ingested."),
   last_pull_age_seconds: seconds,
+  redis: v.optional(
+    v.pipe(
+      v.picklist(["ok", "unavailable"]),
+      v.description("With REDIS_URL: whether Redis, which holds the shared limits and keys, is reachable."),
+    ),
+  ),
 });
 
 /** The 503 bodies: the store cannot be read, or some days are damaged. */
@@ -77,59 +84,85 @@ export function isStale(last: number | null, now: number, staleAfterMs = STALE_A
   return last === null || now - last > staleAfterMs;
 }
 
+// A JSON answer that no cache keeps.
+function answer(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    "Content-Type": "application/json",
+    "Content-Length": Buffer.byteLength(text),
+    "Cache-Control": "no-store",
+  });
+  res.end(text);
+}
+
+/** The shared state's reachability, when the service keeps it in Redis. */
+export interface RedisHealth {
+  up(): boolean;
+  readonly failure: "closed" | "open";
+}
+
+// The 200 body: how fresh the data is, and the shared state's state when there is one.
+function freshness(
+  store: ReadingStore,
+  snapshot: StoreSnapshot,
+  t: number,
+  staleAfterMs?: number,
+  redis?: RedisHealth,
+) {
+  const last = snapshot.lastActual;
+  const pulled = lastSuccessfulPull(store.dir);
+  const stale = isStale(last, t, staleAfterMs);
+  return {
+    status: stale ? "stale" : "ok",
+    last_available: last === null ? null : formatInstant(last),
+    // The age of the newest hour: how long ago the newest reading's hour began.
+    data_age_seconds: last === null ? null : Math.max(0, Math.floor((t - last) / 1000)),
+    stale,
+    days_stored: snapshot.manifest.size,
+    last_ingest: snapshot.modified === null ? null : new Date(snapshot.modified).toISOString(),
+    last_pull: pulled === null ? null : new Date(pulled).toISOString(),
+    last_pull_age_seconds: pulled === null ? null : Math.max(0, Math.floor((t - pulled) / 1000)),
+    ...(redis === undefined ? {} : { redis: redis.up() ? "ok" : "unavailable" }),
+  };
+}
+
 /** A health handler over `store`; `now` is the clock for the data's age. */
 export function healthHandler(
   store: ReadingStore,
-  options: { now?: () => number; onError?: (error: unknown) => void; staleAfterMs?: number } = {},
+  options: {
+    now?: () => number;
+    onError?: (error: unknown) => void;
+    staleAfterMs?: number;
+    redis?: RedisHealth;
+  } = {},
 ): Handler {
   const now = options.now ?? Date.now;
+  const { redis } = options;
   return (_req, res) => {
     let snapshot: StoreSnapshot;
     try {
       snapshot = store.refresh();
     } catch (error) {
       options.onError?.(error);
-      const body = JSON.stringify({ status: "unavailable", detail: "The data store cannot be read." });
-      res.writeHead(503, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) });
-      res.end(body);
-      return;
+      return answer(res, 503, { status: "unavailable", detail: "The data store cannot be read." });
+    }
+    // Under REDIS_FAILURE=closed every keyed request is refused while Redis is away: say so.
+    if (redis?.failure === "closed" && !redis.up()) {
+      return answer(res, 503, {
+        status: "unavailable",
+        detail:
+          "Redis, which holds the shared limits and keys, is unreachable; keyed requests get 503 until it returns.",
+      });
     }
     const damaged = store.damaged();
     if (damaged.size > 0) {
-      const body = JSON.stringify({
+      return answer(res, 503, {
         status: "degraded",
         detail:
           "Some stored days are damaged and are not served; run npm run verify-store, then re-ingest their source.",
         damaged_days: [...damaged.keys()].sort(),
       });
-      res.writeHead(503, {
-        "Content-Type": "application/json",
-        "Content-Length": Buffer.byteLength(body),
-        "Cache-Control": "no-store",
-      });
-      res.end(body);
-      return;
     }
-    const last = snapshot.lastActual;
-    const t = now();
-    const pulled = lastSuccessfulPull(store.dir);
-    const stale = isStale(last, t, options.staleAfterMs);
-    const body = JSON.stringify({
-      status: stale ? "stale" : "ok",
-      last_available: last === null ? null : formatInstant(last),
-      // The age of the newest hour: how long ago the newest reading's hour began.
-      data_age_seconds: last === null ? null : Math.max(0, Math.floor((t - last) / 1000)),
-      stale,
-      days_stored: snapshot.manifest.size,
-      last_ingest: snapshot.modified === null ? null : new Date(snapshot.modified).toISOString(),
-      last_pull: pulled === null ? null : new Date(pulled).toISOString(),
-      last_pull_age_seconds: pulled === null ? null : Math.max(0, Math.floor((t - pulled) / 1000)),
-    });
-    res.writeHead(200, {
-      "Content-Type": "application/json",
-      "Content-Length": Buffer.byteLength(body),
-      "Cache-Control": "no-store",
-    });
-    res.end(body);
+    answer(res, 200, freshness(store, snapshot, now(), options.staleAfterMs, redis));
   };
 }

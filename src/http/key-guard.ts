@@ -6,7 +6,7 @@
  * `RateLimit: "<scope>";r=<remaining>;t=<seconds>`.
  */
 import type { KeyRegistry } from "../keys/key-registry.ts";
-import type { Limiter } from "../limits/limiter.ts";
+import type { Limiter, LimitResult } from "../limits/limiter.ts";
 import type { RequestCounter } from "../usage/request-counts.ts";
 import { WINDOW_MS } from "../limits/scopes.ts";
 import type { Guard } from "./app.ts";
@@ -43,14 +43,19 @@ export function createKeyGuard(options: {
     const scope = route.scope!;
     const limit = ctx.limitFor(scope);
     if (limit === undefined) throw new TypeError(`No limit is configured for scope "${scope}"`);
+    const apply = (result: LimitResult): void => {
+      counter?.count(caller.id, scope, result.success);
+      res.setHeader("RateLimit-Policy", `"${scope}";q=${limit};w=${windowSeconds}`);
+      res.setHeader("RateLimit", `"${scope}";r=${result.remaining};t=${result.reset}`);
+      if (!result.success) {
+        throw new HttpError(429, throttledDetail(result.reset), {
+          headers: { "Retry-After": String(result.reset) },
+        });
+      }
+    };
+    // This process's limiter answers at once; a shared one (Redis) answers later.
     const result = limiter.check(caller.id, scope, limit);
-    counter?.count(caller.id, scope, result.success);
-    res.setHeader("RateLimit-Policy", `"${scope}";q=${limit};w=${windowSeconds}`);
-    res.setHeader("RateLimit", `"${scope}";r=${result.remaining};t=${result.reset}`);
-    if (!result.success) {
-      throw new HttpError(429, throttledDetail(result.reset), {
-        headers: { "Retry-After": String(result.reset) },
-      });
-    }
+    if (result instanceof Promise) return result.then(apply);
+    apply(result);
   };
 }

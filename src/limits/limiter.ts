@@ -16,7 +16,13 @@ export interface LimitResult {
   readonly reset: number;
 }
 
+/** Any limiter: this process's own, or one shared through Redis (`redis-limiter.ts`). */
 export interface Limiter {
+  check(key: string, scope: string, limit: number): LimitResult | Promise<LimitResult>;
+}
+
+/** The limiter of this process, which answers at once. */
+export interface LocalLimiter extends Limiter {
   check(key: string, scope: string, limit: number): LimitResult;
   /** How many key-and-scope windows are held, for memory checks. */
   readonly size: number;
@@ -30,7 +36,7 @@ interface Window {
 }
 
 /** A limiter over `windowMs` (60 s by default) on the clock `now`. */
-export function createLimiter(options: { now?: () => number; windowMs?: number } = {}): Limiter {
+export function createLimiter(options: { now?: () => number; windowMs?: number } = {}): LocalLimiter {
   const now = options.now ?? Date.now;
   const windowMs = options.windowMs ?? WINDOW_MS;
   const windows = new Map<string, Window>();

@@ -1,0 +1,54 @@
+/**
+ * `WORKERS=N`: N server processes on one VM sharing one port through `node:cluster` (the primary
+ * hands connections to the workers in turn). A worker that dies is logged and replaced at once,
+ * or after a second when workers keep dying at start (a crash loop is not a busy loop). SIGTERM
+ * or SIGINT is passed to every worker, each drains its requests as a single process does
+ * (`http/graceful-shutdown.ts`), and the primary exits when the last one has; a worker still
+ * running after the grace period and 5 s more is killed.
+ */
+import cluster, { type Worker } from "node:cluster";
+import { join } from "node:path";
+import type { Config } from "../config.ts";
+
+const log = (line: string) => process.stderr.write(line + "\n");
+
+/** Runs the primary: forks `config.workers` workers and keeps that many running. */
+export function runPrimary(config: Config): void {
+  // Workers run the entry point itself, whatever script started the primary (`make serve`'s too).
+  cluster.setupPrimary({ exec: join(import.meta.dirname, "..", "main.ts") });
+  let stopping = false;
+  const started = new Map<number, number>();
+  const fork = (): Worker => {
+    const worker = cluster.fork();
+    started.set(worker.id, Date.now());
+    return worker;
+  };
+  cluster.on("exit", (worker, code, signal) => {
+    const lived = Date.now() - (started.get(worker.id) ?? 0);
+    started.delete(worker.id);
+    if (stopping) {
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+      return;
+    }
+    log(
+      `Worker ${worker.process.pid} exited (${signal ?? `code ${code}`}) after ${lived} ms; starting another`,
+    );
+    if (lived < 5_000) setTimeout(fork, 1_000);
+    else fork();
+  });
+  for (let i = 0; i < config.workers; i++) fork();
+  log(`Primary ${process.pid}: ${config.workers} workers on ${config.host}:${config.port}`);
+
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    log(`${signal}: stopping ${Object.keys(cluster.workers ?? {}).length} workers`);
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill("SIGTERM");
+    setTimeout(() => {
+      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill("SIGKILL");
+      process.exit(1);
+    }, config.shutdownGraceMs + 5_000).unref();
+  };
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+}

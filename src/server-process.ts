@@ -1,0 +1,157 @@
+/**
+ * One server process: opens the stores, checks them, and serves until SIGTERM or SIGINT. With
+ * `WORKERS` > 1 each worker of `cluster/primary.ts` runs this; with `REDIS_URL` the limits are
+ * shared through Redis (`limits/shared-limiter.ts`).
+ */
+import { getHeapStatistics } from "node:v8";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import type { Config } from "./config.ts";
+import { type AccessLogEntry, accessLogLine } from "./http/app.ts";
+import { createKeyRegistry } from "./keys/key-registry.ts";
+import { createLimiter, type Limiter } from "./limits/limiter.ts";
+import { createSharedLimiter } from "./limits/shared-limiter.ts";
+import { connectRedis, type RedisConnection } from "./shared/redis-connection.ts";
+import { createService, DATASETS } from "./service.ts";
+import { warmUp } from "./datasets/warm-up.ts";
+import { createReadingStore } from "./store/reading-store.ts";
+import { createAccountRegistry } from "./accounts/account-registry.ts";
+import { createSessionStore } from "./accounts/session-store.ts";
+import { createRequestCounter } from "./usage/request-counts.ts";
+import { createHardenedServer } from "./http/hardened-server.ts";
+import { createShutdown } from "./http/graceful-shutdown.ts";
+import { createChangeGate } from "./files/change-gate.ts";
+
+// Access-log lines are gathered and written once per turn of the event loop: one write, not one per request.
+let pending = "";
+function accessLog(entry: AccessLogEntry): void {
+  if (pending === "") setImmediate(flushAccessLog);
+  pending += accessLogLine(entry) + "\n";
+}
+function flushAccessLog(): void {
+  const lines = pending;
+  pending = "";
+  process.stdout.write(lines);
+}
+
+const logError = (error: unknown) => process.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);
+const log = (line: string) => process.stderr.write(line + "\n");
+
+// The limiter: this process's own, or the one every process shares through Redis.
+async function limiterFor(config: Config): Promise<{ limiter: Limiter; redis?: RedisConnection }> {
+  if (config.redisUrl === undefined) return { limiter: createLimiter() };
+  const redis = connectRedis(config.redisUrl, { log });
+  if (!(await redis.ready(3_000))) {
+    log(`Starting without Redis for now (REDIS_FAILURE=${config.redisFailure}); it is retried every second`);
+  }
+  const limiter = createSharedLimiter({
+    connection: redis,
+    failure: config.redisFailure,
+    local: createLimiter(),
+    log,
+  });
+  return { limiter, redis };
+}
+
+// The stores and registries over DATA_DIR, gated by one stat of the directory per request.
+function openStores(config: Config) {
+  const gate = createChangeGate(config.dataDir);
+  const store = createReadingStore({ dir: config.dataDir, cacheDays: config.cacheDays, gate });
+  // The record cache lives on the V8 heap (the other caches hold buffers outside it): warn when the
+  // heap bound leaves it too little room, rather than fail later under load.
+  const heapMb = getHeapStatistics().heap_size_limit / 2 ** 20;
+  if (heapMb < 2 * config.recordCacheMb + 64) {
+    log(
+      `Warning: the heap bound (${Math.round(heapMb)} MB) is small for RECORD_CACHE_MB=${config.recordCacheMb}; ` +
+        `raise NODE_HEAP_MB to at least ${2 * config.recordCacheMb + 64}`,
+    );
+  }
+  const accounts = createAccountRegistry({ dir: config.dataDir, onError: logError, gate });
+  const registry = createKeyRegistry({
+    dir: config.dataDir,
+    onError: logError,
+    isDisabled: (account) => accounts.isDisabled(account),
+    gate,
+  });
+  const sessions = createSessionStore({ dir: config.dataDir, onError: logError });
+  const counter = createRequestCounter({ dir: config.dataDir, onError: logError });
+  return { gate, store, accounts, registry, sessions, counter };
+}
+
+// Every day file is checked against the manifest before the first request: damaged days are
+// refused from the start (503), and /healthz says which. Then the newest week is read once.
+function checkStore(store: ReturnType<typeof openStores>["store"]): void {
+  for (const [day, why] of store.verify()) log(`Damaged stored day ${day}: ${why}`);
+  try {
+    const ms = warmUp(store, DATASETS);
+    log(`Checked the store: the newest week reads in ${ms.toFixed(0)} ms`);
+  } catch (error) {
+    // Serve anyway: /healthz and the requests that need the broken days will say what is wrong.
+    log(`The store check failed; serving anyway.`);
+    logError(error);
+  }
+}
+
+// For `make bench` only: with GDS_LOOP_STATS=1, SIGUSR2 prints the worst event-loop delay since
+// the last SIGUSR2 as one JSON line on stderr.
+function reportLoopDelayOnSignal(): void {
+  const delay = monitorEventLoopDelay({ resolution: 1 });
+  delay.enable();
+  process.on("SIGUSR2", () => {
+    log(JSON.stringify({ event_loop_max_ms: Number((delay.max / 1e6).toFixed(2)) }));
+    delay.reset();
+  });
+}
+
+/** Serves `config` in this process until stopped. */
+export async function runServerProcess(config: Config): Promise<void> {
+  const { limiter, redis } = await limiterFor(config);
+  const { gate, store, accounts, registry, sessions, counter } = openStores(config);
+  checkStore(store);
+  const server = createHardenedServer(
+    createService({
+      store,
+      registry,
+      limiter,
+      redis: redis === undefined ? undefined : { up: () => redis.up, failure: config.redisFailure },
+      limits: config.limits,
+      recordCacheMb: config.recordCacheMb,
+      responseCacheMb: config.responseCacheMb,
+      log: accessLog,
+      logError,
+      counter,
+      dashboard: {
+        dir: config.dataDir,
+        accounts,
+        sessions,
+        secureCookies: config.cookieSecure,
+        trustedProxies: config.trustedProxies,
+      },
+      staleAfterMs: config.staleAfterMs,
+      corsOrigins: config.corsOrigins,
+      gate,
+    }),
+    config.serverLimits,
+  );
+  server.listen(config.port, config.host, () => {
+    const address = server.address();
+    const port = typeof address === "object" && address !== null ? address.port : config.port;
+    log(
+      `Grid Data Service listening on http://${config.host}:${port} (data: ${config.dataDir}); ` +
+        `dashboard at http://${config.host}:${port}/dashboard`,
+    );
+  });
+  if (process.env.GDS_LOOP_STATS === "1") reportLoopDelayOnSignal();
+  const shutdown = createShutdown(server, {
+    graceMs: config.shutdownGraceMs,
+    log,
+    // Last-used times, request counts, sessions and the access log are written before the exit.
+    flush: async () => {
+      await Promise.allSettled([registry.flushUsage(), counter.flush(), sessions.flush()]);
+      await redis?.close();
+      counter.close();
+      flushAccessLog();
+      await new Promise((resolve) => process.stdout.write("", resolve));
+    },
+  });
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => shutdown(signal));
+}

@@ -1,0 +1,184 @@
+/**
+ * Several server processes on one Redis (`REDIS_URL`): one set of limits across them, the
+ * failure policy while Redis is away and the recovery after, and `WORKERS` (node:cluster). Every
+ * server here is the real `src/main.ts` process; Redis is a real redis-server on loopback.
+ */
+import { test, type TestContext } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync, spawn } from "node:child_process";
+import { join } from "node:path";
+import { createKey } from "../src/keys/key-admin.ts";
+import { generateSampleExport } from "../src/sample/sample-export.ts";
+import { ingestTexts, tempDir } from "./helpers.ts";
+import { REDIS_SKIP, startRedis } from "./redis-helpers.ts";
+
+const ROOT = join(import.meta.dirname, "..");
+const MIX = "/api/v1/generation/mix?start=2025-01-02&end=2025-01-03";
+const STRESS = "/api/v1/features/grid-stress?start=2025-01-02&end=2025-01-03";
+
+function store(t: TestContext): { dir: string; key: string } {
+  const dir = tempDir(t);
+  ingestTexts(dir, { "sample.csv": generateSampleExport({ firstDay: "2025-01-01", days: 5 }) });
+  const { key } = createKey(dir, { name: "shared", account: "tests" }); // the default limits: 10 and 3
+  return { dir, key };
+}
+
+/** Starts `src/main.ts` over `dir` with `env`; resolves with its base URL once it listens. */
+async function serve(t: TestContext, dir: string, env: Record<string, string>) {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: dir, PORT: "0", ...env },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  t.after(() => child.kill("SIGKILL"));
+  let stderr = "";
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
+      if (m) resolve(m[1]!);
+    });
+    child.on("exit", (code) => reject(new Error(`the server exited with ${code}: ${stderr}`)));
+  });
+  return { child, url, stderr: () => stderr };
+}
+
+const workerPids = (primary: number) =>
+  execFileSync("pgrep", ["-P", String(primary)], { encoding: "utf8" })
+    .trim()
+    .split("\n")
+    .map(Number);
+
+const get = (url: string, key: string) => fetch(url, { headers: { "X-API-KEY": key } });
+
+// Waits until `stderr()` says "listening on" `count` times; fails with the log after 20 s.
+async function listening(stderr: () => string, count: number): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while ((stderr().match(/listening on/g) ?? []).length < count) {
+    if (Date.now() > deadline) throw new Error(`expected ${count} workers listening:\n${stderr()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+test(
+  "two processes on one Redis share each key's limit, with the right Retry-After",
+  { skip: REDIS_SKIP },
+  async (t) => {
+    const redis = await startRedis(t);
+    const { dir, key } = store(t);
+    const [a, b] = await Promise.all([
+      serve(t, dir, { REDIS_URL: redis.url }),
+      serve(t, dir, { REDIS_URL: redis.url }),
+    ]);
+    for (const [path, limit] of [
+      [MIX, 10],
+      [STRESS, 3],
+    ] as const) {
+      const statuses: number[] = [];
+      for (let i = 0; i < limit; i++) {
+        const res = await get((i % 2 === 0 ? a : b).url + path, key);
+        statuses.push(res.status);
+        assert.equal(
+          res.headers.get("ratelimit"),
+          `"${path === MIX ? "normalized_data" : "features"}";r=${limit - i - 1};t=60`,
+        );
+        await res.arrayBuffer();
+      }
+      assert.deepEqual(
+        statuses,
+        new Array<number>(limit).fill(200),
+        "every request within the limit is allowed",
+      );
+      for (const server of [a, b]) {
+        const refused = await get(server.url + path, key);
+        assert.equal(refused.status, 429, "the next one is refused on either process");
+        const retry = Number(refused.headers.get("retry-after"));
+        assert.ok(retry >= 59 && retry <= 60, `Retry-After ${retry}`);
+        assert.match(
+          ((await refused.json()) as { detail: string }).detail,
+          /Expected available in (59|60) seconds/,
+        );
+      }
+    }
+  },
+);
+
+test(
+  "while Redis is away: closed answers 503 at once, open keeps serving; both recover by themselves",
+  { skip: REDIS_SKIP },
+  async (t) => {
+    const redis = await startRedis(t);
+    const { dir, key } = store(t);
+    const closed = await serve(t, dir, { REDIS_URL: redis.url });
+    const open = await serve(t, dir, { REDIS_URL: redis.url, REDIS_FAILURE: "open" });
+    assert.equal((await get(closed.url + MIX, key)).status, 200);
+    await redis.stop();
+
+    for (let i = 0; i < 5; i++) {
+      const started = performance.now();
+      const res = await get(closed.url + MIX, key);
+      assert.equal(res.status, 503);
+      assert.ok(performance.now() - started < 1_000, "answered within the bound, not hung");
+      assert.equal(res.headers.get("retry-after"), "1");
+      assert.deepEqual(await res.json(), { detail: "Service temporarily unavailable." });
+      const served = await get(open.url + MIX, key);
+      assert.equal(served.status, 200, "open serves on this process's own limiter");
+      await served.arrayBuffer();
+    }
+    const health = await fetch(closed.url + "/healthz");
+    assert.equal(health.status, 503);
+    assert.equal((await fetch(open.url + "/healthz")).status, 200);
+    assert.match(open.stderr(), /REDIS_FAILURE=open: limiting in this process alone/);
+
+    await redis.start();
+    const deadline = Date.now() + 5_000;
+    let status = 0;
+    while (Date.now() < deadline && status !== 200) {
+      await new Promise((r) => setTimeout(r, 100));
+      status = (await get(closed.url + MIX, key)).status;
+    }
+    assert.equal(status, 200, "closed serves again once Redis is back");
+    const healthy = (await (await fetch(open.url + "/healthz")).json()) as { redis: string };
+    assert.equal(healthy.redis, "ok");
+    assert.match(closed.stderr(), /is reachable again/);
+  },
+);
+
+test(
+  "WORKERS=2: a worker killed with SIGKILL is replaced, and the port keeps answering",
+  { skip: REDIS_SKIP },
+  async (t) => {
+    const redis = await startRedis(t);
+    const { dir, key } = store(t);
+    const server = await serve(t, dir, {
+      REDIS_URL: redis.url,
+      WORKERS: "2",
+      RATE_LIMITS: "normalized_data=100000",
+    });
+    // Both workers listen before the test goes on.
+    await listening(server.stderr, 2);
+    const pids = workerPids(server.child.pid!);
+    assert.equal(pids.length, 2, "two workers");
+    process.kill(pids[0]!, "SIGKILL");
+    let failures = 0;
+    const until = Date.now() + 3_000;
+    while (Date.now() < until) {
+      try {
+        const res = await get(server.url + MIX, key);
+        if (res.status !== 200) failures++;
+        await res.arrayBuffer();
+      } catch {
+        failures++;
+      }
+    }
+    assert.match(server.stderr(), new RegExp(`Worker ${pids[0]} exited \\(SIGKILL\\).*starting another`));
+    assert.equal(failures, 0, "the other worker answered every request while the replacement started");
+    await listening(server.stderr, 3);
+    assert.equal(workerPids(server.child.pid!).length, 2, "two workers again");
+  },
+);
+
+test("WORKERS above 1 without REDIS_URL refuses to start, saying why", async (t) => {
+  const { dir } = store(t);
+  await assert.rejects(serve(t, dir, { WORKERS: "2" }), /Invalid WORKERS: "2" needs REDIS_URL/);
+});
