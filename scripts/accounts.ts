@@ -1,10 +1,14 @@
-/** `npm run --silent accounts -- COMMAND`: manages dashboard accounts in DATA_DIR. See `accounts help`. */
+/**
+ * `npm run --silent accounts -- COMMAND`: manages dashboard accounts in DATA_DIR, or, with
+ * REDIS_URL set, in Redis, where every server process and VM reads them. See `accounts help`.
+ */
 import { resolve } from "node:path";
 import { text } from "node:stream/consumers";
 import { runAccountsCli } from "../src/accounts/accounts-cli.ts";
+import { withSharedDocuments } from "../src/shared/shared-cli.ts";
 
-try {
-  process.exitCode = await runAccountsCli(process.argv.slice(2), {
+const run = () =>
+  runAccountsCli(process.argv.slice(2), {
     dir: resolve(process.env.DATA_DIR || "data"),
     io: {
       stdout: (t) => process.stdout.write(t),
@@ -12,6 +16,9 @@ try {
       stdin: () => text(process.stdin),
     },
   });
+try {
+  const url = process.env.REDIS_URL;
+  process.exitCode = url === undefined || url === "" ? await run() : await withSharedDocuments(url, run);
 } catch (error) {
   process.stderr.write(`Error: ${(error as Error).message}\n`);
   process.exitCode = 1;

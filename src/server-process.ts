@@ -11,6 +11,7 @@ import { createKeyRegistry } from "./keys/key-registry.ts";
 import { createLimiter, type Limiter } from "./limits/limiter.ts";
 import { createSharedLimiter } from "./limits/shared-limiter.ts";
 import { connectRedis, type RedisConnection } from "./shared/redis-connection.ts";
+import { shareDocuments, sharedDocuments } from "./shared/shared-documents.ts";
 import { createService, DATASETS } from "./service.ts";
 import { warmUp } from "./datasets/warm-up.ts";
 import { createReadingStore } from "./store/reading-store.ts";
@@ -36,13 +37,18 @@ function flushAccessLog(): void {
 const logError = (error: unknown) => process.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);
 const log = (line: string) => process.stderr.write(line + "\n");
 
-// The limiter: this process's own, or the one every process shares through Redis.
+// The limiter: this process's own, or the one every process shares through Redis (with the keys,
+// accounts and sessions).
 async function limiterFor(config: Config): Promise<{ limiter: Limiter; redis?: RedisConnection }> {
   if (config.redisUrl === undefined) return { limiter: createLimiter() };
   const redis = connectRedis(config.redisUrl, { log });
   if (!(await redis.ready(3_000))) {
     log(`Starting without Redis for now (REDIS_FAILURE=${config.redisFailure}); it is retried every second`);
   }
+  // Keys, accounts and sessions: Redis holds them, and this process follows into DATA_DIR.
+  const documents = sharedDocuments(redis);
+  shareDocuments(documents);
+  documents.follow(config.dataDir, log);
   const limiter = createSharedLimiter({
     connection: redis,
     failure: config.redisFailure,

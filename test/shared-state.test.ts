@@ -5,7 +5,8 @@
  */
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createKey } from "../src/keys/key-admin.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
@@ -175,6 +176,65 @@ test(
     assert.equal(failures, 0, "the other worker answered every request while the replacement started");
     await listening(server.stderr, 3);
     assert.equal(workerPids(server.child.pid!).length, 2, "two workers again");
+  },
+);
+
+// Runs a CLI script with `env`; resolves with its stdout, or rejects with its stderr.
+function cli(script: string, args: string[], env: Record<string, string>): string {
+  const run = spawnSync(process.execPath, ["--import", "tsx", `scripts/${script}.ts`, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    encoding: "utf8",
+  });
+  if (run.status !== 0) throw new Error(`${script} ${args.join(" ")} failed: ${run.stderr}`);
+  return run.stdout;
+}
+
+// Polls `url` with `key` until it answers `status`; resolves with how long that took.
+async function within(url: string, key: string, status: number, ms: number): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    const res = await get(url, key);
+    await res.arrayBuffer();
+    if (res.status === status) return Date.now() - started;
+    if (Date.now() - started > ms) throw new Error(`still ${res.status} after ${ms} ms, not ${status}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+test(
+  "two VMs on one Redis: a key created or revoked through either's CLI is honoured by the other within 1 s",
+  { skip: REDIS_SKIP },
+  async (t) => {
+    const redis = await startRedis(t);
+    const a = store(t); // each VM has its own DATA_DIR
+    const b = store(t);
+    cli("shared-state", ["import"], { DATA_DIR: a.dir, REDIS_URL: redis.url });
+    const [vmA, vmB] = await Promise.all([
+      serve(t, a.dir, { REDIS_URL: redis.url }),
+      serve(t, b.dir, { REDIS_URL: redis.url }),
+    ]);
+    // B follows Redis: A's key works there, and B's own file key is gone with B's old keys.json.
+    await within(vmB.url + MIX, a.key, 200, 2_000);
+    assert.equal((await get(vmB.url + MIX, b.key)).status, 401);
+
+    const id = /key_[0-9a-f]+/.exec(cli("keys", ["list"], { DATA_DIR: a.dir, REDIS_URL: redis.url }))![0];
+    cli("keys", ["revoke", id], { DATA_DIR: a.dir, REDIS_URL: redis.url });
+    const revoked = await within(vmB.url + MIX, a.key, 401, 1_500);
+    assert.ok(revoked <= 1_100, `revoked on the other VM after ${revoked} ms`);
+
+    const created = cli("keys", ["create", "--name", "new", "--account", "tests"], {
+      DATA_DIR: b.dir,
+      REDIS_URL: redis.url,
+    });
+    const key = created.trim().split("\n").at(-1)!;
+    const accepted = await within(vmA.url + MIX, key, 200, 1_500);
+    assert.ok(accepted <= 1_100, `accepted on the other VM after ${accepted} ms`);
+
+    // export writes Redis's copy back into a DATA_DIR, for going back to one process.
+    const back = tempDir(t);
+    cli("shared-state", ["export"], { DATA_DIR: back, REDIS_URL: redis.url });
+    assert.match(readFileSync(join(back, "keys.json"), "utf8"), /"revoked": "20/);
   },
 );
 

@@ -4,6 +4,7 @@
  * read-modify-write and an atomic replace, so the CLI and the dashboard never lose each other's
  * changes; a file that does not parse is refused with a message naming what is wrong.
  */
+import { activeSharedDocuments } from "../shared/shared-documents.ts";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
@@ -62,6 +63,15 @@ export function readAccounts(dir: string): AccountRecord[] {
  * does not block the event loop, so the dashboard can call it on a running server.
  */
 export function updateAccounts<T>(dir: string, change: (accounts: AccountRecord[]) => T): Promise<T> {
+  // With shared documents (REDIS_URL) the change is made to Redis's copy, which every process follows.
+  const shared = activeSharedDocuments();
+  if (shared !== undefined) {
+    return shared.update(ACCOUNTS_FILE, dir, (text) => {
+      const accounts = text === null ? [] : parseAccountFile(text);
+      const result = change(accounts);
+      return { text: JSON.stringify({ format: FORMAT, accounts }, null, 2) + "\n", result };
+    });
+  }
   mkdirSync(dir, { recursive: true });
   return withLockAsync(join(dir, LOCK_FILE), () => {
     const accounts = readAccounts(dir);

@@ -6,6 +6,7 @@
  * never rewritten behind their back.
  */
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { activeSharedDocuments } from "../shared/shared-documents.ts";
 import { join } from "node:path";
 import * as v from "valibot";
 import { writeFileAtomic } from "../files/atomic-write.ts";
@@ -50,7 +51,8 @@ export function readKeys(dir: string): KeyRecord[] {
   return existsSync(path) ? parseKeyFile(readFileSync(path, "utf8")) : [];
 }
 
-function serialize(keys: readonly KeyRecord[]): string {
+/** The key file's text for `keys`. */
+export function serialize(keys: readonly KeyRecord[]): string {
   return JSON.stringify({ format: FORMAT, keys }, null, 2) + "\n";
 }
 
@@ -67,8 +69,19 @@ export function updateKeys<T>(dir: string, change: (keys: KeyRecord[]) => T): T 
   return withLock(join(dir, LOCK_FILE), () => changeKeys(dir, change));
 }
 
-/** `updateKeys` for the server: waiting for the lock does not block the event loop. */
+/**
+ * `updateKeys` for the server: waiting for the lock does not block the event loop. With shared
+ * documents (REDIS_URL) the change is made to Redis's copy, which every process follows.
+ */
 export function updateKeysAsync<T>(dir: string, change: (keys: KeyRecord[]) => T): Promise<T> {
+  const shared = activeSharedDocuments();
+  if (shared !== undefined) {
+    return shared.update(KEYS_FILE, dir, (text) => {
+      const keys = text === null ? [] : parseKeyFile(text);
+      const result = change(keys);
+      return { text: serialize(keys), result };
+    });
+  }
   mkdirSync(dir, { recursive: true });
   return withLockAsync(join(dir, LOCK_FILE), () => changeKeys(dir, change));
 }

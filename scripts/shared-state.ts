@@ -1,0 +1,62 @@
+/**
+ * `npm run --silent shared-state -- import|export|status`: moves the documents every process must
+ * agree on (keys.json, accounts.json, sessions.json) between DATA_DIR and the Redis at REDIS_URL.
+ * `import` is the one-time move to Redis when a single server grows into several; `export` writes
+ * Redis's copies back into DATA_DIR (to go back to one process without Redis, or as a backup).
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { parseAccountFile } from "../src/accounts/account-file.ts";
+import { parseKeyFile } from "../src/keys/key-file.ts";
+import { withSharedDocuments } from "../src/shared/shared-cli.ts";
+import { SHARED_FILES, type SharedFile } from "../src/shared/shared-documents.ts";
+import { writeFileAtomic } from "../src/files/atomic-write.ts";
+
+const USAGE = "Usage: REDIS_URL=redis://HOST:PORT npm run --silent shared-state -- import|export|status\n";
+const command = process.argv[2];
+const url = process.env.REDIS_URL;
+const dir = resolve(process.env.DATA_DIR || "data");
+if (!url || !["import", "export", "status"].includes(command ?? "")) {
+  process.stderr.write(USAGE);
+  process.exit(2);
+}
+
+// A document is checked before it is shared: a damaged file must not reach every process.
+const check: Partial<Record<SharedFile, (text: string) => unknown>> = {
+  "keys.json": parseKeyFile,
+  "accounts.json": parseAccountFile,
+  "sessions.json": (text) => void JSON.parse(text),
+};
+
+try {
+  await withSharedDocuments(url, async (documents) => {
+    for (const file of SHARED_FILES) {
+      const path = join(dir, file);
+      if (command === "import") {
+        if (!existsSync(path)) {
+          process.stderr.write(`${file}: not in ${dir}, left as Redis has it\n`);
+          continue;
+        }
+        const text = readFileSync(path, "utf8");
+        check[file]?.(text);
+        await documents.replace(file, text);
+        process.stderr.write(`${file}: imported from ${path}\n`);
+      } else {
+        const { text, version } = await documents.read(file);
+        if (command === "status") {
+          process.stdout.write(
+            `${file}\t${text === null ? "not in Redis" : `version ${version}, ${text.length} bytes`}\n`,
+          );
+        } else if (text === null) {
+          process.stderr.write(`${file}: not in Redis, ${path} left as it is\n`);
+        } else {
+          writeFileAtomic(path, text, { mode: 0o600 });
+          process.stderr.write(`${file}: exported to ${path}\n`);
+        }
+      }
+    }
+  });
+} catch (error) {
+  process.stderr.write(`Error: ${(error as Error).message}\n`);
+  process.exitCode = 1;
+}

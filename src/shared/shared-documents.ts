@@ -1,0 +1,149 @@
+/**
+ * The JSON documents every process must agree on (keys, accounts, sessions), kept in Redis when
+ * `REDIS_URL` is set (README: "Running on more than one core or VM"). Redis holds the one true
+ * text of each; every process keeps a copy at the usual path in its `DATA_DIR`, which the file
+ * readers (key and account registries, the dashboard) read as before.
+ *
+ * - A change is a compare-and-set on the document's version (one Lua script), retried when another
+ *   process changed it first, so concurrent changes merge rather than overwrite. The writer
+ *   replaces its local copy at once.
+ * - Every process follows: a notice on the channel `gds:docs` on each change, and a check of the
+ *   versions every second as the safety net, so a change anywhere reaches every copy within a
+ *   second (milliseconds when the notice arrives).
+ * - While Redis holds no document (before `npm run shared-state -- import`), the local file stays
+ *   as it is, and the follower says so once.
+ */
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Redis } from "ioredis";
+import { writeFileAtomic } from "../files/atomic-write.ts";
+import type { RedisConnection } from "./redis-connection.ts";
+
+/** The documents Redis holds, by their file name in DATA_DIR. */
+export const SHARED_FILES = ["keys.json", "accounts.json", "sessions.json"] as const;
+export type SharedFile = (typeof SHARED_FILES)[number];
+
+const CHANNEL = "gds:docs";
+// KEYS: the document, its version. ARGV: the version read, the new text. 1 when set, 0 on a race.
+const COMPARE_AND_SET = `
+local current = redis.call('GET', KEYS[2]) or '0'
+if current ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2])
+redis.call('INCR', KEYS[2])
+redis.call('PUBLISH', '${CHANNEL}', ARGV[3])
+return 1
+`;
+
+type Scripted = Redis & {
+  gdsCompareAndSet(doc: string, version: string, read: string, text: string, file: string): Promise<number>;
+};
+
+export interface SharedDocuments {
+  /** Applies `change` to the document's current text (null when Redis holds none) and stores the text it returns. */
+  update<T>(
+    file: SharedFile,
+    dir: string,
+    change: (text: string | null) => { text: string | null; result: T },
+  ): Promise<T>;
+  /** The document's text and version in Redis. */
+  read(file: SharedFile): Promise<{ text: string | null; version: string }>;
+  /** Replaces the document whatever it holds (`import`). */
+  replace(file: SharedFile, text: string): Promise<void>;
+  /** Keeps the copies in `dir` current until the returned function is called. */
+  follow(dir: string, log: (line: string) => void): () => void;
+}
+
+const docKey = (file: SharedFile) => `doc:${file}`;
+const versionKey = (file: SharedFile) => `doc:${file}:version`;
+
+function writeLocal(dir: string, file: SharedFile, text: string): void {
+  const path = join(dir, file);
+  if (existsSync(path) && readFileSync(path, "utf8") === text) return;
+  mkdirSync(dir, { recursive: true });
+  writeFileAtomic(path, text, { mode: 0o600 });
+}
+
+function follower(
+  connection: RedisConnection,
+  read: SharedDocuments["read"],
+  dir: string,
+  log: (line: string) => void,
+): () => void {
+  const seen = new Map<SharedFile, string>();
+  const unshared = new Set<SharedFile>();
+  const sync = async (file: SharedFile) => {
+    const { text, version } = await read(file);
+    if (seen.get(file) === version) return;
+    seen.set(file, version);
+    if (text !== null) return writeLocal(dir, file, text);
+    if (!unshared.has(file) && existsSync(join(dir, file))) {
+      log(`Redis holds no ${file}: serving DATA_DIR's own; run npm run shared-state -- import to share it`);
+    }
+    unshared.add(file);
+  };
+  const syncAll = () => Promise.all(SHARED_FILES.map(sync)).catch(() => {}); // an outage is logged by the connection
+  const subscriber = connection.subscriber();
+  const onMessage = (channel: string, file: string) => {
+    if (channel === CHANNEL && (SHARED_FILES as readonly string[]).includes(file))
+      void sync(file as SharedFile).catch(() => {});
+  };
+  subscriber.on("message", onMessage);
+  void subscriber.subscribe(CHANNEL).catch(() => {});
+  void syncAll();
+  const timer = setInterval(() => void syncAll(), 1_000);
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+    subscriber.off("message", onMessage);
+  };
+}
+
+/** The shared documents on `connection`. */
+export function sharedDocuments(connection: RedisConnection): SharedDocuments {
+  const redis = connection.client as Scripted;
+  redis.defineCommand("gdsCompareAndSet", { numberOfKeys: 2, lua: COMPARE_AND_SET });
+
+  async function read(file: SharedFile) {
+    const [text, version] = await redis.mget(docKey(file), versionKey(file));
+    return { text: text ?? null, version: version ?? "0" };
+  }
+
+  async function update<T>(
+    file: SharedFile,
+    dir: string,
+    change: (text: string | null) => { text: string | null; result: T },
+  ) {
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const current = await read(file);
+      const { text, result } = change(current.text);
+      if (text === null || text === current.text) return result; // nothing changed: no write, no notice
+      if ((await redis.gdsCompareAndSet(docKey(file), versionKey(file), current.version, text, file)) === 1) {
+        writeLocal(dir, file, text);
+        return result;
+      }
+    }
+    throw new Error(`${file} in Redis kept changing under this update; try again`);
+  }
+
+  return {
+    update,
+    read,
+    async replace(file, text) {
+      const current = await read(file);
+      await redis.gdsCompareAndSet(docKey(file), versionKey(file), current.version, text, file);
+    },
+    follow: (dir, log) => follower(connection, read, dir, log),
+  };
+}
+
+let active: SharedDocuments | undefined;
+
+/** Makes this process keep its shared documents in Redis (the server and the CLIs, with REDIS_URL). */
+export function shareDocuments(documents: SharedDocuments | undefined): void {
+  active = documents;
+}
+
+/** The shared documents of this process, or undefined when DATA_DIR's files are the truth. */
+export function activeSharedDocuments(): SharedDocuments | undefined {
+  return active;
+}
