@@ -12,6 +12,7 @@ import { createLimiter, type Limiter } from "./limits/limiter.ts";
 import { createSharedLimiter } from "./limits/shared-limiter.ts";
 import { connectRedis, type RedisConnection } from "./shared/redis-connection.ts";
 import { shareDocuments, sharedDocuments } from "./shared/shared-documents.ts";
+import { createRedisRevealStore } from "./shared/redis-reveals.ts";
 import { createService, DATASETS } from "./service.ts";
 import { warmUp } from "./datasets/warm-up.ts";
 import { createReadingStore } from "./store/reading-store.ts";
@@ -131,6 +132,8 @@ export async function runServerProcess(config: Config): Promise<void> {
         sessions,
         secureCookies: config.cookieSecure,
         trustedProxies: config.trustedProxies,
+        // With several processes, a secret shown once waits in Redis for the process that shows it.
+        reveals: redis === undefined ? undefined : createRedisRevealStore(redis.client),
       },
       staleAfterMs: config.staleAfterMs,
       corsOrigins: config.corsOrigins,

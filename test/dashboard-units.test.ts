@@ -31,17 +31,17 @@ test("a CSRF token is bound to its session and compared whole", () => {
   assert.equal(tokensMatch("", ""), false, "an empty expectation never matches");
 });
 
-test("a revealed secret is taken once, by its own session and kind, within five minutes", () => {
+test("a revealed secret is taken once, by its own session and kind, within five minutes", async () => {
   let now = 0;
   const reveals = createRevealStore({ now: () => now });
-  reveals.put("s1", { kind: "key", label: "laptop", secret: "gds_x" });
-  assert.equal(reveals.take("s2", "key"), undefined, "another session");
-  assert.equal(reveals.take("s1", "password"), undefined, "another kind");
-  assert.deepEqual(reveals.take("s1", "key"), { kind: "key", label: "laptop", secret: "gds_x" });
-  assert.equal(reveals.take("s1", "key"), undefined, "only once");
-  reveals.put("s1", { kind: "key", label: "late", secret: "gds_y" });
+  await reveals.put("s1", { kind: "key", label: "laptop", secret: "gds_x" });
+  assert.equal(await reveals.take("s2", "key"), undefined, "another session");
+  assert.equal(await reveals.take("s1", "password"), undefined, "another kind");
+  assert.deepEqual(await reveals.take("s1", "key"), { kind: "key", label: "laptop", secret: "gds_x" });
+  assert.equal(await reveals.take("s1", "key"), undefined, "only once");
+  await reveals.put("s1", { kind: "key", label: "late", secret: "gds_y" });
   now += 5 * 60_000;
-  assert.equal(reveals.take("s1", "key"), undefined, "expired");
+  assert.equal(await reveals.take("s1", "key"), undefined, "expired");
 });
 
 test("CORS origins must be bare origins", () => {

@@ -4,13 +4,15 @@
  * `DATA_DIR/sessions.json` (mode 0600), so a restart signs no one out: creating or ending one is
  * written before the response, the last-seen times at most once a minute and on shutdown.
  * A session ends after 12 hours idle or 7 days in all. The server process is the file's only
- * writer (several processes share sessions through Redis instead, see the README).
+ * writer; several processes share sessions through Redis instead (`shared/shared-documents.ts`).
  */
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
 import { writeFileAtomic } from "../files/atomic-write.ts";
+import { fileStamp } from "../files/file-stamp.ts";
+import { activeSharedDocuments } from "../shared/shared-documents.ts";
 
 export const SESSIONS_FILE = "sessions.json";
 export const IDLE_MS = 12 * 3_600_000;
@@ -48,12 +50,16 @@ export function sessionHash(id: string): string {
   return createHash("sha256").update(id).digest("hex");
 }
 
+function parseSessions(text: string): Map<string, Session> {
+  const result = v.safeParse(SessionFileSchema, JSON.parse(text));
+  if (!result.success) throw new SyntaxError(result.issues[0].message);
+  return new Map(result.output.sessions.map((s) => [s.hash, s]));
+}
+
 function load(path: string, onError: (error: unknown) => void): Map<string, Session> {
   if (!existsSync(path)) return new Map();
   try {
-    const result = v.safeParse(SessionFileSchema, JSON.parse(readFileSync(path, "utf8")));
-    if (!result.success) throw new SyntaxError(result.issues[0].message);
-    return new Map(result.output.sessions.map((s) => [s.hash, s]));
+    return parseSessions(readFileSync(path, "utf8"));
   } catch (error) {
     // Sessions are disposable: a damaged file signs everyone out, and the next write replaces it.
     onError(
@@ -65,7 +71,25 @@ function load(path: string, onError: (error: unknown) => void): Map<string, Sess
   }
 }
 
-/** Opens the sessions in `dir`; `now` is the clock, `onError` hears of failed reads and writes. */
+const serialize = (sessions: ReadonlyMap<string, Session>) =>
+  JSON.stringify({ format: 1, sessions: [...sessions.values()] }) + "\n";
+
+const live = (s: Session, t: number) => t - s.seen < IDLE_MS && t - s.created < LIFETIME_MS;
+
+function prune(sessions: Map<string, Session>, t: number): void {
+  for (const [hash, s] of sessions) if (!live(s, t)) sessions.delete(hash);
+}
+
+/** A change to the sessions, applied to this process's map and, when shared, to Redis's. */
+type Change = (sessions: Map<string, Session>) => void;
+
+/**
+ * Opens the sessions in `dir`; `now` is the clock, `onError` hears of failed reads and writes.
+ * With shared documents (REDIS_URL) every change is made to Redis's sessions.json (merged with
+ * the other processes' changes), and this process rereads its local copy when it changes, so a
+ * session begun or ended by one process counts in every other at once.
+ */
+// eslint-disable-next-line max-lines-per-function -- a factory: its state is the closure, and each function in it is under 60 lines.
 export function createSessionStore(options: {
   dir: string;
   now?: () => number;
@@ -74,22 +98,43 @@ export function createSessionStore(options: {
   const now = options.now ?? Date.now;
   const onError = options.onError ?? ((error) => console.error(error));
   const path = join(options.dir, SESSIONS_FILE);
-  const sessions = load(path, onError);
+  let sessions = load(path, onError);
+  let stamp = fileStamp(path);
   let timer: NodeJS.Timeout | undefined;
   let writing: Promise<void> = Promise.resolve();
 
-  const live = (s: Session, t: number) => t - s.seen < IDLE_MS && t - s.created < LIFETIME_MS;
+  // Shared: take what other processes wrote, keeping the later last-seen times of this one.
+  function reread(): void {
+    if (activeSharedDocuments() === undefined || fileStamp(path) === stamp) return;
+    stamp = fileStamp(path);
+    const fresh = load(path, onError);
+    for (const [hash, s] of fresh) {
+      const mine = sessions.get(hash);
+      if (mine !== undefined && mine.seen > s.seen) s.seen = mine.seen;
+    }
+    sessions = fresh;
+  }
 
-  function write(): Promise<void> {
+  function write(change: Change): Promise<void> {
     if (timer !== undefined) clearTimeout(timer);
     timer = undefined;
+    change(sessions);
+    const shared = activeSharedDocuments();
     // Writes are chained, so a slow one never lands after a newer one.
-    writing = writing.then(() => {
+    writing = writing.then(async () => {
       const t = now();
-      for (const [hash, s] of sessions) if (!live(s, t)) sessions.delete(hash);
-      const text = JSON.stringify({ format: 1, sessions: [...sessions.values()] }) + "\n";
       try {
-        writeFileAtomic(path, text, { mode: 0o600 });
+        if (shared === undefined) {
+          prune(sessions, t);
+          writeFileAtomic(path, serialize(sessions), { mode: 0o600 });
+          return;
+        }
+        await shared.update(SESSIONS_FILE, options.dir, (text) => {
+          const merged = text === null ? new Map<string, Session>() : parseSessions(text);
+          change(merged);
+          prune(merged, t);
+          return { text: serialize(merged), result: undefined };
+        });
       } catch (error) {
         onError(error);
       }
@@ -97,33 +142,45 @@ export function createSessionStore(options: {
     return writing;
   }
 
+  // The last-seen times of this process, merged into the stored ones (the later wins).
+  const seenTimes: Change = (target) => {
+    for (const [hash, s] of sessions) {
+      const stored = target.get(hash);
+      if (stored !== undefined && stored.seen < s.seen) stored.seen = s.seen;
+    }
+  };
+
   return {
     async create(account) {
       const id = randomBytes(32).toString("base64url");
       const t = now();
       const session: Session = { hash: sessionHash(id), account, created: t, seen: t };
-      sessions.set(session.hash, session);
-      await write();
+      await write((map) => map.set(session.hash, session));
       return { id, session };
     },
     find(id) {
       if (id === undefined || id === "") return undefined;
+      reread();
       const session = sessions.get(sessionHash(id));
       const t = now();
       if (session === undefined || !live(session, t)) return undefined;
       session.seen = t;
-      timer ??= setTimeout(() => void write(), SEEN_FLUSH_MS).unref();
+      timer ??= setTimeout(() => void write(seenTimes), SEEN_FLUSH_MS).unref();
       return session;
     },
     async end(id) {
-      if (sessions.delete(sessionHash(id))) await write();
+      const hash = sessionHash(id);
+      if (sessions.has(hash) || activeSharedDocuments() !== undefined) await write((map) => map.delete(hash));
     },
     async endAll(account) {
-      let ended = 0;
-      for (const [hash, s] of sessions) if (s.account === account && sessions.delete(hash)) ended++;
-      if (ended > 0) await write();
+      const any = [...sessions.values()].some((s) => s.account === account);
+      if (!any && activeSharedDocuments() === undefined) return;
+      const ended = (map: Map<string, Session>) => {
+        for (const [hash, s] of map) if (s.account === account) map.delete(hash);
+      };
+      await write(ended);
     },
-    flush: write,
+    flush: () => write(seenTimes),
     get size() {
       return sessions.size;
     },

@@ -1,7 +1,7 @@
 /**
  * `WORKERS=N`: N server processes on one VM sharing one port through `node:cluster` (the primary
  * hands connections to the workers in turn). A worker that dies is logged and replaced at once,
- * or after a second when workers keep dying at start (a crash loop is not a busy loop). SIGTERM
+ * or after a second when it exited by itself within 5 s of starting (a crash loop is not a busy loop). SIGTERM
  * or SIGINT is passed to every worker, each drains its requests as a single process does
  * (`http/graceful-shutdown.ts`), and the primary exits when the last one has; a worker still
  * running after the grace period and 5 s more is killed.
@@ -33,7 +33,8 @@ export function runPrimary(config: Config): void {
     log(
       `Worker ${worker.process.pid} exited (${signal ?? `code ${code}`}) after ${lived} ms; starting another`,
     );
-    if (lived < 5_000) setTimeout(fork, 1_000);
+    // A worker that failed on its own soon after starting may fail again: not a busy loop.
+    if (signal === null && lived < 5_000) setTimeout(fork, 1_000);
     else fork();
   });
   for (let i = 0; i < config.workers; i++) fork();

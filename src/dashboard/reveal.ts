@@ -1,8 +1,12 @@
 /**
  * Secrets shown once: a new key, or a new account's one-time password. The action that makes one
  * leaves it here for its session and redirects; the page that shows it takes it out, so a reload
- * finds nothing. It is held in memory only, for at most five minutes, and never written anywhere.
+ * finds nothing. It is held in memory only, for at most five minutes, and never written anywhere;
+ * with several processes (REDIS_URL) it waits in Redis instead (`shared/redis-reveals.ts`),
+ * encrypted with a key only the session's cookie gives.
  */
+
+import { sessionHash as sessionHashOf } from "../accounts/session-store.ts";
 
 const TTL_MS = 5 * 60_000;
 
@@ -13,10 +17,11 @@ export interface Reveal {
   readonly secret: string;
 }
 
+/** Reveals by session id (the cookie's value, which only the browser holds). */
 export interface RevealStore {
-  put(sessionHash: string, reveal: Reveal): void;
+  put(sessionId: string, reveal: Reveal): Promise<void>;
   /** Takes the session's waiting secret of that kind, if any; it is gone afterwards. */
-  take(sessionHash: string, kind: Reveal["kind"]): Reveal | undefined;
+  take(sessionId: string, kind: Reveal["kind"]): Promise<Reveal | undefined>;
 }
 
 /** A reveal store on the clock `now`. */
@@ -24,12 +29,16 @@ export function createRevealStore(options: { now?: () => number } = {}): RevealS
   const now = options.now ?? Date.now;
   const waiting = new Map<string, Reveal & { expires: number }>();
   return {
-    put(sessionHash, reveal) {
+    async put(sessionId, reveal) {
+      await Promise.resolve();
+      const sessionHash = sessionHashOf(sessionId);
       const t = now();
       for (const [id, r] of waiting) if (r.expires <= t) waiting.delete(id);
       waiting.set(sessionHash, { ...reveal, expires: t + TTL_MS });
     },
-    take(sessionHash, kind) {
+    async take(sessionId, kind) {
+      await Promise.resolve();
+      const sessionHash = sessionHashOf(sessionId);
       const r = waiting.get(sessionHash);
       if (r === undefined || r.kind !== kind) return undefined;
       waiting.delete(sessionHash);

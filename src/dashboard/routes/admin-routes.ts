@@ -44,7 +44,7 @@ function createAccountForm(ctx: DashboardContext): Form {
         admin: form.get("admin") === "true",
         now: new Date(ctx.now()),
       });
-      ctx.reveals.put(who.session.hash, { kind: "password", label: account.name, secret: oneTimePassword! });
+      await ctx.reveals.put(who.id, { kind: "password", label: account.name, secret: oneTimePassword! });
       redirect(res, "/dashboard/admin/new");
     } catch (error) {
       if (error instanceof AccountError) throw new HttpError(400, error.message + ".");
@@ -100,8 +100,8 @@ function keyLimitsForm(ctx: DashboardContext): Form {
 /** The admin pages' routes; every one is a 404 for an account that is not an admin. */
 export function adminRoutes(ctx: DashboardContext): Route[] {
   const admin = { admin: true };
-  const revealed: Page = (req, res, who) => {
-    const shown = ctx.reveals.take(who.session.hash, "password");
+  const revealed: Page = async (req, res, who) => {
+    const shown = await ctx.reveals.take(who.id, "password");
     sendPage(
       res,
       accountCreatedPage({

@@ -42,13 +42,13 @@ export function keyRoutes(ctx: DashboardContext): Route[] {
       const { key, record } = newKey({ name, account: who.account.name, now: new Date(ctx.now()) });
       await updateKeysAsync(ctx.dir, (keys) => keys.push(record));
       // Shown on the next page, once: never in a URL, never on a page a reload could resubmit.
-      ctx.reveals.put(who.session.hash, { kind: "key", label: name, secret: key });
+      await ctx.reveals.put(who.id, { kind: "key", label: name, secret: key });
       redirect(res, "/dashboard/keys/new");
     },
   });
   const created = guarded(ctx, {
-    get: (req, res, who) => {
-      const shown = ctx.reveals.take(who.session.hash, "key");
+    get: async (req, res, who) => {
+      const shown = await ctx.reveals.take(who.id, "key");
       sendPage(
         res,
         keyCreatedPage({
