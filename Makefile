@@ -72,6 +72,7 @@ test: node_modules/.installed typecheck lint format-check browser redis
 # Load comes from wrk (Debian's package), installed here when missing and this user can.
 bench: node_modules/.installed
 	@command -v wrk >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; } || { echo "make bench needs wrk: apt-get install -y wrk"; exit 1; }
+	@command -v redis-server >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null; } || { echo "make bench needs redis-server: apt-get install -y redis-server"; exit 1; }
 	$(NODE_BIN)/tsx scripts/bench.ts
 
 evaluate-stress: node_modules/.installed

@@ -24,8 +24,8 @@ const CONNECTIONS = 50;
 const WARM_UP_SECONDS = 2;
 // The node flags `make serve` runs the server with (the Makefile exports them).
 const SERVICE_FLAGS = (process.env.GDS_NODE_FLAGS ?? "").split(" ").filter(Boolean);
-// Which parts to run: BENCH_PARTS=load,cold,sweep,ingest (all by default).
-const PARTS = new Set((process.env.BENCH_PARTS ?? "ingest,load,cold,sweep").split(","));
+// Which parts to run: BENCH_PARTS=ingest,load,scale,cold,sweep (all by default).
+const PARTS = new Set((process.env.BENCH_PARTS ?? "ingest,load,scale,cold,sweep").split(","));
 const work = mkdtempSync(join(tmpdir(), "gds-bench-"));
 const log = (text: string) => process.stderr.write(text + "\n");
 
@@ -43,25 +43,35 @@ function rssKb(pid: number, field: "VmRSS" | "VmHWM"): number {
   return m ? Number(m[1]) : NaN;
 }
 
-async function waitForListening(child: ChildProcess): Promise<void> {
+async function waitForListening(child: ChildProcess, processes = 1): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     let seen = "";
     child.stderr!.on("data", (chunk) => {
       seen += chunk;
-      if (seen.includes("listening")) resolve();
+      if ((seen.match(/listening/g) ?? []).length >= processes) resolve();
     });
     child.on("exit", (code) => reject(new Error(`server exited with ${code}: ${seen}`)));
   });
 }
 
-async function startService(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
+async function startService(
+  dataDir: string,
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
   const child = spawn(process.execPath, [...SERVICE_FLAGS, "--import", "tsx", "src/main.ts"], {
     cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", GDS_LOOP_STATS: "1" },
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      GDS_LOOP_STATS: "1",
+      ...env,
+    },
     stdio: ["ignore", "ignore", "pipe"],
   });
-  await waitForListening(child);
+  await waitForListening(child, Number(env.WORKERS ?? 1));
   return { child, url: `http://127.0.0.1:${port}` };
 }
 
@@ -100,10 +110,21 @@ interface Load {
 
 const CLK_TCK = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim());
 
-// utime + stime of a process, ms.
+// utime + stime of a process and the processes it started (cluster workers), ms.
 function cpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK;
+  let children: number[] = [];
+  try {
+    children = execFileSync("pgrep", ["-P", String(pid)], { encoding: "utf8" })
+      .trim()
+      .split("\n")
+      .map(Number);
+  } catch {
+    // none
+  }
+  return (
+    ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK + children.reduce((t, c) => t + cpuMs(c), 0)
+  );
 }
 
 function wrkMs(text: string): number {
@@ -192,6 +213,67 @@ function storeWithYears(
   return { dir, key, ingestMs };
 }
 
+async function startRedis(): Promise<{ child: ChildProcess; url: string }> {
+  const port = await freePort();
+  const child = spawn(
+    "redis-server",
+    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--dir", work],
+    {
+      stdio: ["ignore", "pipe", "ignore"],
+    },
+  );
+  await new Promise<void>((resolve) => {
+    let seen = "";
+    child.stdout.on("data", (chunk) => {
+      seen += chunk;
+      if (seen.includes("Ready to accept connections")) resolve();
+    });
+  });
+  return { child, url: `redis://127.0.0.1:${port}` };
+}
+
+/**
+ * Scale-out on this machine: (a) and a 304 against one process with its own limiter, one process
+ * with the Redis limiter (the limiter's cost: the server's and redis-server's CPU per request),
+ * and WORKERS=2 on Redis. The load generator shares the two cores with the workers and Redis, so
+ * WORKERS=2 cannot show two cores' worth here; CPU per request is the figure that carries over.
+ */
+async function scale(store: { dir: string; key: string }): Promise<void> {
+  const A = "/api/v1/grid/system-state?start=2025-06-01T00:00:00Z&end=2025-07-01T00:00:00Z";
+  const redis = await startRedis();
+  const headers = { "X-API-KEY": store.key };
+  const setups: [string, Record<string, string>][] = [
+    ["one_process_local_limiter", {}],
+    ["one_process_redis_limiter", { REDIS_URL: redis.url }],
+    ["workers_2_redis", { REDIS_URL: redis.url, WORKERS: "2" }],
+  ];
+  const results: Record<string, unknown> = {};
+  for (const [name, env] of setups) {
+    const service = await startService(store.dir, env);
+    const first = await timed(service.url + A, store.key);
+    for (const [scenario, extra] of [
+      ["a_30d_hourly", {}],
+      ["d_304", { "If-None-Match": first.etag }],
+    ] as const) {
+      log(`Scale ${name} ${scenario}: ${CONNECTIONS} connections for ${DURATION} s…`);
+      const all = { ...headers, ...extra };
+      await load(service.url + A, service.child, { headers: all, seconds: WARM_UP_SECONDS, service: false });
+      const redisBefore = cpuMs(redis.child.pid!);
+      const r = await load(service.url + A, service.child, { headers: all, service: false });
+      const requests = r.reqPerSec * DURATION;
+      const redisUsPerReq = Math.round(((cpuMs(redis.child.pid!) - redisBefore) / requests) * 1000);
+      results[`${name}.${scenario}`] = { ...r, redisUsPerReq };
+      log(
+        `  ${r.reqPerSec} req/s, p99 ${r.p99Ms} ms, ${Math.round(r.cpuMsPerReq * 1000)} µs server CPU/req, ` +
+          `${redisUsPerReq} µs redis-server CPU/req, non-2xx ${r.non2xx}`,
+      );
+    }
+    await stop(service.child);
+  }
+  await stop(redis.child);
+  figures.scale = results;
+}
+
 const figures: Record<string, unknown> = {};
 const summary: string[] = [];
 try {
@@ -214,7 +296,9 @@ try {
   const B = "/api/v1/grid/system-state?start=2025-01-01T00:00:00Z&end=2026-01-01T00:00:00Z";
   const C = "/api/v1/generation/mix?start=2023-01-01&end=2026-01-01&interval=1d";
   const three =
-    PARTS.has("load") || PARTS.has("cold") ? storeWithYears("three-years", "2023-01-01", 1096) : undefined;
+    PARTS.has("load") || PARTS.has("cold") || PARTS.has("scale")
+      ? storeWithYears("three-years", "2023-01-01", 1096)
+      : undefined;
 
   if (PARTS.has("load")) {
     const service = await startService(three!.dir);
@@ -305,6 +389,8 @@ try {
       `(a) p99 / baseline            ${ratios.p99}   (target ≤ 1.5); loop max ${a.loopMaxMs ?? "?"} ms (target ≤ 20)`,
     );
   }
+
+  if (PARTS.has("scale")) await scale(three ?? storeWithYears("three-years", "2023-01-01", 1096));
 
   if (PARTS.has("cold")) {
     log("Cold: the first request for 366 days hourly after a start…");

@@ -11,7 +11,9 @@ test(
   "the systemd units pass systemd-analyze verify",
   { skip: ANALYZE ? false : "systemd-analyze is not on this machine (Debian: apt-get install -y systemd)" },
   () => {
-    const units = ["gds.service", "gds-pull.service", "gds-pull.timer"].map((u) => join(DEPLOY, u));
+    const units = ["gds.service", "gds@8001.service", "gds-pull.service", "gds-pull.timer"].map((u) =>
+      join(DEPLOY, u === "gds@8001.service" ? "gds@.service" : u),
+    );
     const run = spawnSync("systemd-analyze", ["verify", ...units], { encoding: "utf8" });
     assert.equal(run.status, 0, run.stderr);
     assert.equal(run.stderr.trim(), "", "no warnings either");
@@ -43,4 +45,13 @@ test("the server unit is hardened, restarts on failure and drains on SIGTERM", (
   ]) {
     assert.ok(unit.split("\n").includes(line), line);
   }
+});
+
+test("the instance unit runs every core of its port on the shared Redis, behind one proxy", () => {
+  const unit = readFileSync(join(DEPLOY, "gds@.service"), "utf8");
+  assert.match(unit, /^Environment=.*PORT=%i .*WORKERS=auto.*TRUST_PROXY=1/m);
+  assert.match(unit, /^EnvironmentFile=\/etc\/grid-data-service.env$/m);
+  const nginx = readFileSync(join(DEPLOY, "nginx-gds.conf"), "utf8");
+  for (const port of ["8001", "8002"]) assert.match(nginx, new RegExp(`server 127\\.0\\.0\\.1:${port}`));
+  assert.match(nginx, /proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;/);
 });

@@ -243,6 +243,11 @@ test(
     ]);
     // B follows Redis: A's key works there, and B's own file key is gone with B's old keys.json.
     await within(vmB.url + MIX, a.key, 200, 2_000);
+    // The same data on both VMs gives the same ETag: a client's 304 holds whichever answers.
+    const [etagA, etagB] = await Promise.all(
+      [vmA, vmB].map(async (vm) => (await get(vm.url + MIX, a.key)).headers.get("etag")),
+    );
+    assert.ok(etagA !== null && etagA === etagB, `${etagA} vs ${etagB}`);
     assert.equal((await get(vmB.url + MIX, b.key)).status, 401);
 
     const id = /key_[0-9a-f]+/.exec(cli("keys", ["list"], { DATA_DIR: a.dir, REDIS_URL: redis.url }))![0];

@@ -5,15 +5,10 @@
  * with `Retry-After`, never a 500 or a hang; `open` falls back to this process's own limiter,
  * logging the switch each way. Either way the service returns to Redis by itself when it is back.
  */
-import { HttpError } from "../http/http-error.ts";
+import { sharedStateUnavailable } from "../shared/unavailable.ts";
 import type { RedisConnection } from "../shared/redis-connection.ts";
 import type { Limiter, LimitResult, LocalLimiter } from "./limiter.ts";
 import { createRedisLimiter } from "./redis-limiter.ts";
-
-/** What `closed` answers while the shared state is out of reach. */
-export function sharedStateUnavailable(): HttpError {
-  return new HttpError(503, "Service temporarily unavailable.", { headers: { "Retry-After": "1" } });
-}
 
 /** A limiter on `connection`, falling back to `local` under `open`. */
 export function createSharedLimiter(options: {

@@ -17,7 +17,9 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Redis } from "ioredis";
 import { writeFileAtomic } from "../files/atomic-write.ts";
+import { HttpError } from "../http/http-error.ts";
 import type { RedisConnection } from "./redis-connection.ts";
+import { sharedStateUnavailable } from "./unavailable.ts";
 
 /** The documents Redis holds, by their file name in DATA_DIR. */
 export const SHARED_FILES = ["keys.json", "accounts.json", "sessions.json"] as const;
@@ -108,7 +110,7 @@ export function sharedDocuments(connection: RedisConnection): SharedDocuments {
     return { text: text ?? null, version: version ?? "0" };
   }
 
-  async function update<T>(
+  async function tryUpdate<T>(
     file: SharedFile,
     dir: string,
     change: (text: string | null) => { text: string | null; result: T },
@@ -123,6 +125,22 @@ export function sharedDocuments(connection: RedisConnection): SharedDocuments {
       }
     }
     throw new Error(`${file} in Redis kept changing under this update; try again`);
+  }
+
+  // A change while Redis is away is refused with a 503, never a 500 (the dashboard shows it).
+  async function update<T>(
+    file: SharedFile,
+    dir: string,
+    change: (text: string | null) => { text: string | null; result: T },
+  ): Promise<T> {
+    try {
+      return await tryUpdate(file, dir, change);
+    } catch (error) {
+      if (error instanceof HttpError || !connection.up || /timed out|writeable|ECONN/i.test(String(error))) {
+        throw error instanceof HttpError ? error : sharedStateUnavailable();
+      }
+      throw error;
+    }
   }
 
   return {
