@@ -1,6 +1,7 @@
 /**
  * `npm run --silent shared-state -- import|export|status`: moves the documents every process must
- * agree on (keys.json, accounts.json, sessions.json) between DATA_DIR and the Redis at REDIS_URL.
+ * agree on (keys, accounts, sessions, request counts, last-use times) between DATA_DIR and the
+ * Redis at REDIS_URL.
  * `import` is the one-time move to Redis when a single server grows into several; `export` writes
  * Redis's copies back into DATA_DIR (to go back to one process without Redis, or as a backup).
  */
@@ -26,6 +27,8 @@ const check: Partial<Record<SharedFile, (text: string) => unknown>> = {
   "keys.json": parseKeyFile,
   "accounts.json": parseAccountFile,
   "sessions.json": (text) => void JSON.parse(text),
+  "request-counts.json": (text) => void JSON.parse(text),
+  "key-usage.json": (text) => void JSON.parse(text),
 };
 
 try {

@@ -315,6 +315,43 @@ test(
   },
 );
 
+test(
+  "two VMs on one Redis: request counts add up and the later last use wins",
+  { skip: REDIS_SKIP },
+  async (t) => {
+    const redis = await startRedis(t);
+    const a = store(t);
+    const b = store(t);
+    cli("shared-state", ["import"], { DATA_DIR: a.dir, REDIS_URL: redis.url });
+    const [vmA, vmB] = await Promise.all([
+      serve(t, a.dir, { REDIS_URL: redis.url }),
+      serve(t, b.dir, { REDIS_URL: redis.url }),
+    ]);
+    await within(vmB.url + MIX, a.key, 200, 2_000); // B follows the keys: 1 request on B
+    for (let i = 0; i < 3; i++) await (await get(vmA.url + MIX, a.key)).arrayBuffer();
+    await (await get(vmB.url + MIX, a.key)).arrayBuffer();
+    // A drained process adds its counts and last uses into Redis's before it exits.
+    await Promise.all(
+      [vmA, vmB].map((vm) => {
+        const exited = new Promise((resolve) => vm.child.once("exit", resolve));
+        vm.child.kill("SIGTERM");
+        return exited;
+      }),
+    );
+    const back = tempDir(t);
+    cli("shared-state", ["export"], { DATA_DIR: back, REDIS_URL: redis.url });
+    const counts = JSON.parse(readFileSync(join(back, "request-counts.json"), "utf8")) as {
+      days: Record<string, Record<string, Record<string, [number, number]>>>;
+    };
+    const allowed = Object.values(counts.days)
+      .flatMap((keys) => Object.values(keys))
+      .reduce((sum, scopes) => sum + (scopes.normalized_data?.[0] ?? 0), 0);
+    assert.equal(allowed, 5, "3 on A and 2 on B, added up across both VMs");
+    const usage = JSON.parse(readFileSync(join(back, "key-usage.json"), "utf8")) as Record<string, string>;
+    assert.equal(Object.keys(usage).length, 1, "the key's last use, from whichever VM saw it last");
+  },
+);
+
 test("WORKERS above 1 without REDIS_URL refuses to start, saying why", async (t) => {
   const { dir } = store(t);
   await assert.rejects(serve(t, dir, { WORKERS: "2" }), /Invalid WORKERS: "2" needs REDIS_URL/);

@@ -100,11 +100,21 @@ export function readUsage(dir: string): KeyUsage {
 
 /** Merges last-use times into the usage file, keeping the later time of each key. */
 export function recordUsage(dir: string, seen: Readonly<KeyUsage>): Promise<void> {
-  return withLockAsync(join(dir, LOCK_FILE), () => {
-    const usage = readUsage(dir);
+  // Each key keeps the later of the stored time and this process's.
+  const later = (usage: KeyUsage): string => {
     for (const [id, time] of Object.entries(seen)) {
       if (usage[id] === undefined || usage[id] < time) usage[id] = time;
     }
-    writeFileAtomic(join(dir, USAGE_FILE), JSON.stringify(usage, null, 2) + "\n", { mode: 0o600 });
+    return JSON.stringify(usage, null, 2) + "\n";
+  };
+  const shared = activeSharedDocuments();
+  if (shared !== undefined) {
+    return shared.update(USAGE_FILE, dir, (text) => {
+      const parsed = text === null ? undefined : v.safeParse(UsageSchema, JSON.parse(text));
+      return { text: later(parsed?.success ? parsed.output : {}), result: undefined };
+    });
+  }
+  return withLockAsync(join(dir, LOCK_FILE), () => {
+    writeFileAtomic(join(dir, USAGE_FILE), later(readUsage(dir)), { mode: 0o600 });
   });
 }

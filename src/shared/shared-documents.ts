@@ -21,8 +21,18 @@ import { HttpError } from "../http/http-error.ts";
 import type { RedisConnection } from "./redis-connection.ts";
 import { sharedStateUnavailable } from "./unavailable.ts";
 
-/** The documents Redis holds, by their file name in DATA_DIR. */
-export const SHARED_FILES = ["keys.json", "accounts.json", "sessions.json"] as const;
+/**
+ * The documents Redis holds, by their file name in DATA_DIR: keys, accounts and sessions, and the
+ * request counts and last-use times the dashboard shows (merged by addition and by the later
+ * time, so every VM's requests count).
+ */
+export const SHARED_FILES = [
+  "keys.json",
+  "accounts.json",
+  "sessions.json",
+  "request-counts.json",
+  "key-usage.json",
+] as const;
 export type SharedFile = (typeof SHARED_FILES)[number];
 
 const CHANNEL = "gds:docs";

@@ -2,8 +2,8 @@
  * Requests per key, scope and UTC day, counted by the server for the dashboard: allowed ones (the
  * ones the limiter counted) and throttled ones. Counts gather in memory and are added to
  * `DATA_DIR/request-counts.json` at least once a minute and on shutdown, under a lock and by
- * addition, so a second process's counts are merged rather than overwritten. The file keeps the
- * last 35 days.
+ * addition, so a second process's counts are merged rather than overwritten; with REDIS_URL they
+ * are added into Redis's copy instead, which every VM follows. The file keeps the last 35 days.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { fileStamp } from "../files/file-stamp.ts";
@@ -11,6 +11,7 @@ import { join } from "node:path";
 import * as v from "valibot";
 import { writeFileAtomic } from "../files/atomic-write.ts";
 import { withLockAsync } from "../files/lock-file.ts";
+import { activeSharedDocuments } from "../shared/shared-documents.ts";
 import { DAY_MS, dayKey } from "../time.ts";
 
 export const COUNTS_FILE = "request-counts.json";
@@ -63,11 +64,22 @@ function addAll(into: Counts, from: Counts): void {
       for (const [scope, pair] of Object.entries(scopes)) add(into, day, key, scope, pair);
 }
 
-function readCounts(path: string): Counts {
-  if (!existsSync(path)) return {};
-  const result = v.safeParse(CountsSchema, JSON.parse(readFileSync(path, "utf8")));
+function parseCounts(text: string): Counts {
+  const result = v.safeParse(CountsSchema, JSON.parse(text));
   if (!result.success) throw new SyntaxError(`Cannot read "${COUNTS_FILE}": ${result.issues[0].message}`);
   return result.output.days;
+}
+
+function readCounts(path: string): Counts {
+  return existsSync(path) ? parseCounts(readFileSync(path, "utf8")) : {};
+}
+
+// `counts` plus `batch`, without the days past the ones kept, as the file's text.
+function merged(counts: Counts, batch: Counts, t: number): string {
+  addAll(counts, batch);
+  const oldest = dayKey(t - (KEEP_DAYS - 1) * DAY_MS);
+  for (const day of Object.keys(counts)) if (day < oldest) delete counts[day];
+  return JSON.stringify({ format: 1, days: counts }) + "\n";
 }
 
 /** The last `n` UTC days up to and including the day of `t`, oldest first. */
@@ -117,6 +129,15 @@ export function createRequestCounter(options: {
     const batch = pending;
     pending = {};
     try {
+      const shared = activeSharedDocuments();
+      if (shared !== undefined) {
+        // Several VMs: added into Redis's counts, which every process follows.
+        await shared.update(COUNTS_FILE, options.dir, (text) => ({
+          text: merged(text === null ? {} : parseCounts(text), batch, now()),
+          result: undefined,
+        }));
+        return;
+      }
       await withLockAsync(join(options.dir, LOCK_FILE), () => {
         let counts: Counts;
         try {
@@ -126,10 +147,7 @@ export function createRequestCounter(options: {
           onError(error);
           counts = {};
         }
-        addAll(counts, batch);
-        const oldest = dayKey(now() - (KEEP_DAYS - 1) * DAY_MS);
-        for (const day of Object.keys(counts)) if (day < oldest) delete counts[day];
-        writeFileAtomic(path, JSON.stringify({ format: 1, days: counts }) + "\n", { mode: 0o600 });
+        writeFileAtomic(path, merged(counts, batch, now()), { mode: 0o600 });
       });
     } catch (error) {
       onError(error);
