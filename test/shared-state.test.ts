@@ -249,6 +249,9 @@ test(
     );
     assert.ok(etagA !== null && etagA === etagB, `${etagA} vs ${etagB}`);
     assert.equal((await get(vmB.url + MIX, b.key)).status, 401);
+    // ...but not lost: B's own keys are kept beside the followed copy.
+    assert.match(readFileSync(join(b.dir, "keys.json.before-redis"), "utf8"), /"name": "shared"/);
+    assert.match(vmB.stderr(), /keys\.json in DATA_DIR differed from Redis's/);
 
     const id = /key_[0-9a-f]+/.exec(cli("keys", ["list"], { DATA_DIR: a.dir, REDIS_URL: redis.url }))![0];
     cli("keys", ["revoke", id], { DATA_DIR: a.dir, REDIS_URL: redis.url });
@@ -349,6 +352,24 @@ test(
     assert.equal(allowed, 5, "3 on A and 2 on B, added up across both VMs");
     const usage = JSON.parse(readFileSync(join(back, "key-usage.json"), "utf8")) as Record<string, string>;
     assert.equal(Object.keys(usage).length, 1, "the key's last use, from whichever VM saw it last");
+  },
+);
+
+test(
+  "the first change in Redis starts from DATA_DIR's keys: a server moved to Redis without import loses none",
+  { skip: REDIS_SKIP },
+  async (t) => {
+    const redis = await startRedis(t);
+    const { dir, key } = store(t);
+    const created = cli("keys", ["create", "--name", "second", "--account", "tests"], {
+      DATA_DIR: dir,
+      REDIS_URL: redis.url,
+    });
+    const second = created.trim().split("\n").at(-1)!;
+    const server = await serve(t, dir, { REDIS_URL: redis.url });
+    for (const k of [key, second]) assert.equal((await get(server.url + MIX, k)).status, 200);
+    const status = cli("shared-state", ["status"], { DATA_DIR: dir, REDIS_URL: redis.url });
+    assert.match(status, /^keys\.json\tversion 1, /m);
   },
 );
 

@@ -67,7 +67,8 @@ export function updateAccounts<T>(dir: string, change: (accounts: AccountRecord[
   const shared = activeSharedDocuments();
   if (shared !== undefined) {
     return shared.update(ACCOUNTS_FILE, dir, (text) => {
-      const accounts = text === null ? [] : parseAccountFile(text);
+      // The first change in Redis starts from DATA_DIR's accounts, so none is lost.
+      const accounts = text === null ? readAccounts(dir) : parseAccountFile(text);
       const result = change(accounts);
       return { text: JSON.stringify({ format: FORMAT, accounts }, null, 2) + "\n", result };
     });

@@ -130,7 +130,7 @@ export function createSessionStore(options: {
           return;
         }
         await shared.update(SESSIONS_FILE, options.dir, (text) => {
-          const merged = text === null ? new Map<string, Session>() : parseSessions(text);
+          const merged = text === null ? load(path, onError) : parseSessions(text);
           change(merged);
           prune(merged, t);
           return { text: serialize(merged), result: undefined };

@@ -77,7 +77,8 @@ export function updateKeysAsync<T>(dir: string, change: (keys: KeyRecord[]) => T
   const shared = activeSharedDocuments();
   if (shared !== undefined) {
     return shared.update(KEYS_FILE, dir, (text) => {
-      const keys = text === null ? [] : parseKeyFile(text);
+      // The first change in Redis starts from DATA_DIR's keys, so none is lost.
+      const keys = text === null ? readKeys(dir) : parseKeyFile(text);
       const result = change(keys);
       return { text: serialize(keys), result };
     });
@@ -111,7 +112,7 @@ export function recordUsage(dir: string, seen: Readonly<KeyUsage>): Promise<void
   if (shared !== undefined) {
     return shared.update(USAGE_FILE, dir, (text) => {
       const parsed = text === null ? undefined : v.safeParse(UsageSchema, JSON.parse(text));
-      return { text: later(parsed?.success ? parsed.output : {}), result: undefined };
+      return { text: later(parsed?.success ? parsed.output : readUsage(dir)), result: undefined };
     });
   }
   return withLockAsync(join(dir, LOCK_FILE), () => {

@@ -46,7 +46,11 @@ export async function runOnSharedKeys(
   const code = await documents.update(KEYS_FILE, dataDir, (text) => {
     const scratch = mkdtempSync(join(tmpdir(), "gds-keys-"));
     try {
-      if (text !== null) writeFileSync(join(scratch, KEYS_FILE), text, { mode: 0o600 });
+      // Before the first change in Redis, the command starts from DATA_DIR's keys: none is lost.
+      const start =
+        text ??
+        (existsSync(join(dataDir, KEYS_FILE)) ? readFileSync(join(dataDir, KEYS_FILE), "utf8") : null);
+      if (start !== null) writeFileSync(join(scratch, KEYS_FILE), start, { mode: 0o600 });
       if (existsSync(join(dataDir, USAGE_FILE)))
         copyFileSync(join(dataDir, USAGE_FILE), join(scratch, USAGE_FILE));
       said = [];

@@ -68,6 +68,21 @@ export interface SharedDocuments {
 const docKey = (file: SharedFile) => `doc:${file}`;
 const versionKey = (file: SharedFile) => `doc:${file}:version`;
 
+/**
+ * The first time this process replaces a local file that differs from Redis's copy, the local
+ * text is kept beside it as `<file>.before-redis` (once: an existing one is never overwritten),
+ * so a VM that held keys Redis never had loses nothing.
+ */
+function keepBeforeRedis(dir: string, file: SharedFile, text: string, log: (line: string) => void): void {
+  const path = join(dir, file);
+  const kept = `${path}.before-redis`;
+  if (!existsSync(path) || existsSync(kept)) return;
+  const local = readFileSync(path, "utf8");
+  if (local === text) return;
+  writeFileAtomic(kept, local, { mode: 0o600 });
+  log(`${file} in DATA_DIR differed from Redis's and is replaced by it; the local text is kept in ${kept}`);
+}
+
 function writeLocal(dir: string, file: SharedFile, text: string): void {
   const path = join(dir, file);
   if (existsSync(path) && readFileSync(path, "utf8") === text) return;
@@ -86,8 +101,12 @@ function follower(
   const sync = async (file: SharedFile) => {
     const { text, version } = await read(file);
     if (seen.get(file) === version) return;
+    const first = !seen.has(file);
     seen.set(file, version);
-    if (text !== null) return writeLocal(dir, file, text);
+    if (text !== null) {
+      if (first) keepBeforeRedis(dir, file, text, log);
+      return writeLocal(dir, file, text);
+    }
     if (!unshared.has(file) && existsSync(join(dir, file))) {
       log(`Redis holds no ${file}: serving DATA_DIR's own; run npm run shared-state -- import to share it`);
     }

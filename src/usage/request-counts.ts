@@ -133,7 +133,7 @@ export function createRequestCounter(options: {
       if (shared !== undefined) {
         // Several VMs: added into Redis's counts, which every process follows.
         await shared.update(COUNTS_FILE, options.dir, (text) => ({
-          text: merged(text === null ? {} : parseCounts(text), batch, now()),
+          text: merged(text === null ? readCounts(path) : parseCounts(text), batch, now()),
           result: undefined,
         }));
         return;
