@@ -98,7 +98,17 @@ function follower(
 ): () => void {
   const seen = new Map<SharedFile, string>();
   const unshared = new Set<SharedFile>();
-  const sync = async (file: SharedFile) => {
+  // One read at a time per file, so an older answer never lands after a newer one.
+  const chains = new Map<SharedFile, Promise<void>>();
+  const sync = (file: SharedFile): Promise<void> => {
+    const next = (chains.get(file) ?? Promise.resolve()).then(() => syncNow(file));
+    chains.set(
+      file,
+      next.catch(() => {}),
+    );
+    return next;
+  };
+  const syncNow = async (file: SharedFile) => {
     const { text, version } = await read(file);
     if (seen.get(file) === version) return;
     const first = !seen.has(file);
