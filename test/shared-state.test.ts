@@ -206,6 +206,20 @@ test(
   },
 );
 
+// Two "VMs" (each its own DATA_DIR) on one Redis, holding the first one's documents.
+async function twoVms(t: TestContext) {
+  const redis = await startRedis(t);
+  const a = store(t);
+  const b = store(t);
+  return { redis, a, b };
+}
+
+async function serveBoth(t: TestContext, vms: Awaited<ReturnType<typeof twoVms>>) {
+  const { redis, a, b } = vms;
+  cli("shared-state", ["import"], { DATA_DIR: a.dir, REDIS_URL: redis.url });
+  return Promise.all([serve(t, a.dir, { REDIS_URL: redis.url }), serve(t, b.dir, { REDIS_URL: redis.url })]);
+}
+
 // Runs a CLI script with `env`; resolves with its stdout, or rejects with its stderr.
 function cli(script: string, args: string[], env: Record<string, string>): string {
   const run = spawnSync(process.execPath, ["--import", "tsx", `scripts/${script}.ts`, ...args], {
@@ -233,14 +247,9 @@ test(
   "two VMs on one Redis: a key created or revoked through either's CLI is honoured by the other within 1 s",
   { skip: REDIS_SKIP },
   async (t) => {
-    const redis = await startRedis(t);
-    const a = store(t); // each VM has its own DATA_DIR
-    const b = store(t);
-    cli("shared-state", ["import"], { DATA_DIR: a.dir, REDIS_URL: redis.url });
-    const [vmA, vmB] = await Promise.all([
-      serve(t, a.dir, { REDIS_URL: redis.url }),
-      serve(t, b.dir, { REDIS_URL: redis.url }),
-    ]);
+    const vms = await twoVms(t); // each VM has its own DATA_DIR
+    const { redis, a, b } = vms;
+    const [vmA, vmB] = await serveBoth(t, vms);
     // B follows Redis: A's key works there, and B's own file key is gone with B's old keys.json.
     await within(vmB.url + MIX, a.key, 200, 2_000);
     // The same data on both VMs gives the same ETag: a client's 304 holds whichever answers.
@@ -277,15 +286,10 @@ test(
   "two VMs on one Redis share dashboard sessions and the show-once key page",
   { skip: REDIS_SKIP },
   async (t) => {
-    const redis = await startRedis(t);
-    const a = store(t);
-    const b = store(t);
+    const vms = await twoVms(t); // each VM has its own DATA_DIR
+    const { a } = vms;
     await account(a.dir, "quant");
-    cli("shared-state", ["import"], { DATA_DIR: a.dir, REDIS_URL: redis.url });
-    const [vmA, vmB] = await Promise.all([
-      serve(t, a.dir, { REDIS_URL: redis.url }),
-      serve(t, b.dir, { REDIS_URL: redis.url }),
-    ]);
+    const [vmA, vmB] = await serveBoth(t, vms);
     const onA = new Client(vmA.url);
     // B follows Redis's accounts before the sign-in below may be answered by either.
     await within(vmB.url + MIX, a.key, 200, 2_000);
@@ -322,14 +326,9 @@ test(
   "two VMs on one Redis: request counts add up and the later last use wins",
   { skip: REDIS_SKIP },
   async (t) => {
-    const redis = await startRedis(t);
-    const a = store(t);
-    const b = store(t);
-    cli("shared-state", ["import"], { DATA_DIR: a.dir, REDIS_URL: redis.url });
-    const [vmA, vmB] = await Promise.all([
-      serve(t, a.dir, { REDIS_URL: redis.url }),
-      serve(t, b.dir, { REDIS_URL: redis.url }),
-    ]);
+    const vms = await twoVms(t); // each VM has its own DATA_DIR
+    const { redis, a } = vms;
+    const [vmA, vmB] = await serveBoth(t, vms);
     await within(vmB.url + MIX, a.key, 200, 2_000); // B follows the keys: 1 request on B
     for (let i = 0; i < 3; i++) await (await get(vmA.url + MIX, a.key)).arrayBuffer();
     await (await get(vmB.url + MIX, a.key)).arrayBuffer();

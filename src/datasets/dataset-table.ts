@@ -125,33 +125,25 @@ function served(value: HourValue): HourValue {
   return out;
 }
 
+// What a field's description holds, in the order the catalog and OpenAPI write it.
+const DOC_KEYS = [
+  "type",
+  "description",
+  "unit",
+  "nullable",
+  "format",
+  "enum",
+  "minimum",
+  "maximum",
+  "optional",
+  "properties",
+] as const;
+
+// The served description of a table entry: its name and its description, not its computation.
 function fieldDoc(name: string, text: FieldText): FieldDoc {
-  const {
-    type,
-    description,
-    unit,
-    nullable,
-    format,
-    enum: values,
-    minimum,
-    maximum,
-    optional,
-    properties,
-  } = text;
-  const doc = {
-    name,
-    type,
-    description,
-    unit,
-    nullable,
-    format,
-    enum: values,
-    minimum,
-    maximum,
-    optional,
-    properties,
-  };
-  return Object.fromEntries(Object.entries(doc).filter(([, v]) => v !== undefined)) as unknown as FieldDoc;
+  const doc: Record<string, unknown> = { name };
+  for (const key of DOC_KEYS) if (text[key] !== undefined) doc[key] = text[key];
+  return doc as unknown as FieldDoc;
 }
 
 type Rollup = Record<string, unknown>;
