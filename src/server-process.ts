@@ -38,15 +38,15 @@ function flushAccessLog(): void {
 const logError = (error: unknown) => process.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);
 const log = (line: string) => process.stderr.write(line + "\n");
 
-// The limiter: this process's own, or the one every process shares through Redis (with the keys,
-// accounts and sessions).
-async function limiterFor(config: Config): Promise<{ limiter: Limiter; redis?: RedisConnection }> {
+// The state processes must share: without REDIS_URL this process's own limiter (and DATA_DIR's
+// files); with it the limiter on Redis, and the keys, accounts, sessions and counts Redis holds,
+// followed into DATA_DIR.
+async function sharedState(config: Config): Promise<{ limiter: Limiter; redis?: RedisConnection }> {
   if (config.redisUrl === undefined) return { limiter: createLimiter() };
   const redis = connectRedis(config.redisUrl, { log });
   if (!(await redis.ready(3_000))) {
     log(`Starting without Redis for now (REDIS_FAILURE=${config.redisFailure}); it is retried every second`);
   }
-  // Keys, accounts and sessions: Redis holds them, and this process follows into DATA_DIR.
   const documents = sharedDocuments(redis);
   shareDocuments(documents);
   documents.follow(config.dataDir, log);
@@ -111,7 +111,7 @@ function reportLoopDelayOnSignal(): void {
 
 /** Serves `config` in this process until stopped. */
 export async function runServerProcess(config: Config): Promise<void> {
-  const { limiter, redis } = await limiterFor(config);
+  const { limiter, redis } = await sharedState(config);
   const { gate, store, accounts, registry, sessions, counter } = openStores(config);
   checkStore(store);
   const server = createHardenedServer(
