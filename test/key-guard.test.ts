@@ -1,0 +1,93 @@
+/**
+ * `src/http/key-guard.ts`: 401 before any count, then the key's window in the route's scope, the
+ * RateLimit fields on every answer, and the same behaviour with a limiter that answers later
+ * (a shared one) as with this process's own.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { createKeyGuard, throttledDetail } from "../src/http/key-guard.ts";
+import { HttpError } from "../src/http/http-error.ts";
+import type { RequestContext, Route } from "../src/http/router.ts";
+import { createKey } from "../src/keys/key-admin.ts";
+import { createKeyRegistry } from "../src/keys/key-registry.ts";
+import { createLimiter, type Limiter } from "../src/limits/limiter.ts";
+import { createRequestCounter } from "../src/usage/request-counts.ts";
+import { tempDir } from "./helpers.ts";
+
+const ROUTE: Route = { path: "/x", methods: ["GET"], scope: "features", handler: () => {} };
+
+function call(guard: ReturnType<typeof createKeyGuard>, key: string | undefined) {
+  const headers: Record<string, string> = {};
+  const req = { headers: key === undefined ? {} : { "x-api-key": key } } as unknown as IncomingMessage;
+  const res = { setHeader: (k: string, v: string) => (headers[k] = v) } as unknown as ServerResponse;
+  const ctx: RequestContext = { url: new URL("http://localhost/x"), requestId: "r", keyPrefix: null };
+  return { outcome: guard(req, res, ROUTE, ctx), headers, ctx };
+}
+
+function setup(t: Parameters<typeof tempDir>[0], limiter: Limiter) {
+  const dir = tempDir(t);
+  const { key } = createKey(dir, { name: "k", account: "a" });
+  const counter = createRequestCounter({ dir });
+  t.after(() => counter.close());
+  const guard = createKeyGuard({
+    registry: createKeyRegistry({ dir }),
+    limiter,
+    defaults: { features: 2, normalized_data: 10, metadata: 60 },
+    counter,
+  });
+  return { key, guard, counter };
+}
+
+test("no key or a wrong one is a 401 with the challenge, and is never counted", (t) => {
+  const { guard, counter } = setup(t, createLimiter());
+  for (const [key, detail] of [
+    [undefined, "Authentication credentials were not provided."],
+    ["gds_nope", "Invalid API key."],
+  ] as const) {
+    assert.throws(
+      () => call(guard, key),
+      (e: unknown) =>
+        e instanceof HttpError &&
+        e.status === 401 &&
+        e.detail === detail &&
+        e.headers["WWW-Authenticate"] === "X-API-KEY",
+    );
+  }
+  assert.equal(counter.allowedByKey([new Date().toISOString().slice(0, 10)]).size, 0);
+});
+
+test("a key within its limit passes with the RateLimit fields; over it, a 429 with Retry-After", (t) => {
+  const { key, guard } = setup(t, createLimiter());
+  const first = call(guard, key);
+  assert.equal(first.outcome, undefined, "this process's limiter answers at once");
+  assert.equal(first.headers["RateLimit-Policy"], '"features";q=2;w=60');
+  assert.equal(first.headers.RateLimit, '"features";r=1;t=60');
+  assert.match(first.ctx.keyPrefix ?? "", /^gds_/);
+  assert.equal(first.ctx.limitFor?.("normalized_data"), 10);
+  call(guard, key);
+  assert.throws(
+    () => call(guard, key),
+    (e: unknown) =>
+      e instanceof HttpError &&
+      e.status === 429 &&
+      e.headers["Retry-After"] === "60" &&
+      e.detail === throttledDetail(60),
+  );
+  assert.equal(throttledDetail(1), "Request was throttled. Expected available in 1 second.");
+});
+
+test("with a limiter that answers later, the guard answers later, with the same outcomes", async (t) => {
+  const local = createLimiter();
+  const later: Limiter = { check: (...args) => Promise.resolve(local.check(...args)) };
+  const { key, guard } = setup(t, later);
+  const first = call(guard, key);
+  assert.ok(first.outcome instanceof Promise);
+  await first.outcome;
+  assert.equal(first.headers.RateLimit, '"features";r=1;t=60');
+  await call(guard, key).outcome;
+  await assert.rejects(
+    call(guard, key).outcome as Promise<void>,
+    (e: unknown) => e instanceof HttpError && e.status === 429,
+  );
+});
