@@ -1,7 +1,7 @@
 /** Shared test fixtures: temp stores, CSV builders and a real server on port 0. */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestContext } from "node:test";
@@ -195,3 +195,13 @@ export const REAL_DATA_DIR = join(import.meta.dirname, "..", "..", "shared", "da
 export const REAL_DATA_SKIP = existsSync(REAL_DATA_DIR)
   ? false
   : `real Eskom data not found at ${REAL_DATA_DIR}; these tests need ../shared/data/eskom beside the checkout`;
+
+/** A loopback port free right now, for a server a test starts in another process. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createNetServer().listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}

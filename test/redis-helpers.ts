@@ -6,9 +6,8 @@
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
-import { createServer } from "node:net";
 import type { TestContext } from "node:test";
-import { tempDir } from "./helpers.ts";
+import { freePort, tempDir } from "./helpers.ts";
 
 function which(command: string): string | undefined {
   try {
@@ -24,15 +23,6 @@ export const REDIS_SKIP: string | false =
   REDIS !== undefined || process.env.CI === "true"
     ? false
     : "redis-server not found; install it with: apt-get install -y redis-server (make test does this when run as root)";
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 export interface TestRedis {
   readonly url: string;

@@ -2,10 +2,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { readKeys } from "../src/keys/key-file.ts";
-import { exportCsv, REAL_DATA_SKIP, tempDir, writeFile } from "./helpers.ts";
+import { exportCsv, freePort, REAL_DATA_SKIP, tempDir, writeFile } from "./helpers.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 
@@ -20,15 +19,6 @@ function run(script: string, args: string[], env: Record<string, string>) {
   child.stderr.on("data", (d) => (stderr += d));
   const done = new Promise<number>((resolve) => child.on("exit", (code) => resolve(code ?? -1)));
   return { child, done, out: () => ({ stdout, stderr }) };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 test("npm run ingest prints its summary, names a bad file's line, and exits non-zero", async (t) => {

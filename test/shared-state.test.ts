@@ -6,7 +6,7 @@
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createKey } from "../src/keys/key-admin.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
@@ -369,6 +369,24 @@ test(
     for (const k of [key, second]) assert.equal((await get(server.url + MIX, k)).status, 200);
     const status = cli("shared-state", ["status"], { DATA_DIR: dir, REDIS_URL: redis.url });
     assert.match(status, /^keys\.json\tversion 1, /m);
+  },
+);
+
+test(
+  "import refuses a damaged document, naming it, and changes nothing in Redis",
+  { skip: REDIS_SKIP },
+  async (t) => {
+    const redis = await startRedis(t);
+    const { dir } = store(t);
+    writeFileSync(join(dir, "keys.json"), '{"format": 1, "keys": [{"id": 3}]}\n');
+    assert.throws(
+      () => cli("shared-state", ["import"], { DATA_DIR: dir, REDIS_URL: redis.url }),
+      /keys\.json/,
+    );
+    assert.match(
+      cli("shared-state", ["status"], { DATA_DIR: dir, REDIS_URL: redis.url }),
+      /^keys\.json\tnot in Redis$/m,
+    );
   },
 );
 

@@ -58,6 +58,11 @@ export function readAccounts(dir: string): AccountRecord[] {
   return existsSync(path) ? parseAccountFile(readFileSync(path, "utf8")) : [];
 }
 
+/** The accounts file's text for `accounts`. */
+function serialize(accounts: readonly AccountRecord[]): string {
+  return JSON.stringify({ format: FORMAT, accounts }, null, 2) + "\n";
+}
+
 /**
  * Changes the accounts under the store's lock; `change` returns its result. Waiting for the lock
  * does not block the event loop, so the dashboard can call it on a running server.
@@ -70,15 +75,14 @@ export function updateAccounts<T>(dir: string, change: (accounts: AccountRecord[
       // The first change in Redis starts from DATA_DIR's accounts, so none is lost.
       const accounts = text === null ? readAccounts(dir) : parseAccountFile(text);
       const result = change(accounts);
-      return { text: JSON.stringify({ format: FORMAT, accounts }, null, 2) + "\n", result };
+      return { text: serialize(accounts), result };
     });
   }
   mkdirSync(dir, { recursive: true });
   return withLockAsync(join(dir, LOCK_FILE), () => {
     const accounts = readAccounts(dir);
     const result = change(accounts);
-    const text = JSON.stringify({ format: FORMAT, accounts }, null, 2) + "\n";
-    writeFileAtomic(join(dir, ACCOUNTS_FILE), text, { mode: 0o600 });
+    writeFileAtomic(join(dir, ACCOUNTS_FILE), serialize(accounts), { mode: 0o600 });
     return result;
   });
 }

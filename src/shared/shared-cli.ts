@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, copyFileS
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { KEYS_FILE, USAGE_FILE } from "../keys/key-file.ts";
-import { connectRedis } from "./redis-connection.ts";
+import { connectRedis, redactedUrl } from "./redis-connection.ts";
 import { shareDocuments, sharedDocuments, type SharedDocuments } from "./shared-documents.ts";
 
 export interface CliIo {
@@ -24,8 +24,7 @@ export async function withSharedDocuments<T>(
 ): Promise<T> {
   const connection = connectRedis(url, { log: () => {}, commandTimeoutMs: 2_000 });
   try {
-    if (!(await connection.ready(3_000)))
-      throw new Error(`Redis at ${url.replace(/:[^:@/]*@/, ":***@")} is unreachable`);
+    if (!(await connection.ready(3_000))) throw new Error(`Redis at ${redactedUrl(url)} is unreachable`);
     const documents = sharedDocuments(connection);
     shareDocuments(documents);
     return await work(documents);

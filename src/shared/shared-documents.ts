@@ -122,7 +122,18 @@ function follower(
     }
     unshared.add(file);
   };
-  const syncAll = () => Promise.all(SHARED_FILES.map(sync)).catch(() => {}); // an outage is logged by the connection
+  // The safety net: one read of every version, and a document's text only when its version moved.
+  const syncAll = async () => {
+    try {
+      const versions = await connection.client.mget(...SHARED_FILES.map(versionKey));
+      const moved = SHARED_FILES.filter(
+        (file, i) => !seen.has(file) || seen.get(file) !== (versions[i] ?? "0"),
+      );
+      await Promise.all(moved.map(sync));
+    } catch {
+      // an outage is logged by the connection
+    }
+  };
   const subscriber = connection.subscriber();
   const onMessage = (channel: string, file: string) => {
     if (channel === CHANNEL && (SHARED_FILES as readonly string[]).includes(file))
