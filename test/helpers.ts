@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestContext } from "node:test";
 import { ingestFiles } from "../src/ingest/ingest.ts";
+import { generateSampleExport } from "../src/sample/sample-export.ts";
 import { createKey } from "../src/keys/key-admin.ts";
 import { createKeyRegistry } from "../src/keys/key-registry.ts";
 import { createLimiter } from "../src/limits/limiter.ts";
@@ -204,4 +205,14 @@ export function freePort(): Promise<number> {
       s.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * Two sample exports of the same `days` from 2024-01-01 with different seeds, as files: a store's
+ * first ingest, and an update that revises every hour of it.
+ */
+export function sampleAndUpdate(t: TestContext, days: number): { before: string; update: string } {
+  const src = tempDir(t);
+  const sample = (seed: number) => generateSampleExport({ firstDay: "2024-01-01", days, seed });
+  return { before: writeFile(src, "before.csv", sample(1)), update: writeFile(src, "update.csv", sample(2)) };
 }

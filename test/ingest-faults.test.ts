@@ -9,24 +9,14 @@ import { ingestFiles } from "../src/ingest/ingest.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
 import { parseDay } from "../src/store/day-file.ts";
 import { verifyStore } from "../src/store/verify-store.ts";
-import { snapshotDir, startServer, tempDir, writeFile } from "./helpers.ts";
+import { snapshotDir, startServer, tempDir, writeFile, sampleAndUpdate } from "./helpers.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 const data = (files: Record<string, string>) =>
   Object.fromEntries(Object.entries(files).filter(([name]) => !name.startsWith("revisions/")));
 
 test("an ingest killed at random points always leaves whole files, and a re-run completes the store", async (t) => {
-  const src = tempDir(t);
-  const before = writeFile(
-    src,
-    "before.csv",
-    generateSampleExport({ firstDay: "2024-01-01", days: 200, seed: 1 }),
-  );
-  const update = writeFile(
-    src,
-    "update.csv",
-    generateSampleExport({ firstDay: "2024-01-01", days: 200, seed: 2 }),
-  );
+  const { before, update } = sampleAndUpdate(t, 200);
   const reference = tempDir(t);
   ingestFiles([before, update], { dir: reference });
   const expected = data(snapshotDir(reference));

@@ -4,10 +4,9 @@ import { spawn } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { ingestFiles } from "../src/ingest/ingest.ts";
-import { generateSampleExport } from "../src/sample/sample-export.ts";
 import { parseDay, serializeDay } from "../src/store/day-file.ts";
 import { dayAsOf, readRevisions } from "../src/store/revisions.ts";
-import { snapshotDir, tempDir, writeFile } from "./helpers.ts";
+import { sampleAndUpdate, snapshotDir, tempDir } from "./helpers.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 
@@ -20,17 +19,7 @@ function runIngest(dataDir: string, file: string) {
 }
 
 test("an ingest killed part-way, then re-run, gives the same store as one uninterrupted run", async (t) => {
-  const src = tempDir(t);
-  const before = writeFile(
-    src,
-    "before.csv",
-    generateSampleExport({ firstDay: "2024-01-01", days: 540, seed: 1 }),
-  );
-  const update = writeFile(
-    src,
-    "update.csv",
-    generateSampleExport({ firstDay: "2024-01-01", days: 540, seed: 2 }),
-  );
+  const { before, update } = sampleAndUpdate(t, 540);
 
   const reference = tempDir(t);
   ingestFiles([before, update], { dir: reference });
