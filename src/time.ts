@@ -20,6 +20,20 @@ export function dayStart(key: string): number {
   return Date.UTC(Number(key.slice(0, 4)), Number(key.slice(5, 7)) - 1, Number(key.slice(8, 10)));
 }
 
+// The last instant `isoNow` formatted, and its text.
+let isoMs = NaN;
+let isoText = "";
+
+/** Now as `Date#toISOString` writes it, formatted once per millisecond however many ask. */
+export function isoNow(): string {
+  const ms = Date.now();
+  if (ms !== isoMs) {
+    isoMs = ms;
+    isoText = new Date(ms).toISOString();
+  }
+  return isoText;
+}
+
 /** An instant as the service writes it: `YYYY-MM-DDThh:mm:ss+00:00`, with `.sss` on request. */
 export function formatInstant(ms: number, withMillis = false): string {
   const iso = new Date(ms).toISOString(); // YYYY-MM-DDThh:mm:ss.sssZ, fast and native

@@ -2,7 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { IncomingMessage } from "node:http";
-import { accessLogLine, requestUrl } from "../src/http/app.ts";
+import { accessLogLine, requestUrl, splitTarget } from "../src/http/app.ts";
 import { chooseEncoding, chooseFormat } from "../src/http/negotiation.ts";
 import { createRouter } from "../src/http/router.ts";
 import { notModified } from "../src/http/send.ts";
@@ -96,4 +96,46 @@ test("an access-log line is exactly JSON.stringify of its entry", () => {
     },
   ];
   for (const entry of entries) assert.equal(accessLogLine(entry), JSON.stringify(entry));
+});
+
+test("a target split without URL gives exactly URL's path and query, and odd ones are left to URL", () => {
+  const targets = [
+    "/api/v1/grid/system-state?start=2024-01-01T00:00:00Z&end=2024-01-02",
+    "/api/v1/x?",
+    "/api/v1/x",
+    "//evil.example/api?a=1",
+    "/a/b/?q=%20&r=a+b",
+    "/a/./b",
+    "/a/../b",
+    "/a/%2e%2e/b",
+    "/a b?c",
+    "/a?b c",
+    "/a?it's",
+    "/a#frag",
+    "/a\\b",
+    "/a?x=\"y\"",
+    "http://host/a",
+    "/é",
+  ];
+  // And random targets over characters URL treats specially.
+  const alphabet = "/?.%#'\" <>\\aZ09-_~!$&()*+,;=:@";
+  let seed = 7;
+  const next = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+  for (let i = 0; i < 5_000; i++) {
+    let target = "/";
+    const length = Math.floor(next() * 12);
+    for (let j = 0; j < length; j++) target += alphabet[Math.floor(next() * alphabet.length)];
+    targets.push(target);
+  }
+  let split = 0;
+  for (const target of targets) {
+    const simple = splitTarget(target);
+    if (simple === undefined) continue;
+    split++;
+    const url = requestUrl(target);
+    assert.deepEqual(simple, { path: url.pathname, search: url.search }, target);
+  }
+  assert.ok(split > 1_000, `most random targets take the plain path (${split})`);
+  for (const odd of ["/a/./b", "/a/%2e%2e/b", "/a b?c", "/a?it's", "/a#frag", "http://host/a"])
+    assert.equal(splitTarget(odd), undefined, odd);
 });

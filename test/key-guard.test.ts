@@ -21,7 +21,13 @@ function call(guard: ReturnType<typeof createKeyGuard>, key: string | undefined)
   const headers: Record<string, string> = {};
   const req = { headers: key === undefined ? {} : { "x-api-key": key } } as unknown as IncomingMessage;
   const res = { setHeader: (k: string, v: string) => (headers[k] = v) } as unknown as ServerResponse;
-  const ctx: RequestContext = { url: new URL("http://localhost/x"), requestId: "r", keyPrefix: null };
+  const ctx: RequestContext = {
+    path: "/x",
+    search: "",
+    url: new URL("http://localhost/x"),
+    requestId: "r",
+    keyPrefix: null,
+  };
   return { outcome: guard(req, res, ROUTE, ctx), headers, ctx };
 }
 

@@ -83,12 +83,40 @@ test("memory stays bounded: at most limit stamps, idle keys forgotten", () => {
   c.advance(61_000);
   limiter.check("fresh", "s", 5);
   assert.equal(limiter.size, 1, "windows whose requests all left are dropped");
-  // A key hammering far past its limit still holds only `limit` stamps' worth of allowed requests.
-  for (let i = 0; i < 10_000; i++) limiter.check("busy", "s", 3);
+  // A key hammering far past its limit still holds only its allowed requests' times.
+  for (let i = 0; i < 10_000; i++) {
+    limiter.check("busy", "s", 3);
+    c.advance(1);
+  }
   const r = limiter.check("busy", "s", 3);
   assert.equal(r.remaining, 0);
   assert.equal(r.success, false);
   assert.equal(limiter.stamps, 1 + 3);
+});
+
+test("a key with a huge limit holds one entry per millisecond, however many requests it makes", () => {
+  const c = clock();
+  const limiter = createLimiter({ now: c.now });
+  for (let ms = 0; ms < 2_000; ms++) {
+    for (let i = 0; i < 50; i++) limiter.check("busy", "s", 1e9);
+    c.advance(1);
+  }
+  assert.equal(limiter.stamps, 2_000);
+  const r = limiter.check("busy", "s", 1e9);
+  assert.equal(r.remaining, 1e9 - 100_001);
+  assert.equal(r.reset, 58, "the oldest entry leaves 60 s after the first request");
+  c.advance(58_000);
+  assert.equal(limiter.check("busy", "s", 1e9).remaining, 1e9 - 100_002 + 50, "the first millisecond's 50 left");
+});
+
+test("a clock that steps back counts the request with the newest entry", () => {
+  const c = clock(10_000);
+  const limiter = createLimiter({ now: c.now });
+  limiter.check("k", "s", 3);
+  c.advance(-5_000);
+  assert.equal(limiter.check("k", "s", 3).remaining, 1);
+  c.advance(65_000); // 60 s after the newest entry: both counted requests have left
+  assert.equal(limiter.check("k", "s", 3).remaining, 2);
 });
 
 test("a key with a limit of 0 is always refused", () => {

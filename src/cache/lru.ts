@@ -7,6 +7,8 @@ export class Lru<K, V> {
   readonly #weigh: (value: V) => number;
   readonly #map = new Map<K, { value: V; weight: number }>();
   #weight = 0;
+  // The most recently used key: a repeated get of it need not move it (a poll asks for one key often).
+  #newest: K | undefined = undefined;
 
   constructor(max: number, weigh: (value: V) => number = () => 1) {
     if (!Number.isFinite(max) || max < 1)
@@ -28,8 +30,11 @@ export class Lru<K, V> {
   get(key: K): V | undefined {
     const entry = this.#map.get(key);
     if (entry === undefined) return undefined;
-    this.#map.delete(key);
-    this.#map.set(key, entry);
+    if (key !== this.#newest) {
+      this.#map.delete(key);
+      this.#map.set(key, entry);
+      this.#newest = key;
+    }
     return entry.value;
   }
 
@@ -38,6 +43,7 @@ export class Lru<K, V> {
     const weight = this.#weigh(value);
     if (weight > this.#max) return;
     this.#map.set(key, { value, weight });
+    this.#newest = key;
     this.#weight += weight;
     for (const [oldest, entry] of this.#map) {
       if (this.#weight <= this.#max) break;
@@ -49,12 +55,14 @@ export class Lru<K, V> {
   delete(key: K): void {
     const entry = this.#map.get(key);
     if (entry === undefined) return;
+    if (key === this.#newest) this.#newest = undefined;
     this.#map.delete(key);
     this.#weight -= entry.weight;
   }
 
   clear(): void {
     this.#map.clear();
+    this.#newest = undefined;
     this.#weight = 0;
   }
 }

@@ -9,6 +9,8 @@ import { badRequest, HttpError, writeError } from "./http-error.ts";
 import { applyCors } from "./cors.ts";
 import { DamagedDayError } from "../store/reading-store.ts";
 import { createRouter, type RequestContext, type Route } from "./router.ts";
+import { addHeader } from "./api-response.ts";
+import { isoNow } from "../time.ts";
 
 /** One access-log entry; a key appears only as its prefix. */
 export interface AccessLogEntry {
@@ -72,71 +74,124 @@ function requestIdOf(req: IncomingMessage): string {
 
 /** A `node:http` request listener serving `routes`. */
 export function createApp(options: AppOptions): (req: IncomingMessage, res: ServerResponse) => void {
-  const route = createRouter(options.routes);
-  const log = options.log ?? (() => {});
-  const logError = options.logError ?? ((error) => console.error(error));
-  const cors = options.corsOrigins ?? new Set<string>();
-
+  const pipeline: Pipeline = {
+    route: createRouter(options.routes),
+    guard: options.guard,
+    log: options.log ?? (() => {}),
+    logError: options.logError ?? ((error) => console.error(error)),
+    cors: options.corsOrigins ?? new Set<string>(),
+  };
   return (req, res) => {
-    const started = performance.now();
-    const requestId = requestIdOf(req);
-    res.setHeader("X-Request-Id", requestId);
-    res.setHeader("X-Content-Type-Options", "nosniff");
-    const url = requestUrl(req.url);
-    const ctx: RequestContext = { url, requestId, keyPrefix: null };
-    const method = req.method ?? "GET";
-
+    const ctx = new Context(req, performance.now());
+    addHeader(res, "X-Request-Id", ctx.requestId);
+    addHeader(res, "X-Content-Type-Options", "nosniff");
     // "close" comes after the last byte, or when the client went away first: either way, one line.
-    res.once("close", () => {
-      log({
-        time: new Date().toISOString(),
-        request_id: requestId,
-        method,
-        path: url.pathname,
-        status: res.statusCode,
-        duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
-        key: ctx.keyPrefix,
-      });
-    });
-
-    const fail = (error: unknown): void => {
-      if (!(error instanceof HttpError)) logError(error, ctx);
-      if (res.headersSent) {
-        res.destroy();
-        return;
-      }
-      writeError(res, error instanceof DamagedDayError ? damaged(error) : error);
-    };
-
-    // After the guard: the method, a body where none belongs, then the handler.
-    const serve = (found: Route): void => {
-      try {
-        if (!found.methods.includes(method)) {
-          throw new HttpError(405, `Method "${method}" not allowed.`, {
-            headers: { Allow: found.methods.join(", ") },
-          });
-        }
-        if ((method === "GET" || method === "HEAD") && hasBody(req)) {
-          throw badRequest("bad_request", `A ${method} request carries no body; send the query in the URL.`);
-        }
-        const done = found.handler(req, res, ctx);
-        if (done instanceof Promise) done.catch(fail);
-      } catch (error) {
-        fail(error);
-      }
-    };
-
+    res.on("close", () => pipeline.log(ctx.entry(res.statusCode)));
     try {
-      const found = route(url.pathname);
-      if (applyCors(req, res, cors)) return;
+      const found = pipeline.route(ctx.path);
+      if (applyCors(req, res, pipeline.cors)) return;
       if (found === undefined) throw new HttpError(404, "Not found.");
-      const guarded = found.scope === null ? undefined : options.guard?.(req, res, found, ctx);
-      if (guarded instanceof Promise) guarded.then(() => serve(found), fail);
-      else serve(found);
+      const guarded = found.scope === null ? undefined : pipeline.guard?.(req, res, found, ctx);
+      if (guarded instanceof Promise) {
+        guarded.then(
+          () => serve(pipeline, req, res, ctx, found),
+          (error) => fail(pipeline, res, ctx, error),
+        );
+      } else serve(pipeline, req, res, ctx, found);
     } catch (error) {
-      fail(error);
+      fail(pipeline, res, ctx, error);
     }
   };
+}
+
+/** What every request of one app shares. */
+interface Pipeline {
+  readonly route: (path: string) => Route | undefined;
+  readonly guard: Guard | undefined;
+  readonly log: (entry: AccessLogEntry) => void;
+  readonly logError: (error: unknown, ctx: RequestContext) => void;
+  readonly cors: ReadonlySet<string>;
+}
+
+// One request's context: its id, its target split into path and query (a URL is built only when
+// a handler asks for one), and what the access log needs.
+class Context implements RequestContext {
+  readonly requestId: string;
+  readonly method: string;
+  readonly path: string;
+  readonly search: string;
+  keyPrefix: string | null = null;
+  limitFor: ((scope: string) => number | undefined) | undefined = undefined;
+  readonly #target: string;
+  readonly #started: number;
+  #url: URL | undefined = undefined;
+
+  constructor(req: IncomingMessage, started: number) {
+    this.requestId = requestIdOf(req);
+    this.method = req.method ?? "GET";
+    this.#target = req.url ?? "/";
+    this.#started = started;
+    const simple = splitTarget(this.#target);
+    if (simple === undefined) {
+      this.#url = requestUrl(this.#target);
+      this.path = this.#url.pathname;
+      this.search = this.#url.search;
+    } else {
+      this.path = simple.path;
+      this.search = simple.search;
+    }
+  }
+
+  get url(): URL {
+    return (this.#url ??= requestUrl(this.#target));
+  }
+
+  entry(status: number): AccessLogEntry {
+    return {
+      time: isoNow(),
+      request_id: this.requestId,
+      method: this.method,
+      path: this.path,
+      status,
+      duration_ms: Math.round((performance.now() - this.#started) * 1000) / 1000,
+      key: this.keyPrefix,
+    };
+  }
+}
+
+// Every error, thrown anywhere, is written here.
+function fail(pipeline: Pipeline, res: ServerResponse, ctx: RequestContext, error: unknown): void {
+  if (!(error instanceof HttpError)) pipeline.logError(error, ctx);
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  writeError(res, error instanceof DamagedDayError ? damaged(error) : error);
+}
+
+// After the guard: the method, a body where none belongs, then the handler.
+function serve(
+  pipeline: Pipeline,
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx: Context,
+  found: Route,
+): void {
+  try {
+    const method = ctx.method;
+    if (!found.methods.includes(method)) {
+      throw new HttpError(405, `Method "${method}" not allowed.`, {
+        headers: { Allow: found.methods.join(", ") },
+      });
+    }
+    if ((method === "GET" || method === "HEAD") && hasBody(req)) {
+      throw badRequest("bad_request", `A ${method} request carries no body; send the query in the URL.`);
+    }
+    const done = found.handler(req, res, ctx);
+    if (done instanceof Promise) done.catch((error) => fail(pipeline, res, ctx, error));
+  } catch (error) {
+    fail(pipeline, res, ctx, error);
+  }
 }
 
 /** The answer for a request that needs a damaged day: a 503 naming the day, never the data. */
@@ -160,6 +215,19 @@ function hasBody(req: IncomingMessage): boolean {
 }
 
 const NOWHERE = "/\u0000unparseable";
+
+// A target that `URL` would leave as it is: a path of plain characters without dot segments or
+// escapes, and a query of characters a URL keeps unescaped. Anything else goes through `URL`.
+const SIMPLE_TARGET = /^\/[A-Za-z0-9\-_~!$&'()*+,;=:@/.]*(?:\?[A-Za-z0-9\-._~!$&()*+,;=:@/?%]*)?$/;
+
+/** The path and query (`?` and on, or "") of a target, as `URL` gives them; undefined when only `URL` can tell. */
+export function splitTarget(target: string): { path: string; search: string } | undefined {
+  if (!SIMPLE_TARGET.test(target)) return undefined;
+  const q = target.indexOf("?");
+  const path = q < 0 ? target : target.slice(0, q);
+  if (path.includes("/.")) return undefined;
+  return { path, search: q < 0 || q === target.length - 1 ? "" : target.slice(q) };
+}
 
 /**
  * The request target as a URL. A path is read as a path even when it starts with `//` (which

@@ -5,6 +5,7 @@
  * browsers send them without the key.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { addHeader } from "./api-response.ts";
 
 /** Headers a script from an allowed origin may send. */
 const ALLOWED_HEADERS = "X-API-KEY, If-None-Match, If-Modified-Since, X-Request-Id, Accept";
@@ -38,9 +39,9 @@ export function parseCorsOrigins(value: string | undefined): ReadonlySet<string>
 export function applyCors(req: IncomingMessage, res: ServerResponse, allowed: ReadonlySet<string>): boolean {
   if (allowed.size === 0) return false;
   const origin = req.headers.origin;
-  res.appendHeader("Vary", "Origin");
+  addHeader(res, "Vary", "Origin");
   if (origin === undefined || !allowed.has(origin)) return false;
-  res.setHeader("Access-Control-Allow-Origin", origin);
+  addHeader(res, "Access-Control-Allow-Origin", origin);
   if (req.method === "OPTIONS" && req.headers["access-control-request-method"] !== undefined) {
     res.writeHead(204, {
       "Access-Control-Allow-Methods": "GET, HEAD",
@@ -51,6 +52,6 @@ export function applyCors(req: IncomingMessage, res: ServerResponse, allowed: Re
     res.end();
     return true;
   }
-  res.setHeader("Access-Control-Expose-Headers", EXPOSED_HEADERS);
+  addHeader(res, "Access-Control-Expose-Headers", EXPOSED_HEADERS);
   return false;
 }

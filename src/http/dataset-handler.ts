@@ -67,6 +67,18 @@ export function secondsToNextHour(now: number): number {
   return Math.max(1, Math.ceil((HOUR_MS - (now % HOUR_MS)) / 1000));
 }
 
+// Cache-Control for a response at `now`, formatted once per second.
+let cacheControlSecond = NaN;
+let cacheControlText = "";
+function cacheControlAt(now: number): string {
+  const second = Math.floor(now / 1000);
+  if (second !== cacheControlSecond) {
+    cacheControlSecond = second;
+    cacheControlText = `private, max-age=${secondsToNextHour(now)}`;
+  }
+  return cacheControlText;
+}
+
 /** The instants the records of a range cover: the range at 1h, its whole days at 1d. */
 function covered(range: ParsedRange): { from: number; to: number } {
   return range.interval === "1h" ? { from: range.start, to: range.end } : dayRange(range.start, range.end);
@@ -166,7 +178,7 @@ export function datasetHandler(
   return (req, res, ctx) => {
     const snapshot = store.refresh();
     // A poll repeats its query: remember what it parsed to and its ETag, until the store changes.
-    const memoKey = `${snapshot.version}|${req.headers.accept ?? ""}|${ctx.url.search}`;
+    const memoKey = `${snapshot.version}|${req.headers.accept ?? ""}|${ctx.search}`;
     let parsed = memo.get(memoKey);
     if (parsed === undefined) {
       const range = parseRangeQuery(ctx.url.searchParams, parameters);
@@ -186,8 +198,8 @@ export function datasetHandler(
     const common = {
       etag,
       lastModified: snapshot.modified,
-      cacheControl: `private, max-age=${secondsToNextHour(now())}`,
-      vary: ["Accept"],
+      cacheControl: cacheControlAt(now()),
+      vary: "Accept",
       cache: options.responses,
     };
     if (format === "csv") return send(req, res, { ...common, ...csvBody(dataset, range, records) });

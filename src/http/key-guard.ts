@@ -5,14 +5,17 @@
  * (draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy: "<scope>";q=<limit>;w=60` and
  * `RateLimit: "<scope>";r=<remaining>;t=<seconds>`.
  */
-import type { KeyRegistry } from "../keys/key-registry.ts";
+import type { ServerResponse } from "node:http";
+import type { Caller, KeyRegistry } from "../keys/key-registry.ts";
 import type { Limiter, LimitResult } from "../limits/limiter.ts";
 import type { RequestCounter } from "../usage/request-counts.ts";
 import { WINDOW_MS } from "../limits/scopes.ts";
 import type { Guard } from "./app.ts";
 import { HttpError } from "./http-error.ts";
+import { addHeader } from "./api-response.ts";
 
 const CHALLENGE = { "WWW-Authenticate": "X-API-KEY" };
+const WINDOW_SECONDS = WINDOW_MS / 1000;
 
 /** The 429 detail, worded as DRF words it. */
 export function throttledDetail(seconds: number): string {
@@ -28,7 +31,9 @@ export function createKeyGuard(options: {
   counter?: RequestCounter;
 }): Guard {
   const { registry, limiter, defaults, counter } = options;
-  const windowSeconds = WINDOW_MS / 1000;
+  // Each caller's limits over the defaults, made once per caller (the registry keeps its callers
+  // until the key file changes).
+  const limitsOf = new WeakMap<Caller, (scope: string) => number | undefined>();
   return (req, res, route, ctx) => {
     const header = req.headers["x-api-key"];
     const auth = registry.authenticate(Array.isArray(header) ? header.join(",") : header);
@@ -38,24 +43,37 @@ export function createKeyGuard(options: {
       throw new HttpError(401, detail, { headers: CHALLENGE });
     }
     const { caller } = auth;
+    let limitFor = limitsOf.get(caller);
+    if (limitFor === undefined) {
+      limitFor = (scope) => caller.limits[scope] ?? defaults[scope];
+      limitsOf.set(caller, limitFor);
+    }
     ctx.keyPrefix = caller.prefix;
-    ctx.limitFor = (scope) => caller.limits[scope] ?? defaults[scope];
+    ctx.limitFor = limitFor;
     const scope = route.scope!;
-    const limit = ctx.limitFor(scope);
+    const limit = limitFor(scope);
     if (limit === undefined) throw new TypeError(`No limit is configured for scope "${scope}"`);
-    const apply = (result: LimitResult): void => {
-      counter?.count(caller.id, scope, result.success);
-      res.setHeader("RateLimit-Policy", `"${scope}";q=${limit};w=${windowSeconds}`);
-      res.setHeader("RateLimit", `"${scope}";r=${result.remaining};t=${result.reset}`);
-      if (!result.success) {
-        throw new HttpError(429, throttledDetail(result.reset), {
-          headers: { "Retry-After": String(result.reset) },
-        });
-      }
-    };
     // This process's limiter answers at once; a shared one (Redis) answers later.
     const result = limiter.check(caller.id, scope, limit);
-    if (result instanceof Promise) return result.then(apply);
-    apply(result);
+    if (result instanceof Promise) return result.then((later) => apply(res, caller, scope, later, counter));
+    apply(res, caller, scope, result, counter);
   };
+}
+
+// Counts the request, sets the RateLimit fields, and throws the 429 when the window is full.
+function apply(
+  res: ServerResponse,
+  caller: Caller,
+  scope: string,
+  result: LimitResult,
+  counter: RequestCounter | undefined,
+): void {
+  counter?.count(caller.id, scope, result.success);
+  addHeader(res, "RateLimit-Policy", `"${scope}";q=${result.limit};w=${WINDOW_SECONDS}`);
+  addHeader(res, "RateLimit", `"${scope}";r=${result.remaining};t=${result.reset}`);
+  if (!result.success) {
+    throw new HttpError(429, throttledDetail(result.reset), {
+      headers: { "Retry-After": String(result.reset) },
+    });
+  }
 }

@@ -7,6 +7,11 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 
 /** What a handler gets besides the raw request and response. */
 export interface RequestContext {
+  /** The target's path, as `URL` would give it. */
+  readonly path: string;
+  /** The target's query, `?` and on, or "" (as `URL.search`). */
+  readonly search: string;
+  /** The whole target as a URL (built when first asked for). */
   readonly url: URL;
   readonly requestId: string;
   /** The key prefix, once authentication has run; for the access log. */

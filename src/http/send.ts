@@ -20,8 +20,8 @@ export interface Representation {
   /** UTC ms; sent at whole-second precision. */
   readonly lastModified?: number | null;
   readonly cacheControl?: string;
-  /** Request headers the choice of representation depends on, besides Accept-Encoding. */
-  readonly vary?: readonly string[];
+  /** Request headers the choice of representation depends on, besides Accept-Encoding (e.g. "Accept"). */
+  readonly vary?: string;
   readonly headers?: Readonly<Record<string, string>>;
   /** Where bodies are kept by ETag (and coding), so a repeated request is neither rebuilt nor recompressed. */
   readonly cache?: Lru<string, Buffer>;
@@ -67,21 +67,45 @@ export function notModified(
   return false;
 }
 
+// The last instant formatted as an HTTP date, and its text: a poll's Last-Modified repeats.
+let httpDateMs = NaN;
+let httpDateText = "";
+function httpDate(ms: number): string {
+  if (ms !== httpDateMs) {
+    httpDateMs = ms;
+    httpDateText = new Date(ms).toUTCString();
+  }
+  return httpDateText;
+}
+
+// The last Accept-Encoding parsed, and its choice: clients repeat theirs on every request.
+let lastAcceptEncoding: string | undefined = "";
+let lastEncoding: Encoding = chooseEncoding("");
+function encodingFor(header: string | undefined): Encoding {
+  if (header !== lastAcceptEncoding) {
+    lastEncoding = chooseEncoding(header);
+    lastAcceptEncoding = header;
+  }
+  return lastEncoding;
+}
+
+// Vary: what the pipeline already varies on (Origin, with CORS, when set through setHeader; an
+// ApiResponse joins its own), what the representation does, and Accept-Encoding.
+function varyOf(res: ServerResponse, rep: Representation): string {
+  const own = rep.vary === undefined ? "Accept-Encoding" : `${rep.vary}, Accept-Encoding`;
+  const earlier = res.getHeader("Vary");
+  return earlier === undefined ? own : `${String(earlier)}, ${own}`;
+}
+
 /** Sends `rep` with status 200, or 304 when the client's copy is current. */
 export function send(req: IncomingMessage, res: ServerResponse, rep: Representation): void {
-  const headers: Record<string, string | number> = { ...rep.headers };
-  // Keep what the pipeline already varies on (Origin, with CORS).
-  const earlier = res.getHeader("Vary");
-  headers["Vary"] = [
-    ...(earlier === undefined ? [] : [String(earlier)]),
-    ...(rep.vary ?? []),
-    "Accept-Encoding",
-  ].join(", ");
+  const headers: Record<string, string | number> = rep.headers === undefined ? {} : { ...rep.headers };
+  headers["Vary"] = varyOf(res, rep);
   if (rep.lastModified !== undefined && rep.lastModified !== null) {
-    headers["Last-Modified"] = new Date(rep.lastModified).toUTCString();
+    headers["Last-Modified"] = httpDate(rep.lastModified);
   }
   if (rep.cacheControl !== undefined) headers["Cache-Control"] = rep.cacheControl;
-  const preferred = chooseEncoding(req.headers["accept-encoding"]);
+  const preferred = encodingFor(req.headers["accept-encoding"]);
 
   if (notModified(req, rep.etag, rep.lastModified)) {
     // The ETag a 200 would carry: its coding depends on the body's size, known once it is cached.

@@ -22,7 +22,9 @@ export interface Caller {
 }
 
 /** The outcome of authentication: a caller, or why not. */
-export type Authentication = { ok: true; caller: Caller } | { ok: false; reason: "missing" | "invalid" };
+export type Authentication =
+  | { readonly ok: true; readonly caller: Caller }
+  | { readonly ok: false; readonly reason: "missing" | "invalid" };
 
 export interface KeyRegistry {
   authenticate(presented: string | undefined): Authentication;
@@ -56,6 +58,8 @@ export function createKeyRegistry(options: {
   const recheck = createRecheck(options.gate);
   const seen = new Map<string, number>();
   const verified = new Map<string, KeyRecord>();
+  // The answer for each accepted record, made once per read of the key file.
+  const acceptances = new Map<KeyRecord, Authentication>();
   const written = new Map<string, number>();
   const pending = new Map<string, string>();
   let flushScheduled = false;
@@ -65,6 +69,7 @@ export function createKeyRegistry(options: {
     if (next === stamp) return;
     stamp = next;
     verified.clear();
+    acceptances.clear();
     try {
       const index = new Map<string, KeyRecord[]>();
       for (const record of readKeys(dir)) {
@@ -107,10 +112,13 @@ export function createKeyRegistry(options: {
   function accept(record: KeyRecord): Authentication {
     if (record.revoked !== null || isDisabled(record.account)) return { ok: false, reason: "invalid" };
     noteUse(record.id);
-    return {
-      ok: true,
-      caller: { id: record.id, account: record.account, prefix: record.prefix, limits: record.limits },
-    };
+    let accepted = acceptances.get(record);
+    if (accepted === undefined) {
+      const caller = { id: record.id, account: record.account, prefix: record.prefix, limits: record.limits };
+      accepted = { ok: true, caller };
+      acceptances.set(record, accepted);
+    }
+    return accepted;
   }
 
   function authenticate(presented: string | undefined): Authentication {

@@ -1,7 +1,8 @@
 /**
  * A rolling-window limiter: a request is allowed when fewer than `limit` requests were allowed
  * for the same key and scope in the last 60 seconds. A refused request is not counted. It keeps
- * at most `limit` timestamps per key and scope and forgets keys that went idle. The clock is
+ * at most one entry per key, scope and millisecond (and never more than `limit`), and forgets keys
+ * that went idle. The clock is
  * injected, so tests need no sleeping. Like upstash/ratelimit, `check` never throws.
  */
 import { WINDOW_MS } from "./scopes.ts";
@@ -26,13 +27,68 @@ export interface LocalLimiter extends Limiter {
   check(key: string, scope: string, limit: number): LimitResult;
   /** How many key-and-scope windows are held, for memory checks. */
   readonly size: number;
-  /** How many request times are held in all, for memory checks. */
+  /** How many distinct request times (milliseconds) are held in all, for memory checks. */
   readonly stamps: number;
 }
 
-interface Window {
-  stamps: number[];
-  head: number;
+// One key's window in one scope: the allowed requests' times in a ring, oldest first, one entry
+// per distinct millisecond with its count (so a busy key with a high limit holds at most one entry
+// per millisecond of the window, not one per request), and their total.
+class Window {
+  times = new Float64Array(4);
+  counts = new Uint32Array(4);
+  head = 0;
+  size = 0;
+  total = 0;
+
+  /** Drops the entries at or before `cutoff`. */
+  expire(cutoff: number): void {
+    while (this.size > 0 && this.times[this.head]! <= cutoff) {
+      this.total -= this.counts[this.head]!;
+      this.head = (this.head + 1) % this.times.length;
+      this.size--;
+    }
+  }
+
+  /** Counts a request at `t` (a clock that stepped back counts it with the newest entry). */
+  add(t: number): void {
+    this.total++;
+    if (this.size > 0) {
+      const last = (this.head + this.size - 1) % this.times.length;
+      if (t <= this.times[last]!) {
+        this.counts[last]!++;
+        return;
+      }
+    }
+    if (this.size === this.times.length) this.grow();
+    const at = (this.head + this.size) % this.times.length;
+    this.times[at] = t;
+    this.counts[at] = 1;
+    this.size++;
+  }
+
+  /** The oldest counted request's time, if any. */
+  oldest(): number | undefined {
+    return this.size > 0 ? this.times[this.head] : undefined;
+  }
+
+  newest(): number {
+    return this.times[(this.head + this.size - 1) % this.times.length]!;
+  }
+
+  // Twice the room, the entries moved to the start in order.
+  private grow(): void {
+    const times = new Float64Array(this.times.length * 2);
+    const counts = new Uint32Array(this.times.length * 2);
+    for (let i = 0; i < this.size; i++) {
+      const from = (this.head + i) % this.times.length;
+      times[i] = this.times[from]!;
+      counts[i] = this.counts[from]!;
+    }
+    this.times = times;
+    this.counts = counts;
+    this.head = 0;
+  }
 }
 
 /** A limiter over `windowMs` (60 s by default) on the clock `now`. */
@@ -45,7 +101,7 @@ export function createLimiter(options: { now?: () => number; windowMs?: number }
   // Forget windows whose newest request has left: they hold nothing that still counts.
   function sweep(t: number): void {
     for (const [id, w] of windows) {
-      if (w.stamps.length === w.head || w.stamps[w.stamps.length - 1]! <= t - windowMs) windows.delete(id);
+      if (w.size === 0 || w.newest() <= t - windowMs) windows.delete(id);
     }
     nextSweep = t + windowMs;
   }
@@ -56,18 +112,14 @@ export function createLimiter(options: { now?: () => number; windowMs?: number }
     const id = `${scope}\u0000${key}`;
     let w = windows.get(id);
     if (w === undefined) {
-      w = { stamps: [], head: 0 };
+      w = new Window();
       windows.set(id, w);
     }
-    while (w.head < w.stamps.length && w.stamps[w.head]! <= t - windowMs) w.head++;
-    if (w.head > 64 && w.head * 2 > w.stamps.length) {
-      w.stamps = w.stamps.slice(w.head);
-      w.head = 0;
-    }
-    const counted = w.stamps.length - w.head;
+    w.expire(t - windowMs);
+    const counted = w.total;
     const success = counted < limit;
-    if (success) w.stamps.push(t);
-    const oldest = w.head < w.stamps.length ? w.stamps[w.head]! : undefined;
+    if (success) w.add(t);
+    const oldest = w.oldest();
     const reset = oldest === undefined ? 0 : Math.max(1, Math.ceil((oldest + windowMs - t) / 1000));
     return { success, limit, remaining: Math.max(0, limit - (counted + (success ? 1 : 0))), reset };
   }
@@ -79,7 +131,7 @@ export function createLimiter(options: { now?: () => number; windowMs?: number }
     },
     get stamps() {
       let n = 0;
-      for (const w of windows.values()) n += w.stamps.length;
+      for (const w of windows.values()) n += w.size;
       return n;
     },
   };

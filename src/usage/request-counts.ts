@@ -50,10 +50,15 @@ export interface RequestCounter {
   close(): void;
 }
 
-function add(into: Counts, day: string, key: string, scope: string, pair: readonly [number, number]): void {
+// The [allowed, throttled] pair of a day, key and scope, made when missing.
+function cellOf(into: Counts, day: string, key: string, scope: string): [number, number] {
   const keys = (into[day] ??= {});
   const scopes = (keys[key] ??= {});
-  const cell = (scopes[scope] ??= [0, 0]);
+  return (scopes[scope] ??= [0, 0]);
+}
+
+function add(into: Counts, day: string, key: string, scope: string, pair: readonly [number, number]): void {
+  const cell = cellOf(into, day, key, scope);
   cell[0] += pair[0];
   cell[1] += pair[1];
 }
@@ -157,7 +162,7 @@ export function createRequestCounter(options: {
 
   return {
     count(keyId, scope, allowed) {
-      add(pending, today(), keyId, scope, allowed ? [1, 0] : [0, 1]);
+      cellOf(pending, today(), keyId, scope)[allowed ? 0 : 1]++;
     },
     totals(keyIds, days) {
       const out: Record<string, Record<string, Tally>> = {};

@@ -1,0 +1,110 @@
+/**
+ * `src/http/api-response.ts`: the headers the pipeline adds wait and go out with the writer's
+ * head, the writer's value replacing a waiting one of the same name except `Vary`, which joins.
+ * Checked on the wire, through a real `node:http` server with the class installed.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createServer, get, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { addHeader, ApiResponse } from "../src/http/api-response.ts";
+
+async function rawHead(t: test.TestContext, handler: (res: ServerResponse) => void): Promise<string[]> {
+  const server = createServer({ ServerResponse: ApiResponse }, (_req, res) => handler(res));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  t.after(() => server.close());
+  const { port } = server.address() as AddressInfo;
+  const res = await new Promise<IncomingMessage>((resolve, reject) =>
+    get(`http://127.0.0.1:${port}/`, resolve).on("error", reject),
+  );
+  res.resume();
+  const lines: string[] = [];
+  for (let i = 0; i < res.rawHeaders.length; i += 2) {
+    const name = res.rawHeaders[i]!;
+    if (!["Date", "Connection", "Keep-Alive"].includes(name)) lines.push(`${name}: ${res.rawHeaders[i + 1]}`);
+  }
+  return [String(res.statusCode), ...lines];
+}
+
+test("waiting headers come first, in order, with the writer's object headers after them", async (t) => {
+  const head = await rawHead(t, (res) => {
+    addHeader(res, "X-Request-Id", "r-1");
+    addHeader(res, "Vary", "Origin");
+    addHeader(res, "RateLimit", "old");
+    addHeader(res, "RateLimit", '"s";r=1;t=60');
+    res.writeHead(200, { "Content-Type": "text/plain", vary: "Accept", "Content-Length": 2 });
+    res.end("ok");
+  });
+  assert.deepEqual(head, [
+    "200",
+    "X-Request-Id: r-1",
+    "Vary: Origin, Accept",
+    'RateLimit: "s";r=1;t=60',
+    "Content-Type: text/plain",
+    "Content-Length: 2",
+  ]);
+});
+
+test("the writer's value replaces a waiting one; flat and nested arrays and a reason phrase work", async (t) => {
+  const flat = await rawHead(t, (res) => {
+    addHeader(res, "Cache-Control", "no-cache");
+    res.writeHead(201, "Made", ["cache-control", "no-store", "Set-Cookie", ["a=1", "b=2"]]);
+    res.end();
+  });
+  assert.deepEqual(flat, [
+    "201",
+    "Cache-Control: no-store",
+    "Set-Cookie: a=1",
+    "Set-Cookie: b=2",
+    "Transfer-Encoding: chunked",
+  ]);
+  const nested = await rawHead(t, (res) => {
+    addHeader(res, "X-A", "1");
+    res.writeHead(200, [["X-B", "2"]] as unknown as string[]);
+    res.end();
+  });
+  assert.deepEqual(nested, ["200", "X-A: 1", "X-B: 2", "Transfer-Encoding: chunked"]);
+});
+
+test("an implicit head (end without writeHead) and setHeader still carry the waiting headers", async (t) => {
+  const head = await rawHead(t, (res) => {
+    addHeader(res, "X-Request-Id", "r-2");
+    res.setHeader("X-Set", "yes");
+    res.statusCode = 404;
+    res.end("gone");
+  });
+  assert.deepEqual(head, ["404", "X-Set: yes", "X-Request-Id: r-2", "Content-Length: 4"]);
+});
+
+test("waiting headers are sent once, and a response that never adds one is untouched", async (t) => {
+  const head = await rawHead(t, (res) => {
+    const api = res as ApiResponse;
+    api.wait("X-Once", "1");
+    assert.equal(api.waiting("x-once"), "1");
+    res.writeHead(200, { "Content-Length": 0 });
+    assert.equal(api.waiting("X-Once"), undefined, "nothing waits after the head is written");
+    res.end();
+  });
+  assert.deepEqual(head, ["200", "X-Once: 1", "Content-Length: 0"]);
+  assert.deepEqual(
+    await rawHead(t, (res) => {
+      res.writeHead(204);
+      res.end();
+    }),
+    ["204"],
+  );
+});
+
+test("on a plain ServerResponse addHeader sets the header, appending to Vary", async () => {
+  const set: [string, unknown][] = [];
+  const res = {
+    setHeader: (k: string, v: unknown) => set.push([k, v]),
+    appendHeader: (k: string, v: unknown) => set.push([`+${k}`, v]),
+  } as unknown as ServerResponse;
+  addHeader(res, "X-A", "1");
+  addHeader(res, "Vary", "Origin");
+  assert.deepEqual(set, [
+    ["X-A", "1"],
+    ["+Vary", "Origin"],
+  ]);
+});
