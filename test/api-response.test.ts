@@ -95,7 +95,7 @@ test("waiting headers are sent once, and a response that never adds one is untou
   );
 });
 
-test("on a plain ServerResponse addHeader sets the header, appending to Vary", async () => {
+test("on a plain ServerResponse addHeader sets the header, appending to Vary", () => {
   const set: [string, unknown][] = [];
   const res = {
     setHeader: (k: string, v: unknown) => set.push([k, v]),

@@ -113,7 +113,7 @@ test("a target split without URL gives exactly URL's path and query, and odd one
     "/a?it's",
     "/a#frag",
     "/a\\b",
-    "/a?x=\"y\"",
+    '/a?x="y"',
     "http://host/a",
     "/é",
   ];

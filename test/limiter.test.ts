@@ -106,7 +106,11 @@ test("a key with a huge limit holds one entry per millisecond, however many requ
   assert.equal(r.remaining, 1e9 - 100_001);
   assert.equal(r.reset, 58, "the oldest entry leaves 60 s after the first request");
   c.advance(58_000);
-  assert.equal(limiter.check("busy", "s", 1e9).remaining, 1e9 - 100_002 + 50, "the first millisecond's 50 left");
+  assert.equal(
+    limiter.check("busy", "s", 1e9).remaining,
+    1e9 - 100_002 + 50,
+    "the first millisecond's 50 left",
+  );
 });
 
 test("a clock that steps back counts the request with the newest entry", () => {

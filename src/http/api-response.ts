@@ -75,9 +75,9 @@ export class ApiResponse<Request extends IncomingMessage = IncomingMessage> exte
       const nested = given.length > 0 && Array.isArray(given[0]);
       if (nested)
         for (const [name, value] of given as unknown as [string, HeaderValue][]) this.#add(name, value);
-      else for (let i = 0; i < given.length; i += 2) this.#add(String(given[i]), given[i + 1] as HeaderValue);
+      else for (let i = 0; i < given.length; i += 2) this.#add(String(given[i]), given[i + 1]);
     } else if (given !== undefined) {
-      for (const name in given) this.#add(name, given[name] as HeaderValue | undefined);
+      for (const name in given) this.#add(name, given[name]);
     }
     const flat: OutgoingHttpHeader[] = [];
     for (let i = 0; i < this.#names.length; i++)
