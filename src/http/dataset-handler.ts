@@ -13,7 +13,7 @@ import { recordsToCsv } from "./csv.ts";
 import { chooseFormat, type Format, FORMATS } from "./negotiation.ts";
 import { type ParsedRange, parseRangeQuery } from "./range-query.ts";
 import type { Handler } from "./router.ts";
-import { send } from "./send.ts";
+import { type BodySource, send } from "./send.ts";
 import type { RecordCache } from "../datasets/record-cache.ts";
 import { Lru } from "../cache/lru.ts";
 import { storeAsOf } from "../store/as-of-view.ts";
@@ -141,30 +141,45 @@ function envelopeMeta(dataset: Dataset, range: ParsedRange, lastAvailable: numbe
   };
 }
 
-// The CSV representation's body and headers.
-function csvBody(dataset: Dataset, range: ParsedRange, records: () => Served[]) {
-  return {
-    body: () =>
-      recordsToCsv(
-        records().map((r) => r.record),
+/**
+ * What a dataset response's body is made from. It is rendered only when no kept body answers
+ * (a repeated request is served from the response cache by ETag), so the hot path allocates this
+ * one object rather than closures.
+ */
+class DatasetBody implements BodySource {
+  constructor(
+    private readonly dataset: Dataset,
+    private readonly range: ParsedRange,
+    private readonly format: Format,
+    private readonly recordCache: RecordCache,
+    private readonly store: ReadingStore,
+    private readonly asOf: { instant: Instant; source: ReadingStore } | undefined,
+    private readonly lastAvailable: number | null,
+  ) {}
+
+  // The past is computed afresh; the present comes from the per-day record cache.
+  private served(): Served[] {
+    if (this.asOf === undefined) return this.recordCache.records(this.dataset, this.store, this.range);
+    return this.dataset.records(this.asOf.source, this.range).map((record) => ({ record }));
+  }
+
+  render(): string {
+    const { dataset, range } = this;
+    if (this.format === "csv") {
+      return recordsToCsv(
+        this.served().map((r) => r.record),
         dataset.fields[range.interval],
         (field) => range.options[field.name] === true,
-      ),
-    contentType: "text/csv; charset=utf-8",
-    headers: { "Content-Disposition": `attachment; filename="${filename(dataset, range)}"` },
-  };
+      );
+    }
+    // The same bytes as JSON.stringify({ meta, data }), from records serialized once each.
+    const data = this.served().map((r) => (r.json ??= JSON.stringify(r.record)));
+    const meta = envelopeMeta(dataset, range, this.lastAvailable, this.asOf?.instant);
+    return `{"meta":${JSON.stringify(meta)},"data":[${data.join(",")}]}`;
+  }
 }
 
-// The JSON body: the same bytes as JSON.stringify({ meta, data }), from records serialized once each.
-function jsonBody(meta: () => Record<string, unknown>, records: () => Served[]) {
-  return {
-    body: () => {
-      const data = records().map((r) => (r.json ??= JSON.stringify(r.record)));
-      return `{"meta":${JSON.stringify(meta())},"data":[${data.join(",")}]}`;
-    },
-    contentType: "application/json",
-  };
-}
+const CSV_TYPE = "text/csv; charset=utf-8";
 
 /** A handler for `dataset`, reading from `store`. */
 export function datasetHandler(
@@ -188,23 +203,23 @@ export function datasetHandler(
     }
     const { range, format, etag } = parsed;
     const asOfInstant = range.options.as_of as Instant | undefined;
-    const asOf = asOfInstant?.ms;
-    const source = storeFor(store, asOf, now());
-    // The past is computed afresh; the present comes from the per-day record cache.
-    const records = (): Served[] =>
-      asOf === undefined
-        ? options.records.records(dataset, store, range)
-        : dataset.records(source, range).map((record) => ({ record }));
-    const common = {
+    const asOf =
+      asOfInstant === undefined
+        ? undefined
+        : { instant: asOfInstant, source: storeFor(store, asOfInstant.ms, now()) };
+    const lastAvailable = asOf === undefined ? snapshot.lastActual : asOf.source.refresh().lastActual;
+    send(req, res, {
+      body: new DatasetBody(dataset, range, format, options.records, store, asOf, lastAvailable),
+      contentType: format === "csv" ? CSV_TYPE : "application/json",
       etag,
       lastModified: snapshot.modified,
       cacheControl: cacheControlAt(now()),
       vary: "Accept",
+      headers:
+        format === "csv"
+          ? { "Content-Disposition": `attachment; filename="${filename(dataset, range)}"` }
+          : undefined,
       cache: options.responses,
-    };
-    if (format === "csv") return send(req, res, { ...common, ...csvBody(dataset, range, records) });
-    const lastAvailable = asOf === undefined ? snapshot.lastActual : source.refresh().lastActual;
-    const meta = () => envelopeMeta(dataset, range, lastAvailable, asOfInstant);
-    send(req, res, { ...common, ...jsonBody(meta, records) });
+    });
   };
 }

@@ -11,10 +11,15 @@ import { chooseEncoding, type Encoding } from "./negotiation.ts";
 /** Bodies smaller than this are sent as they are: compression would not pay. */
 export const COMPRESS_MIN_BYTES = 1024;
 
+/** A body made on demand. */
+export interface BodySource {
+  render(): string | Buffer;
+}
+
 /** What to send. `etag` is the opaque tag without quotes or coding suffix. */
 export interface Representation {
-  /** The body, or a function computing it, called only when no 304 answers the request. */
-  readonly body: string | Buffer | (() => string | Buffer);
+  /** The body, or what renders it, asked only when neither a 304 nor a kept body answers. */
+  readonly body: string | Buffer | BodySource;
   readonly contentType: string;
   readonly etag?: string;
   /** UTC ms; sent at whole-second precision. */
@@ -99,40 +104,42 @@ function varyOf(res: ServerResponse, rep: Representation): string {
 
 /** Sends `rep` with status 200, or 304 when the client's copy is current. */
 export function send(req: IncomingMessage, res: ServerResponse, rep: Representation): void {
-  const headers: Record<string, string | number> = rep.headers === undefined ? {} : { ...rep.headers };
-  headers["Vary"] = varyOf(res, rep);
+  // One flat [name, value, ...] list, written by one writeHead.
+  const head: (string | number)[] = [];
+  if (rep.headers !== undefined) for (const name in rep.headers) head.push(name, rep.headers[name]!);
+  head.push("Vary", varyOf(res, rep));
   if (rep.lastModified !== undefined && rep.lastModified !== null) {
-    headers["Last-Modified"] = httpDate(rep.lastModified);
+    head.push("Last-Modified", httpDate(rep.lastModified));
   }
-  if (rep.cacheControl !== undefined) headers["Cache-Control"] = rep.cacheControl;
+  if (rep.cacheControl !== undefined) head.push("Cache-Control", rep.cacheControl);
   const preferred = encodingFor(req.headers["accept-encoding"]);
+  const etag = rep.etag;
 
-  if (notModified(req, rep.etag, rep.lastModified)) {
+  if (notModified(req, etag, rep.lastModified)) {
     // The ETag a 200 would carry: its coding depends on the body's size, known once it is cached.
-    const size = rep.etag === undefined ? undefined : rep.cache?.get(rep.etag)?.length;
+    const size = etag === undefined ? undefined : rep.cache?.get(etag)?.length;
     const coding = size !== undefined && size < COMPRESS_MIN_BYTES ? "identity" : preferred;
-    if (rep.etag !== undefined) headers["ETag"] = `"${rep.etag}${SUFFIX[coding]}"`;
-    res.writeHead(304, headers);
+    if (etag !== undefined) head.push("ETag", `"${etag}${SUFFIX[coding]}"`);
+    res.writeHead(304, head);
     res.end();
     return;
   }
-  const cache = rep.etag === undefined ? undefined : rep.cache;
-  let raw = cache?.get(rep.etag!);
+  const cache = etag === undefined ? undefined : rep.cache;
+  let raw = cache?.get(etag!);
   if (raw === undefined) {
-    const computed = typeof rep.body === "function" ? rep.body() : rep.body;
+    const computed = typeof rep.body === "string" || Buffer.isBuffer(rep.body) ? rep.body : rep.body.render();
     raw = typeof computed === "string" ? Buffer.from(computed) : computed;
-    cache?.set(rep.etag!, raw);
+    cache?.set(etag!, raw);
   }
   const encoding = raw.length >= COMPRESS_MIN_BYTES ? preferred : "identity";
-  if (rep.etag !== undefined) headers["ETag"] = `"${rep.etag}${SUFFIX[encoding]}"`;
-  let body = encoding === "identity" ? raw : cache?.get(rep.etag! + SUFFIX[encoding]);
+  if (etag !== undefined) head.push("ETag", `"${etag}${SUFFIX[encoding]}"`);
+  let body = encoding === "identity" ? raw : cache?.get(etag! + SUFFIX[encoding]);
   if (body === undefined) {
     body = compress(raw, encoding);
-    cache?.set(rep.etag! + SUFFIX[encoding], body);
+    cache?.set(etag! + SUFFIX[encoding], body);
   }
-  if (encoding !== "identity") headers["Content-Encoding"] = encoding;
-  headers["Content-Type"] = rep.contentType;
-  headers["Content-Length"] = body.length;
-  res.writeHead(200, headers);
+  if (encoding !== "identity") head.push("Content-Encoding", encoding);
+  head.push("Content-Type", rep.contentType, "Content-Length", body.length);
+  res.writeHead(200, head);
   res.end(body);
 }
