@@ -181,6 +181,14 @@ class DatasetBody implements BodySource {
 
 const CSV_TYPE = "text/csv; charset=utf-8";
 
+interface ParsedQuery {
+  readonly version: number;
+  readonly accept: string | undefined;
+  readonly range: ParsedRange;
+  readonly format: Format;
+  readonly etag: string;
+}
+
 /** A handler for `dataset`, reading from `store`. */
 export function datasetHandler(
   dataset: Dataset,
@@ -189,17 +197,19 @@ export function datasetHandler(
 ): Handler {
   const now = options.now ?? Date.now;
   const parameters = { format: FORMAT_PARAMETER, as_of: AS_OF_PARAMETER, ...dataset.parameters };
-  const memo = new Lru<string, { range: ParsedRange; format: Format; etag: string }>(1_000);
+  // A poll repeats its query: what a query parsed to and its ETag, by query, valid while the
+  // store's version and the Accept header are the ones it was made for.
+  const memo = new Lru<string, ParsedQuery>(1_000);
   return (req, res, ctx) => {
     const snapshot = store.refresh();
-    // A poll repeats its query: remember what it parsed to and its ETag, until the store changes.
-    const memoKey = `${snapshot.version}|${req.headers.accept ?? ""}|${ctx.search}`;
-    let parsed = memo.get(memoKey);
-    if (parsed === undefined) {
+    const accept = req.headers.accept;
+    let parsed = memo.get(ctx.search);
+    if (parsed === undefined || parsed.version !== snapshot.version || parsed.accept !== accept) {
       const range = parseRangeQuery(ctx.url.searchParams, parameters);
-      const format = chooseFormat(range.options.format as Format | undefined, req.headers.accept);
-      parsed = { range, format, etag: entityTag(dataset, range, format, snapshot) };
-      memo.set(memoKey, parsed);
+      const format = chooseFormat(range.options.format as Format | undefined, accept);
+      const etag = entityTag(dataset, range, format, snapshot);
+      parsed = { version: snapshot.version, accept, range, format, etag };
+      memo.set(ctx.search, parsed);
     }
     const { range, format, etag } = parsed;
     const asOfInstant = range.options.as_of as Instant | undefined;

@@ -95,13 +95,15 @@ class Window {
 export function createLimiter(options: { now?: () => number; windowMs?: number } = {}): LocalLimiter {
   const now = options.now ?? Date.now;
   const windowMs = options.windowMs ?? WINDOW_MS;
-  const windows = new Map<string, Window>();
+  // Windows by scope, then key: the key is the caller's id string, whose hash V8 keeps.
+  const windows = new Map<string, Map<string, Window>>();
   let nextSweep = now() + windowMs;
 
   // Forget windows whose newest request has left: they hold nothing that still counts.
   function sweep(t: number): void {
-    for (const [id, w] of windows) {
-      if (w.size === 0 || w.newest() <= t - windowMs) windows.delete(id);
+    for (const [scope, byKey] of windows) {
+      for (const [key, w] of byKey) if (w.size === 0 || w.newest() <= t - windowMs) byKey.delete(key);
+      if (byKey.size === 0) windows.delete(scope);
     }
     nextSweep = t + windowMs;
   }
@@ -109,11 +111,15 @@ export function createLimiter(options: { now?: () => number; windowMs?: number }
   function check(key: string, scope: string, limit: number): LimitResult {
     const t = now();
     if (t >= nextSweep) sweep(t);
-    const id = `${scope}\u0000${key}`;
-    let w = windows.get(id);
+    let byKey = windows.get(scope);
+    if (byKey === undefined) {
+      byKey = new Map();
+      windows.set(scope, byKey);
+    }
+    let w = byKey.get(key);
     if (w === undefined) {
       w = new Window();
-      windows.set(id, w);
+      byKey.set(key, w);
     }
     w.expire(t - windowMs);
     const counted = w.total;
@@ -127,11 +133,13 @@ export function createLimiter(options: { now?: () => number; windowMs?: number }
   return {
     check,
     get size() {
-      return windows.size;
+      let n = 0;
+      for (const byKey of windows.values()) n += byKey.size;
+      return n;
     },
     get stamps() {
       let n = 0;
-      for (const w of windows.values()) n += w.size;
+      for (const byKey of windows.values()) for (const w of byKey.values()) n += w.size;
       return n;
     },
   };
