@@ -94,6 +94,15 @@ test("an access-log line is exactly JSON.stringify of its entry", () => {
       duration_ms: 0,
       key: null,
     },
+    {
+      time: "2026-01-01T00:00:00.000Z",
+      request_id: "é\u007f",
+      method: "GET",
+      path: "/\ud83d\ude00/\ud800",
+      status: 200,
+      duration_ms: 12.5,
+      key: "k\u2028",
+    },
   ];
   for (const entry of entries) assert.equal(accessLogLine(entry), JSON.stringify(entry));
 });

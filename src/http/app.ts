@@ -29,9 +29,17 @@ export interface AccessLogEntry {
  */
 export function accessLogLine(e: AccessLogEntry): string {
   return (
-    `{"time":"${e.time}","request_id":${JSON.stringify(e.request_id)},"method":${JSON.stringify(e.method)},` +
-    `"path":${JSON.stringify(e.path)},"status":${e.status},"duration_ms":${e.duration_ms},"key":${JSON.stringify(e.key)}}`
+    `{"time":"${e.time}","request_id":${quoted(e.request_id)},"method":${quoted(e.method)},` +
+    `"path":${quoted(e.path)},"status":${e.status},"duration_ms":${e.duration_ms},"key":${e.key === null ? "null" : quoted(e.key)}}`
   );
+}
+
+// Characters JSON.stringify writes as they are: no quote, backslash, control or lone surrogate.
+const PLAIN = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
+
+// A string as JSON, without JSON.stringify for the plain ones every request has.
+function quoted(text: string): string {
+  return PLAIN.test(text) ? `"${text}"` : JSON.stringify(text);
 }
 
 /**
