@@ -83,6 +83,7 @@ test("waiting headers are sent once, and a response that never adds one is untou
     assert.equal(api.waiting("x-once"), "1");
     res.writeHead(200, { "Content-Length": 0 });
     assert.equal(api.waiting("X-Once"), undefined, "nothing waits after the head is written");
+    assert.throws(() => api.wait("X-Late", "1"), { code: "ERR_HTTP_HEADERS_SENT" });
     res.end();
   });
   assert.deepEqual(head, ["200", "X-Once: 1", "Content-Length: 0"]);

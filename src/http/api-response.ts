@@ -26,7 +26,9 @@ export class ApiResponse<Request extends IncomingMessage = IncomingMessage> exte
 
   /** Adds a header to the head this response will write; a later one of the same name replaces it. */
   wait(name: string, value: HeaderValue): void {
-    this.#add(name, value);
+    // Too late once the head is out: setHeader throws ERR_HTTP_HEADERS_SENT, as it should.
+    if (this.headersSent) this.setHeader(name, value);
+    else this.#add(name, value);
   }
 
   /** The waiting value of a header, if any (for tests and writers that combine values). */
