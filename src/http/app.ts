@@ -25,7 +25,8 @@ export interface AccessLogEntry {
 
 /**
  * The entry as one JSON line, the same bytes as `JSON.stringify(entry)` at a fraction of the cost:
- * only the path and the key can hold characters JSON must escape, so only they go through it.
+ * the fields are written in order, and a string goes through JSON.stringify only when it holds a
+ * character JSON escapes.
  */
 export function accessLogLine(e: AccessLogEntry): string {
   return (
