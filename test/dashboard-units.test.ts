@@ -6,6 +6,8 @@ import { csrfToken, tokensMatch } from "../src/dashboard/csrf.ts";
 import { createRevealStore } from "../src/dashboard/reveal.ts";
 import { clientAddress } from "../src/dashboard/dashboard-http.ts";
 import { parseCorsOrigins } from "../src/http/cors.ts";
+import { keysPage, type KeyRow } from "../src/dashboard/pages/keys-page.ts";
+import type { Viewer } from "../src/dashboard/layout.ts";
 
 const withCookie = (header: string | undefined) =>
   ({ headers: { cookie: header } }) as unknown as IncomingMessage;
@@ -69,4 +71,23 @@ test("the client address is the connection's, or behind N trusted proxies the N-
   assert.equal(clientAddress(req("1.1.1.1, 2.2.2.2, 3.3.3.3"), 2), "2.2.2.2");
   assert.equal(clientAddress(req(), 1), "10.0.0.9", "no header: the connection");
   assert.equal(clientAddress(req("2.2.2.2"), 3), "10.0.0.9", "fewer entries than proxies: the connection");
+});
+
+test("the keys list explains the * mark only when some limit carries it", () => {
+  const viewer: Viewer = { account: "a", admin: false, csrf: "t" };
+  const row = (own: boolean): KeyRow => ({
+    id: "k1",
+    name: "laptop",
+    prefix: "gds_abcdefgh",
+    created: "2026-11-22T10:00:00.000Z",
+    lastUsed: null,
+    revoked: null,
+    limits: [{ scope: "features", limit: own ? 30 : 3, own }],
+  });
+  const plain = keysPage({ viewer, keys: [row(false)] });
+  assert.match(plain, /These are the service&#39;s default limits\./);
+  assert.doesNotMatch(plain, /\* marks a limit/);
+  const marked = keysPage({ viewer, keys: [row(true)] });
+  assert.match(marked, /\* marks a limit set for that key/);
+  assert.match(marked, /<time datetime="2026-11-22T10:00:00.000Z">2026-11-22 10:00 UTC<\/time>/);
 });

@@ -24,10 +24,12 @@ export interface AdminKeyRow extends KeyRow {
 function accountRow(viewer: Viewer, a: AccountRow) {
   const action = a.disabled === null ? "disable" : "enable";
   return html`<tr class="${a.disabled === null ? "" : "revoked"}">
-    <td data-label="Account">${a.name}</td>
+    <td data-label="Account" class="ident">${a.name}</td>
     <td data-label="Role">${a.admin ? "admin" : "user"}</td>
     <td data-label="Status">
-      ${a.disabled === null ? html`<span class="badge ok">active</span>` : html`<span class="badge">disabled</span>`}${a.mustChangePassword ? html` <span class="badge warn">one-time password</span>` : ""}
+      <span class="badges"
+        >${a.disabled === null ? html`<span class="badge ok">active</span>` : html`<span class="badge">disabled</span>`}${a.mustChangePassword ? html` <span class="badge warn">one-time password</span>` : ""}</span
+      >
     </td>
     <td data-label="Created">${when(a.created)}</td>
     <td data-label="Active keys">${a.activeKeys}</td>
@@ -52,7 +54,7 @@ function accountRow(viewer: Viewer, a: AccountRow) {
 
 function keyRow(viewer: Viewer, k: AdminKeyRow) {
   return html`<tr class="${k.revoked === null ? "" : "revoked"}">
-    <td data-label="Account">${k.account}</td>
+    <td data-label="Account" class="ident">${k.account}</td>
     <td data-label="Name">${k.name}</td>
     <td data-label="Prefix"><code>${k.prefix}…</code></td>
     <td data-label="Last used">${when(k.lastUsed)}</td>

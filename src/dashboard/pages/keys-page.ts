@@ -87,8 +87,12 @@ function keyListSection(keys: readonly KeyRow[]): Html {
               </tbody>
             </table>
             <p class="hint">
-              * marks a limit set for that key; the others are the service's defaults. Ask an admin for higher
-              limits.
+              ${
+                keys.some((k) => k.limits.some((l) => l.own))
+                  ? "* marks a limit set for that key; the others are the service's defaults."
+                  : "These are the service's default limits."
+              }
+              Ask an admin for higher limits.
             </p>`
     }
   </section>`;
