@@ -1,4 +1,5 @@
 /** Millisecond arithmetic and formatting for UTC instants, hours and days. */
+import { rememberLast } from "./cache/remember-last.ts";
 
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 24 * HOUR_MS;
@@ -20,18 +21,11 @@ export function dayStart(key: string): number {
   return Date.UTC(Number(key.slice(0, 4)), Number(key.slice(5, 7)) - 1, Number(key.slice(8, 10)));
 }
 
-// The last instant `isoNow` formatted, and its text.
-let isoMs = NaN;
-let isoText = "";
+const isoAt = rememberLast((ms: number) => new Date(ms).toISOString());
 
 /** Now as `Date#toISOString` writes it, formatted once per millisecond however many ask. */
 export function isoNow(): string {
-  const ms = Date.now();
-  if (ms !== isoMs) {
-    isoMs = ms;
-    isoText = new Date(ms).toISOString();
-  }
-  return isoText;
+  return isoAt(Date.now());
 }
 
 /** An instant as the service writes it: `YYYY-MM-DDThh:mm:ss+00:00`, with `.sss` on request. */

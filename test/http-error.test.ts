@@ -52,3 +52,11 @@ test("a form is read when urlencoded and small; another type is 415, a large one
   assert.equal((await post("{}", "application/json")).status, 415);
   assert.equal((await post("x=" + "a".repeat(MAX_FORM_BYTES))).status, 413);
 });
+
+test("an HttpError carries no stack frames (it is an answer, never logged), and Error's limit is left as it was", () => {
+  const before = Error.stackTraceLimit;
+  const error = new HttpError(429, "Request was throttled.");
+  assert.equal(Error.stackTraceLimit, before);
+  assert.doesNotMatch(error.stack ?? "", /\n\s+at /);
+  assert.match(new Error("a fault").stack ?? "", /\n\s+at /, "other errors keep theirs");
+});

@@ -16,6 +16,7 @@ import type { Handler } from "./router.ts";
 import { type BodySource, send } from "./send.ts";
 import type { RecordCache } from "../datasets/record-cache.ts";
 import { Lru } from "../cache/lru.ts";
+import { rememberLast } from "../cache/remember-last.ts";
 import { storeAsOf } from "../store/as-of-view.ts";
 import { readHistory } from "../store/revisions.ts";
 import { badRequest } from "./http-error.ts";
@@ -67,17 +68,12 @@ export function secondsToNextHour(now: number): number {
   return Math.max(1, Math.ceil((HOUR_MS - (now % HOUR_MS)) / 1000));
 }
 
-// Cache-Control for a response at `now`, formatted once per second.
-let cacheControlSecond = NaN;
-let cacheControlText = "";
-function cacheControlAt(now: number): string {
-  const second = Math.floor(now / 1000);
-  if (second !== cacheControlSecond) {
-    cacheControlSecond = second;
-    cacheControlText = `private, max-age=${secondsToNextHour(now)}`;
-  }
-  return cacheControlText;
-}
+// Cache-Control for a response in a whole second (the same for every instant in it), formatted
+// once per second.
+const cacheControlIn = rememberLast(
+  (second: number) => `private, max-age=${secondsToNextHour(second * 1000)}`,
+);
+const cacheControlAt = (now: number): string => cacheControlIn(Math.floor(now / 1000));
 
 /** The instants the records of a range cover: the range at 1h, its whole days at 1d. */
 function covered(range: ParsedRange): { from: number; to: number } {

@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import type { Lru } from "../cache/lru.ts";
+import { rememberLast } from "../cache/remember-last.ts";
 import { chooseEncoding, type Encoding } from "./negotiation.ts";
 
 /** Bodies smaller than this are sent as they are: compression would not pay. */
@@ -72,27 +73,9 @@ export function notModified(
   return false;
 }
 
-// The last instant formatted as an HTTP date, and its text: a poll's Last-Modified repeats.
-let httpDateMs = NaN;
-let httpDateText = "";
-function httpDate(ms: number): string {
-  if (ms !== httpDateMs) {
-    httpDateMs = ms;
-    httpDateText = new Date(ms).toUTCString();
-  }
-  return httpDateText;
-}
-
-// The last Accept-Encoding parsed, and its choice: clients repeat theirs on every request.
-let lastAcceptEncoding: string | undefined = "";
-let lastEncoding: Encoding = chooseEncoding("");
-function encodingFor(header: string | undefined): Encoding {
-  if (header !== lastAcceptEncoding) {
-    lastEncoding = chooseEncoding(header);
-    lastAcceptEncoding = header;
-  }
-  return lastEncoding;
-}
+// A poll's Last-Modified repeats, and a client sends the same Accept-Encoding every time.
+const httpDate = rememberLast((ms: number) => new Date(ms).toUTCString());
+const encodingFor = rememberLast(chooseEncoding);
 
 // Vary: what the pipeline already varies on (Origin, with CORS, when set through setHeader; an
 // ApiResponse joins its own), what the representation does, and Accept-Encoding.
