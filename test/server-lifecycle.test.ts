@@ -2,7 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import { request, type IncomingMessage, type ServerResponse } from "node:http";
+import { Agent, request, type IncomingMessage, type ServerResponse } from "node:http";
 import { connect, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -229,4 +229,34 @@ test("shutdown waits for slow responses to finish, and closes idle keep-alive co
   assert.deepEqual(exits, [0]);
   shutdown("SIGINT");
   assert.deepEqual(exits, [0, 1], "a second signal exits at once");
+});
+
+test("a response begun after the signal says Connection: close, and its connection then closes", async (t) => {
+  const server = createHardenedServer((_req, res) => {
+    setTimeout(() => res.end("late"), 150);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  t.after(() => server.closeAllConnections());
+  const port = (server.address() as AddressInfo).port;
+  const exits: number[] = [];
+  const shutdown = createShutdown(server, {
+    graceMs: 10_000,
+    log: () => {},
+    flush: () => Promise.resolve(),
+    exit: (code) => exits.push(code),
+  });
+  const answer = new Promise<{ connection: string | undefined; body: string }>((resolve, reject) => {
+    request({ port, host: "127.0.0.1", path: "/", agent: new Agent({ keepAlive: true }) }, (res) => {
+      let body = "";
+      res.on("data", (c) => (body += c));
+      res.on("end", () => resolve({ connection: res.headers.connection, body }));
+    })
+      .on("error", reject)
+      .end();
+  });
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  shutdown("SIGTERM");
+  assert.deepEqual(await answer, { connection: "close", body: "late" });
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.deepEqual(exits, [0], "the keep-alive connection closed after its response, so the server stopped");
 });

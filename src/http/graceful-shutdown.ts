@@ -5,7 +5,7 @@
  * grace period; then pending writes are flushed and the process exits 0. A second signal exits at
  * once; the end of the grace period closes what is left.
  */
-import type { Server } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 
 export interface ShutdownOptions {
@@ -25,26 +25,24 @@ export interface ShutdownOptions {
  */
 export function createShutdown(server: Server, options: ShutdownOptions): (signal: string) => void {
   const exit = options.exit ?? ((code: number) => process.exit(code));
-  // Requests in progress per connection: Node's own idle sweep misses connections that never sent one.
-  const active = new Map<Socket, number>();
-  let stopping = false;
-  const closeIfIdle = (socket: Socket) => {
-    if (stopping && (active.get(socket) ?? 0) === 0) socket.destroySoon();
-  };
+  // Every open connection: node's own idle sweep misses connections that never sent a request.
+  // Nothing is done per request, on the request path (README: "Performance").
+  const sockets = new Set<Socket>();
   server.on("connection", (socket: Socket) => {
-    active.set(socket, 0);
-    socket.once("close", () => active.delete(socket));
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
   });
-  server.on("request", (req, res) => {
-    const socket = req.socket;
-    active.set(socket, (active.get(socket) ?? 0) + 1);
-    // Once stopping, a response ends its connection rather than wait for another request.
-    if (stopping) res.setHeader("Connection", "close");
-    res.once("close", () => {
-      active.set(socket, (active.get(socket) ?? 1) - 1);
-      closeIfIdle(socket);
-    });
-  });
+  // A connection closes now when it is idle, else right after its responses; a response not yet
+  // begun says so with Connection: close.
+  const closeWhenIdle = (socket: Socket) => {
+    const res = inFlight(socket);
+    if (res === undefined) {
+      socket.destroySoon();
+      return;
+    }
+    if (!res.headersSent) res.setHeader("Connection", "close");
+    res.once("close", () => closeWhenIdle(socket)); // a pipelined request may be next
+  };
 
   let started = false;
   return (signal) => {
@@ -54,14 +52,17 @@ export function createShutdown(server: Server, options: ShutdownOptions): (signa
       return;
     }
     started = true;
-    stopping = true;
+    // A request that still arrives (pipelined behind one in flight) ends its connection too.
+    server.on("request", (_req: IncomingMessage, res: ServerResponse) =>
+      res.setHeader("Connection", "close"),
+    );
     options.log(
       `${signal}: no new connections; finishing requests in flight (at most ${options.graceMs / 1000} s)`,
     );
     const deadline = setTimeout(() => {
       options.log("the grace period ended with requests in flight: closing them");
       server.closeAllConnections();
-      for (const socket of active.keys()) socket.destroy();
+      for (const socket of sockets) socket.destroy();
     }, options.graceMs);
     deadline.unref();
     server.close(() => {
@@ -71,6 +72,16 @@ export function createShutdown(server: Server, options: ShutdownOptions): (signa
         () => exit(1),
       );
     });
-    for (const socket of active.keys()) closeIfIdle(socket);
+    for (const socket of sockets) closeWhenIdle(socket);
   };
+}
+
+/**
+ * The response a connection is serving, if it has not finished: node:http keeps it in the
+ * socket's `_httpMessage`, which node's own public `server.closeIdleConnections()` reads the same
+ * way (there is no public accessor).
+ */
+function inFlight(socket: Socket): ServerResponse | undefined {
+  const res = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+  return res === null || res === undefined || res.writableFinished ? undefined : res;
 }
