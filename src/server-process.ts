@@ -6,7 +6,7 @@
 import { getHeapStatistics } from "node:v8";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import type { Config } from "./config.ts";
-import { type AccessLogEntry, accessLogLine } from "./http/app.ts";
+import { createAccessLog } from "./http/access-log.ts";
 import { createKeyRegistry } from "./keys/key-registry.ts";
 import { createLimiter, type Limiter } from "./limits/limiter.ts";
 import { createSharedLimiter } from "./limits/shared-limiter.ts";
@@ -23,17 +23,8 @@ import { createHardenedServer } from "./http/hardened-server.ts";
 import { createShutdown } from "./http/graceful-shutdown.ts";
 import { createChangeGate } from "./files/change-gate.ts";
 
-// Access-log lines are gathered and written once per turn of the event loop: one write, not one per request.
-let pending = "";
-function accessLog(entry: AccessLogEntry): void {
-  if (pending === "") setImmediate(flushAccessLog);
-  pending += accessLogLine(entry) + "\n";
-}
-function flushAccessLog(): void {
-  const lines = pending;
-  pending = "";
-  process.stdout.write(lines);
-}
+// The access log goes to stdout, a batch per turn of the event loop.
+const accessLog = createAccessLog((lines) => process.stdout.write(lines));
 
 const logError = (error: unknown) => process.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);
 const log = (line: string) => process.stderr.write(line + "\n");
@@ -123,7 +114,7 @@ export async function runServerProcess(config: Config): Promise<void> {
       limits: config.limits,
       recordCacheMb: config.recordCacheMb,
       responseCacheMb: config.responseCacheMb,
-      log: accessLog,
+      log: accessLog.log,
       logError,
       counter,
       dashboard: {
@@ -158,7 +149,7 @@ export async function runServerProcess(config: Config): Promise<void> {
       await Promise.allSettled([registry.flushUsage(), counter.flush(), sessions.flush()]);
       await redis?.close();
       counter.close();
-      flushAccessLog();
+      accessLog.flush();
       await new Promise((resolve) => process.stdout.write("", resolve));
     },
   });
