@@ -8,8 +8,8 @@ import { type AccessLogEntry, accessLogLine } from "./app.ts";
 
 /** The log of one process: `log` takes an entry, `flush` writes what is gathered now. */
 export interface AccessLog {
-  log(entry: AccessLogEntry): void;
-  flush(): void;
+  readonly log: (entry: AccessLogEntry) => void;
+  readonly flush: () => void;
 }
 
 /** A log writing its batches to `write` (stdout in the server); `bufferBytes` bounds one batch. */
