@@ -260,3 +260,33 @@ test("a response begun after the signal says Connection: close, and its connecti
   await new Promise((resolve) => setTimeout(resolve, 50));
   assert.deepEqual(exits, [0], "the keep-alive connection closed after its response, so the server stopped");
 });
+
+test("with pipelined requests at the signal, the one in flight is answered whole with Connection: close, then the connection closes", async (t) => {
+  const server = createHardenedServer((req, res) => {
+    if (req.url === "/slow") setTimeout(() => res.end("slow"), 150);
+    else res.end("fast");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  t.after(() => server.closeAllConnections());
+  const port = (server.address() as AddressInfo).port;
+  const exits: number[] = [];
+  const shutdown = createShutdown(server, {
+    graceMs: 10_000,
+    log: () => {},
+    flush: () => Promise.resolve(),
+    exit: (code) => exits.push(code),
+  });
+  const socket = connect(port, "127.0.0.1");
+  let received = "";
+  socket.on("data", (chunk) => (received += chunk));
+  const closed = new Promise((resolve) => socket.on("close", resolve));
+  socket.write("GET /slow HTTP/1.1\r\nHost: x\r\n\r\nGET /fast HTTP/1.1\r\nHost: x\r\n\r\n");
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  shutdown("SIGTERM");
+  await closed;
+  // RFC 9112 §9.6: after a response with "close" the server answers nothing more on that
+  // connection; a pipelining client sends the rest again on a new one.
+  assert.match(received, /^HTTP\/1\.1 200 OK\r\nConnection: close\r\n(.|\r\n)*\r\n\r\nslow$/);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.deepEqual(exits, [0]);
+});

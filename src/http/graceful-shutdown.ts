@@ -32,8 +32,9 @@ export function createShutdown(server: Server, options: ShutdownOptions): (signa
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
   });
-  // A connection closes now when it is idle, else right after its responses; a response not yet
-  // begun says so with Connection: close.
+  // A connection closes now when it is idle, else right after its responses. A response not yet
+  // begun says so with Connection: close (a pipelining client then sends what follows it again on
+  // a new connection, as HTTP/1.1 says); after one already begun, a pipelined one may follow.
   const closeWhenIdle = (socket: Socket) => {
     const res = inFlight(socket);
     if (res === undefined) {
@@ -52,10 +53,11 @@ export function createShutdown(server: Server, options: ShutdownOptions): (signa
       return;
     }
     started = true;
-    // A request that still arrives (pipelined behind one in flight) ends its connection too.
-    server.on("request", (_req: IncomingMessage, res: ServerResponse) =>
-      res.setHeader("Connection", "close"),
-    );
+    // A request that still arrives (pipelined behind one in flight) ends its connection too; this
+    // listener runs before the app's, which may answer at once.
+    server.prependListener("request", (_req: IncomingMessage, res: ServerResponse) => {
+      if (!res.headersSent) res.setHeader("Connection", "close");
+    });
     options.log(
       `${signal}: no new connections; finishing requests in flight (at most ${options.graceMs / 1000} s)`,
     );
