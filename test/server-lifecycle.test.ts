@@ -278,7 +278,7 @@ test("with pipelined requests at the signal, the one in flight is answered whole
   });
   const socket = connect(port, "127.0.0.1");
   let received = "";
-  socket.on("data", (chunk) => (received += chunk));
+  socket.on("data", (chunk: Buffer) => (received += chunk.toString()));
   const closed = new Promise((resolve) => socket.on("close", resolve));
   socket.write("GET /slow HTTP/1.1\r\nHost: x\r\n\r\nGET /fast HTTP/1.1\r\nHost: x\r\n\r\n");
   await new Promise((resolve) => setTimeout(resolve, 50));
