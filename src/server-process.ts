@@ -23,7 +23,7 @@ import { createHardenedServer } from "./http/hardened-server.ts";
 import { createShutdown } from "./http/graceful-shutdown.ts";
 import { createChangeGate } from "./files/change-gate.ts";
 
-// The access log goes to stdout, a batch per turn of the event loop.
+// The access log goes to stdout in batches (README: "Errors", the access log).
 const accessLog = createAccessLog((lines) => process.stdout.write(lines));
 
 const logError = (error: unknown) => process.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);

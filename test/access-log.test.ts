@@ -1,12 +1,13 @@
 /**
- * `src/http/access-log.ts`: one write per turn of the event loop, every line whole and in order,
- * UTF-8 intact, a full buffer written early, a line longer than the buffer written alone.
+ * `src/http/access-log.ts`: each line is exactly `JSON.stringify` of its entry (fuzzed, with the
+ * characters JSON escapes, non-ASCII text, lone surrogates and every kind of number); a batch goes
+ * out in one write after the flush delay, a full buffer early, a line longer than the buffer alone,
+ * and `flush` writes at once.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { setImmediate as nextTurn } from "node:timers/promises";
-import { createAccessLog } from "../src/http/access-log.ts";
-import { type AccessLogEntry, accessLogLine } from "../src/http/app.ts";
+import { setTimeout as sleep } from "node:timers/promises";
+import { type AccessLogEntry, accessLogLine, createAccessLog, encodeLine } from "../src/http/access-log.ts";
 
 const entry = (path: string, i = 0): AccessLogEntry => ({
   time: "2026-11-23T00:00:00.000Z",
@@ -18,37 +19,154 @@ const entry = (path: string, i = 0): AccessLogEntry => ({
   key: i % 2 === 0 ? null : "gds_abcdefgh",
 });
 
-test("lines of one turn go out in one write, whole and in order, and the next turn starts afresh", async () => {
+// The reference: JSON.stringify of the fields in the log's order.
+const reference = (e: AccessLogEntry) =>
+  JSON.stringify({
+    time: e.time,
+    request_id: e.request_id,
+    method: e.method,
+    path: e.path,
+    status: e.status,
+    duration_ms: e.duration_ms,
+    key: e.key,
+  }) + "\n";
+
+function encoded(e: AccessLogEntry): string {
+  const buffer = Buffer.alloc(4096);
+  const end = encodeLine(buffer, 0, e);
+  assert.ok(end > 0, "fits");
+  return buffer.subarray(0, end).toString();
+}
+
+test("a line is exactly JSON.stringify of its entry, for odd text and every kind of number", () => {
+  const odd: AccessLogEntry[] = [
+    { ...entry("/a", 1), duration_ms: 1.234 },
+    { ...entry('/"\\\u0001'), request_id: 'x"y', method: "P\\OST", status: 404, duration_ms: 0 },
+    { ...entry("/\ud83d\ude00/\ud800/é/\u2028"), request_id: "é\u007f", key: "k\u2028", duration_ms: 12.5 },
+    { ...entry("/"), path: "", request_id: "", duration_ms: -0 },
+  ];
+  const numbers = [0, 1, 0.001, 0.01, 0.1, 0.999, 1.5, 10.25, 123456.789, 2 ** 33 - 0.001, 1e-7, 0.0005];
+  for (const n of [
+    ...numbers,
+    1e21,
+    1.7976931348623157e308,
+    -1.5,
+    NaN,
+    Infinity,
+    0.1 + 0.2,
+    2 ** 43,
+    1 / 3,
+  ]) {
+    odd.push({ ...entry("/n"), duration_ms: n, status: Math.trunc(Math.abs(n)) || 0 });
+  }
+  for (const e of odd) {
+    assert.equal(encoded(e), reference(e), JSON.stringify(e));
+    assert.equal(accessLogLine(e) + "\n", reference(e));
+  }
+});
+
+test("random entries encode as JSON.stringify does", () => {
+  const pool = [
+    "a",
+    "Z",
+    "0",
+    "/",
+    "-",
+    "_",
+    " ",
+    "~",
+    '"',
+    "\\",
+    "\u0000",
+    "\u001f",
+    "\u007f",
+    "é",
+    "€",
+    "\u2028",
+    "\ud83d",
+    "\ude00",
+    "😀",
+  ];
+  let seed = 42;
+  const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+  const text = (max: number) =>
+    Array.from({ length: Math.floor(random() * max) }, () => pool[Math.floor(random() * pool.length)]).join(
+      "",
+    );
+  for (let i = 0; i < 3000; i++) {
+    const e: AccessLogEntry = {
+      time: new Date(Math.floor(random() * 4e12)).toISOString(),
+      request_id: text(20),
+      method: text(8),
+      path: "/" + text(60),
+      status: 100 + Math.floor(random() * 500),
+      duration_ms: random() < 0.9 ? Math.round(random() * 1e7) / 1000 : random() * 1e4,
+      key: random() < 0.3 ? null : text(12),
+    };
+    assert.equal(encoded(e), reference(e), JSON.stringify(e));
+  }
+});
+
+test("a duration in whole microseconds is written as String writes it, across the range", () => {
+  const buffer = Buffer.alloc(256);
+  const check = (micros: number) => {
+    const value = micros / 1000;
+    const end = encodeLine(buffer, 0, { ...entry(""), duration_ms: value });
+    const line = buffer.subarray(0, end).toString();
+    assert.equal(line.slice(line.indexOf('"duration_ms":') + 14, line.indexOf(',"key"')), String(value));
+  };
+  for (let m = 0; m < 200_000; m++) check(m);
+  for (let i = 0; i < 200_000; i++) check(Math.floor(Math.random() * 2 ** 43));
+  for (let e = 0; e <= 43; e++) for (const d of [-1, 0, 1]) check(Math.max(0, 2 ** e + d));
+});
+
+test("a line that does not fit says so, and one that fits exactly is written whole", () => {
+  const e = entry("/é/path", 1);
+  const want = Buffer.from(reference(e));
+  for (let size = 0; size <= want.length + 2; size++) {
+    const buffer = Buffer.alloc(size);
+    const end = encodeLine(buffer, 0, e);
+    if (size < want.length) assert.equal(end, -1, `size ${size}`);
+    else assert.deepEqual(buffer.subarray(0, end), want, `size ${size}`);
+  }
+  const buffer = Buffer.alloc(want.length + 5);
+  assert.equal(encodeLine(buffer, 5, e), want.length + 5, "from an offset");
+  assert.equal(encodeLine(buffer, 6, e), -1);
+});
+
+test("lines are gathered and written in one write after the flush delay, whole and in order", async () => {
   const writes: Buffer[] = [];
-  const log = createAccessLog((chunk) => writes.push(chunk));
+  const log = createAccessLog((chunk) => writes.push(chunk), 64 * 1024, 20);
   const entries = Array.from({ length: 50 }, (_, i) => entry(`/p/${i}`, i));
   for (const e of entries) log.log(e);
   assert.equal(writes.length, 0, "nothing is written on the request path");
-  await nextTurn();
+  await sleep(5);
+  assert.equal(writes.length, 0, "the batch waits for more lines");
+  await sleep(40);
   assert.equal(writes.length, 1);
-  assert.equal(writes[0]!.toString(), entries.map((e) => accessLogLine(e) + "\n").join(""));
+  assert.equal(writes[0]!.toString(), entries.map(reference).join(""));
   log.log(entry("/é/😀/\u2028"));
   log.flush();
   assert.equal(writes.length, 2, "flush writes at once (on shutdown)");
   assert.equal(JSON.parse(writes[1]!.toString()).path, "/é/😀/\u2028");
   log.flush();
-  await nextTurn();
-  assert.equal(writes.length, 2, "nothing more to write");
+  await sleep(40);
+  assert.equal(writes.length, 2, "nothing more to write, and the flushed batch's timer is gone");
 });
 
 test("a full buffer is written early, and the written chunk is a copy the buffer does not change", async () => {
   const writes: Buffer[] = [];
-  const log = createAccessLog((chunk) => writes.push(chunk), 1024);
+  const log = createAccessLog((chunk) => writes.push(chunk), 1024, 10);
   const entries = Array.from({ length: 40 }, (_, i) => entry(`/a/${"x".repeat(20)}/${i}`, i));
   for (const e of entries) log.log(e);
-  await nextTurn();
-  assert.ok(writes.length > 1, `${writes.length} writes`);
+  assert.ok(writes.length > 1, `${writes.length} writes before the delay`);
+  await sleep(30);
   assert.ok(writes.every((w) => w.length <= 1024));
-  assert.equal(Buffer.concat(writes).toString(), entries.map((e) => accessLogLine(e) + "\n").join(""));
+  assert.equal(Buffer.concat(writes).toString(), entries.map(reference).join(""));
   const long = entry("/" + "y".repeat(2000));
   log.log(entry("/before"));
   log.log(long);
-  await nextTurn();
+  await sleep(30);
   const tail = Buffer.concat(writes.slice(-2)).toString();
-  assert.equal(tail, accessLogLine(entry("/before")) + "\n" + accessLogLine(long) + "\n");
+  assert.equal(tail, reference(entry("/before")) + reference(long));
 });

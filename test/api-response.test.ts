@@ -7,7 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer, get, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { addHeader, ApiResponse } from "../src/http/api-response.ts";
+import { addHeader, ApiResponse, sameName } from "../src/http/api-response.ts";
 
 async function rawHead(t: test.TestContext, handler: (res: ServerResponse) => void): Promise<string[]> {
   const server = createServer({ ServerResponse: ApiResponse }, (_req, res) => handler(res));
@@ -108,4 +108,24 @@ test("on a plain ServerResponse addHeader sets the header, appending to Vary", (
     ["X-A", "1"],
     ["+Vary", "Origin"],
   ]);
+});
+
+test("header names compare ignoring ASCII case only: token characters one bit apart stay distinct", () => {
+  assert.equal(sameName("Content-Type", "content-TYPE"), true);
+  assert.equal(sameName("Vary", "VARY"), true);
+  assert.equal(sameName("X-Request-Id", "Content-Type"), false, "same length, different names");
+  assert.equal(sameName("ETag", "Vary"), false);
+  // '^' and '~', '@' and '`', '[' and '{' differ by the case bit but are not letters.
+  assert.equal(sameName("X-^", "X-~"), false);
+  assert.equal(sameName("@a", "`a"), false);
+  assert.equal(sameName("[", "{"), false);
+  assert.equal(sameName("a", "ab"), false);
+  // Every pair of ASCII characters agrees with lower-casing.
+  for (let x = 0x21; x < 0x7f; x++) {
+    for (let y = 0x21; y < 0x7f; y++) {
+      const a = String.fromCharCode(x);
+      const b = String.fromCharCode(y);
+      assert.equal(sameName(a, b), a.toLowerCase() === b.toLowerCase(), `${a} ${b}`);
+    }
+  }
 });

@@ -60,6 +60,41 @@ export function createKeyGuard(options: {
   };
 }
 
+/**
+ * The RateLimit texts of one scope, made once: the policy for each limit (a few per scope, so the
+ * same string goes out every time rather than a new one for node:http to check), and the start of
+ * the RateLimit field.
+ */
+interface ScopeTexts {
+  readonly policy: (limit: number) => string;
+  readonly remaining: string;
+}
+
+const SCOPE_TEXTS = new Map<string, ScopeTexts>();
+const POLICIES_PER_SCOPE = 1_000;
+
+function textsOf(scope: string): ScopeTexts {
+  let texts = SCOPE_TEXTS.get(scope);
+  if (texts === undefined) {
+    const policies = new Map<number, string>();
+    texts = {
+      remaining: `"${scope}";r=`,
+      policy: (limit) => {
+        let policy = policies.get(limit);
+        if (policy === undefined) {
+          // Limits come from the key file; a bound keeps a file of many distinct limits harmless.
+          if (policies.size >= POLICIES_PER_SCOPE) policies.clear();
+          policy = `"${scope}";q=${limit};w=${WINDOW_SECONDS}`;
+          policies.set(limit, policy);
+        }
+        return policy;
+      },
+    };
+    SCOPE_TEXTS.set(scope, texts);
+  }
+  return texts;
+}
+
 // Counts the request, sets the RateLimit fields, and throws the 429 when the window is full.
 function apply(
   res: ServerResponse,
@@ -69,8 +104,9 @@ function apply(
   counter: RequestCounter | undefined,
 ): void {
   counter?.count(caller.id, scope, result.success);
-  addHeader(res, "RateLimit-Policy", `"${scope}";q=${result.limit};w=${WINDOW_SECONDS}`);
-  addHeader(res, "RateLimit", `"${scope}";r=${result.remaining};t=${result.reset}`);
+  const texts = textsOf(scope);
+  addHeader(res, "RateLimit-Policy", texts.policy(result.limit));
+  addHeader(res, "RateLimit", `${texts.remaining}${result.remaining};t=${result.reset}`);
   if (!result.success) {
     throw new HttpError(429, throttledDetail(result.reset), {
       headers: { "Retry-After": String(result.reset) },

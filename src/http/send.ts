@@ -77,12 +77,35 @@ export function notModified(
 const httpDate = rememberLast((ms: number) => new Date(ms).toUTCString());
 const encodingFor = rememberLast(chooseEncoding);
 
+// Header values a representation repeats, made once each: node:http checks every value it is
+// given, and an already-made string is checked fastest (README: "Performance"). Bounded: the
+// ETags of a busy server's distinct queries come and go.
+const TEXTS_MAX = 10_000;
+const varyTexts = new Map<string | undefined, string>();
+const etagTexts = new Map<string, Record<Encoding, string | undefined>>();
+
 // Vary: what the pipeline already varies on (Origin, with CORS, when set through setHeader; an
 // ApiResponse joins its own), what the representation does, and Accept-Encoding.
 function varyOf(res: ServerResponse, rep: Representation): string {
-  const own = rep.vary === undefined ? "Accept-Encoding" : `${rep.vary}, Accept-Encoding`;
+  let own = varyTexts.get(rep.vary);
+  if (own === undefined) {
+    own = rep.vary === undefined ? "Accept-Encoding" : `${rep.vary}, Accept-Encoding`;
+    if (varyTexts.size >= TEXTS_MAX) varyTexts.clear();
+    varyTexts.set(rep.vary, own);
+  }
   const earlier = res.getHeader("Vary");
   return earlier === undefined ? own : `${String(earlier)}, ${own}`;
+}
+
+/** The ETag field's value for the opaque tag `etag` sent with `coding`: `"<etag><suffix>"`. */
+export function etagText(etag: string, coding: Encoding): string {
+  let texts = etagTexts.get(etag);
+  if (texts === undefined) {
+    if (etagTexts.size >= TEXTS_MAX) etagTexts.clear();
+    texts = { identity: undefined, gzip: undefined, br: undefined };
+    etagTexts.set(etag, texts);
+  }
+  return (texts[coding] ??= `"${etag}${SUFFIX[coding]}"`);
 }
 
 /** Sends `rep` with status 200, or 304 when the client's copy is current. */
@@ -102,7 +125,7 @@ export function send(req: IncomingMessage, res: ServerResponse, rep: Representat
     // The ETag a 200 would carry: its coding depends on the body's size, known once it is cached.
     const size = etag === undefined ? undefined : rep.cache?.get(etag)?.length;
     const coding = size !== undefined && size < COMPRESS_MIN_BYTES ? "identity" : preferred;
-    if (etag !== undefined) head.push("ETag", `"${etag}${SUFFIX[coding]}"`);
+    if (etag !== undefined) head.push("ETag", etagText(etag, coding));
     res.writeHead(304, head);
     res.end();
     return;
@@ -115,7 +138,7 @@ export function send(req: IncomingMessage, res: ServerResponse, rep: Representat
     cache?.set(etag!, raw);
   }
   const encoding = raw.length >= COMPRESS_MIN_BYTES ? preferred : "identity";
-  if (etag !== undefined) head.push("ETag", `"${etag}${SUFFIX[encoding]}"`);
+  if (etag !== undefined) head.push("ETag", etagText(etag, encoding));
   let body = encoding === "identity" ? raw : cache?.get(etag! + SUFFIX[encoding]);
   if (body === undefined) {
     body = compress(raw, encoding);
