@@ -43,17 +43,43 @@ test("a reader rechecks when the gate moved, or a second has passed (a file edit
     get version() {
       return version;
     },
+    get polledAt() {
+      return now;
+    },
   };
-  const recheck = createRecheck(gate, () => now);
+  const recheck = createRecheck(gate);
   assert.equal(recheck(), true, "the first look");
   assert.equal(recheck(), false);
   version++;
   assert.equal(recheck(), true, "the directory changed");
   assert.equal(recheck(), false);
-  now += SAFETY_MS;
+  now += SAFETY_MS - 1;
+  assert.equal(recheck(), false, "the gate's clock, not the reader's own, times the recheck");
+  now += 1;
   assert.equal(recheck(), true, "a second later, whatever the directory says");
   assert.equal(createRecheck(undefined)(), true);
   const alone = createRecheck(undefined);
   alone();
   assert.equal(alone(), true, "without a gate, every look is a recheck");
+});
+
+test("a gate never polled has no clock: its readers recheck every time, as without a gate", () => {
+  const gate = { poll: () => 0, version: 0, polledAt: -Infinity };
+  const recheck = createRecheck(gate);
+  assert.equal(recheck(), true);
+  assert.equal(recheck(), true);
+});
+
+test("the gate's clock is read once per turn, at its poll", async (t) => {
+  const dir = tempDir(t);
+  let reads = 0;
+  const gate = createChangeGate(dir, () => ++reads * 1000);
+  assert.equal(gate.polledAt, -Infinity);
+  gate.poll();
+  gate.poll();
+  assert.equal(gate.polledAt, 1000);
+  assert.equal(reads, 1, "one reading for the turn");
+  await new Promise((resolve) => setImmediate(resolve));
+  gate.poll();
+  assert.equal(gate.polledAt, 2000, "the next turn reads it afresh");
 });

@@ -12,7 +12,8 @@
  *
  * Requests handled in the same turn of the event loop share one stat: any change another process
  * finished before those requests arrived happened before the turn began, so the turn's stat sees
- * it, and the next turn stats afresh.
+ * it, and the next turn stats afresh. They share one reading of the clock too (`polledAt`): the
+ * readers time their once-a-second recheck by it rather than each reading the clock per request.
  */
 import { statSync } from "node:fs";
 
@@ -25,12 +26,15 @@ export interface ChangeGate {
   poll(): number;
   /** The version at the last poll. */
   readonly version: number;
+  /** The clock's reading at the last poll (ms); -Infinity before the first. */
+  readonly polledAt: number;
 }
 
 /** A gate over `dir`; `now` is the clock for the racy window. */
 export function createChangeGate(dir: string, now: () => number = Date.now): ChangeGate {
   let stamp = "";
   let version = 0;
+  let polledAt = -Infinity;
   let lookedThisTurn = false;
   const nextTurn = () => {
     lookedThisTurn = false;
@@ -40,9 +44,10 @@ export function createChangeGate(dir: string, now: () => number = Date.now): Cha
       if (lookedThisTurn) return version;
       lookedThisTurn = true;
       setImmediate(nextTurn);
+      polledAt = now();
       const stat = statSync(dir, { throwIfNoEntry: false });
       const next = stat ? `${stat.ino}:${stat.mtimeMs}:${stat.ctimeMs}` : "none";
-      const racy = stat !== undefined && now() - Math.max(stat.mtimeMs, stat.ctimeMs) < RACY_MS;
+      const racy = stat !== undefined && polledAt - Math.max(stat.mtimeMs, stat.ctimeMs) < RACY_MS;
       if (next !== stamp || racy) version++;
       stamp = next;
       return version;
@@ -50,20 +55,24 @@ export function createChangeGate(dir: string, now: () => number = Date.now): Cha
     get version() {
       return version;
     },
+    get polledAt() {
+      return polledAt;
+    },
   };
 }
 
 /**
  * Whether a reader should restat its file now: the gate saw a change since the reader last
- * looked, or a second has passed, or there is no gate.
+ * looked, or a second has passed by the gate's clock, or there is no gate, or it was never polled.
  */
-export function createRecheck(gate: ChangeGate | undefined, now: () => number = Date.now): () => boolean {
+export function createRecheck(gate: ChangeGate | undefined): () => boolean {
   let seen = -1;
   let lastFull = -Infinity;
   return () => {
-    const t = now();
-    if (gate !== undefined && gate.version === seen && t - lastFull < SAFETY_MS) return false;
-    seen = gate?.version ?? -1;
+    if (gate === undefined) return true;
+    const t = gate.polledAt;
+    if (gate.version === seen && t - lastFull < SAFETY_MS && t !== -Infinity) return false;
+    seen = gate.version;
     lastFull = t;
     return true;
   };
