@@ -5,7 +5,7 @@ import type { IncomingMessage } from "node:http";
 import { requestUrl, splitTarget } from "../src/http/app.ts";
 import { chooseEncoding, chooseFormat } from "../src/http/negotiation.ts";
 import { createRouter } from "../src/http/router.ts";
-import { notModified } from "../src/http/send.ts";
+import { etagText, notModified } from "../src/http/send.ts";
 
 test("format: the parameter wins, else Accept, with JSON whenever it is at least as welcome", () => {
   assert.equal(chooseFormat("csv", "application/json"), "csv");
@@ -36,6 +36,20 @@ test("If-None-Match matches weakly and across codings, and outranks If-Modified-
   assert.equal(notModified(withHeaders({ "if-none-match": '"x", "abc-br"' }), "abc", null), true);
   assert.equal(notModified(withHeaders({ "if-none-match": "*" }), "abc", null), true);
   assert.equal(notModified(withHeaders({ "if-none-match": '"abd"' }), "abc", null), false);
+  // Once the tags were sent, the same answers come from the comparison with what was sent.
+  assert.equal(etagText("abc", "identity"), '"abc"');
+  assert.equal(etagText("abc", "br"), '"abc-br"');
+  for (const [header, want] of [
+    ['"abc"', true],
+    ['"abc-br"', true],
+    ['"abc-gz"', true],
+    ['W/"abc"', true],
+    ['"abd"', false],
+    ['"abc" ', true],
+    ['"ab"', false],
+  ] as const) {
+    assert.equal(notModified(withHeaders({ "if-none-match": header }), "abc", null), want, header);
+  }
   const modified = Date.parse("2026-01-01T10:00:00.900Z");
   const since = "Thu, 01 Jan 2026 10:00:00 GMT";
   assert.equal(

@@ -35,6 +35,17 @@ export interface KeyRegistry {
 }
 
 const USAGE_INTERVAL_MS = 60_000;
+
+/** When a key was last used, and when that was last queued for the usage file (UTC ms). */
+interface Usage {
+  seen: number;
+  written: number;
+}
+
+interface Acceptance {
+  readonly authentication: Authentication;
+  readonly usage: Usage;
+}
 const VERIFIED_MAX = 10_000;
 
 /** Opens the key store in `dir`; `onError` hears of unreadable key files and failed usage writes. */
@@ -56,11 +67,12 @@ export function createKeyRegistry(options: {
   let byPrefix = new Map<string, KeyRecord[]>();
   const isDisabled = options.isDisabled ?? (() => false);
   const recheck = createRecheck(options.gate);
-  const seen = new Map<string, number>();
+  // Each key's last use, seen and written; kept across rereads of the key file.
+  const usage = new Map<string, Usage>();
   const verified = new Map<string, KeyRecord>();
-  // The answer for each accepted record, made once per read of the key file.
-  const acceptances = new Map<KeyRecord, Authentication>();
-  const written = new Map<string, number>();
+  // The answer for each accepted record and its usage, made once per read of the key file, so an
+  // accepted request updates two numbers in place rather than maps.
+  const acceptances = new Map<KeyRecord, Acceptance>();
   const pending = new Map<string, string>();
   let flushScheduled = false;
 
@@ -96,12 +108,11 @@ export function createKeyRegistry(options: {
     }
   }
 
-  function noteUse(id: string): void {
+  function noteUse(id: string, use: Usage): void {
     const t = now();
-    seen.set(id, t);
-    const last = written.get(id);
-    if (last !== undefined && t - last < USAGE_INTERVAL_MS) return;
-    written.set(id, t);
+    use.seen = t;
+    if (t - use.written < USAGE_INTERVAL_MS) return;
+    use.written = t;
     pending.set(id, new Date(t).toISOString());
     if (!flushScheduled) {
       flushScheduled = true;
@@ -111,14 +122,19 @@ export function createKeyRegistry(options: {
 
   function accept(record: KeyRecord): Authentication {
     if (record.revoked !== null || isDisabled(record.account)) return { ok: false, reason: "invalid" };
-    noteUse(record.id);
     let accepted = acceptances.get(record);
     if (accepted === undefined) {
       const caller = { id: record.id, account: record.account, prefix: record.prefix, limits: record.limits };
-      accepted = { ok: true, caller };
+      let use = usage.get(record.id);
+      if (use === undefined) {
+        use = { seen: -Infinity, written: -Infinity };
+        usage.set(record.id, use);
+      }
+      accepted = { authentication: { ok: true, caller }, usage: use };
       acceptances.set(record, accepted);
     }
-    return accepted;
+    noteUse(record.id, accepted.usage);
+    return accepted.authentication;
   }
 
   function authenticate(presented: string | undefined): Authentication {
@@ -143,5 +159,12 @@ export function createKeyRegistry(options: {
   }
 
   reload();
-  return { authenticate, flushUsage, lastUsed: (id) => seen.get(id) };
+  return {
+    authenticate,
+    flushUsage,
+    lastUsed: (id) => {
+      const seen = usage.get(id)?.seen;
+      return seen === undefined || seen === -Infinity ? undefined : seen;
+    },
+  };
 }
