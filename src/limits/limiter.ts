@@ -126,7 +126,8 @@ export function createLimiter(options: { now?: () => number; windowMs?: number }
     const success = counted < limit;
     if (success) w.add(t);
     const oldest = w.oldest();
-    const reset = oldest === undefined ? 0 : Math.max(1, Math.ceil((oldest + windowMs - t) / 1000));
+    // A small integer (`| 0`), so the RateLimit field formats it without V8's slow number-to-text path.
+    const reset = oldest === undefined ? 0 : Math.max(1, Math.ceil((oldest + windowMs - t) / 1000)) | 0;
     return { success, limit, remaining: Math.max(0, limit - (counted + (success ? 1 : 0))), reset };
   }
 

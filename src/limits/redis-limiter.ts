@@ -81,7 +81,7 @@ export function createRedisLimiter(redis: Redis, options: { now?: () => number; 
       const t = now();
       const { times, counts } = windowKeys(scope, key);
       const [allowed, counted, oldest] = await scripted.gdsWindow(times, counts, t, windowMs, limit);
-      const reset = oldest < 0 ? 0 : Math.max(1, Math.ceil((oldest + windowMs - t) / 1000));
+      const reset = oldest < 0 ? 0 : Math.max(1, Math.ceil((oldest + windowMs - t) / 1000)) | 0; // a small integer, as limiter.ts
       return { success: allowed === 1, limit, remaining: Math.max(0, limit - counted), reset };
     },
   };
