@@ -23,7 +23,7 @@ export interface LimitResult {
  * (the RateLimit fields format these on every request).
  */
 export function smallInteger(n: number): number {
-  return n >= 0 && n <= 0x3fffffff ? n | 0 : n;
+  return (n | 0) === n ? n | 0 : n;
 }
 
 /** Any limiter: this process's own, or one shared through Redis (`redis-limiter.ts`). */
