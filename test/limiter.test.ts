@@ -147,7 +147,23 @@ test("limit assignments parse, and bad ones are refused with the reason", () => 
 });
 
 test("smallInteger keeps every value and only changes how V8 holds the small whole ones", () => {
-  for (const n of [0, 1, 59.0, 2 ** 30 - 1, 2 ** 30, 2 ** 31, 1e8, 1e15, 0.5, -1, -0]) {
+  for (const n of [
+    0,
+    1,
+    59.0,
+    2 ** 30 - 1,
+    2 ** 30,
+    2 ** 31,
+    1e8,
+    1e15,
+    0.5,
+    -1,
+    -(2 ** 31) - 1,
+    1e300,
+    Infinity,
+    NaN,
+  ]) {
     assert.equal(smallInteger(n), n);
   }
+  assert.ok(Object.is(smallInteger(-0), 0), "-0 becomes 0; both are written 0");
 });

@@ -20,7 +20,8 @@ export interface LimitResult {
 /**
  * `n` as a small integer when it is one. V8 writes a number held as a double through a slow
  * runtime path even when its value is whole; `| 0` makes it a small integer, which formats fast
- * (the RateLimit fields format these on every request).
+ * (the RateLimit fields format these on every request). Only -0 changes value, to 0 (both are
+ * written "0").
  */
 export function smallInteger(n: number): number {
   return (n | 0) === n ? n | 0 : n;
