@@ -22,6 +22,8 @@ const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 50;
 // Warm scenarios get this long under the same load, unmeasured, before the measured run.
 const WARM_UP_SECONDS = 2;
+/** How many alternating (a)-then-bare pairs the load part runs after its scenarios (BENCH_PAIRS). */
+const PAIRS = Number(process.env.BENCH_PAIRS ?? 3);
 // The node flags `make serve` runs the server with (the Makefile exports them).
 const SERVICE_FLAGS = (process.env.GDS_NODE_FLAGS ?? "").split(" ").filter(Boolean);
 // Which parts to run: BENCH_PARTS=ingest,load,scale,cold,sweep (all by default).
@@ -157,7 +159,8 @@ function cpuMs(pid: number): number {
 function wrkMs(text: string): number {
   const m = /^([\d.]+)(us|ms|s|m)$/.exec(text.trim());
   if (m === null) return NaN;
-  return Number(m[1]) * { us: 0.001, ms: 1, s: 1000, m: 60_000 }[m[2] as "us" | "ms" | "s" | "m"];
+  const ms = Number(m[1]) * { us: 0.001, ms: 1, s: 1000, m: 60_000 }[m[2] as "us" | "ms" | "s" | "m"];
+  return Number(ms.toPrecision(6)); // 813.00us is 0.813 ms, not 0.8130000000000001
 }
 
 // Asks a service started with GDS_LOOP_STATS=1 for its worst event-loop delay since the last ask.
@@ -362,6 +365,28 @@ try {
           `${(r.cpuMsPerReq * 1000).toFixed(0)} µs CPU/req, event loop max ${r.loopMaxMs ?? "?"} ms`,
       );
     }
+    // (a) and the bare server in turn, both warm, PAIRS times: one pair's ratio depends on how the
+    // machine was doing in those 20 s (±4 µs per request here, for either server); the median of
+    // several pairs taken back to back is the figure to compare builds by.
+    const pairs: { cpu: number; throughput: number; p99: number }[] = [];
+    if (PAIRS > 0) {
+      const bare = await startBaseline(join(work, "a.json"));
+      await load(bare.url + A, bare.child, { headers: key, seconds: WARM_UP_SECONDS, service: false });
+      for (let i = 1; i <= PAIRS; i++) {
+        const s = await load(service.url + A, service.child, { headers: key, service: true });
+        const b = await load(bare.url + A, bare.child, { headers: key, service: false });
+        pairs.push({
+          cpu: s.cpuMsPerReq / b.cpuMsPerReq,
+          throughput: s.reqPerSec / b.reqPerSec,
+          p99: s.p99Ms / b.p99Ms,
+        });
+        log(
+          `  pair ${i}: (a) ${Math.round(s.cpuMsPerReq * 1000)} µs, bare ${Math.round(b.cpuMsPerReq * 1000)} µs CPU/req; ` +
+            `ratios CPU ${pairs.at(-1)!.cpu.toFixed(3)}, throughput ${pairs.at(-1)!.throughput.toFixed(3)}, p99 ${pairs.at(-1)!.p99.toFixed(3)}`,
+        );
+      }
+      await stop(bare.child);
+    }
     await stop(service.child);
 
     log("Baseline: bare node:http sending (a)'s body from memory…");
@@ -442,6 +467,30 @@ try {
       `(a) against the baseline with (a)'s whole head: throughput ${sameHeadRatios.throughput}, ` +
         `CPU per request ${sameHeadRatios.cpu_per_request}, p99 ${sameHeadRatios.p99}`,
     );
+    if (pairs.length > 0) {
+      const median = (values: number[]) => {
+        const sorted = [...values].sort((x, y) => x - y);
+        const mid = Math.floor(sorted.length / 2);
+        return Number(
+          (sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2).toFixed(3),
+        );
+      };
+      const alternating = {
+        pairs: pairs.length,
+        cpu_per_request: median(pairs.map((p) => p.cpu)),
+        throughput: median(pairs.map((p) => p.throughput)),
+        p99: median(pairs.map((p) => p.p99)),
+        cpu_per_request_range: [
+          Math.min(...pairs.map((p) => p.cpu)),
+          Math.max(...pairs.map((p) => p.cpu)),
+        ].map((x) => Number(x.toFixed(3))),
+      };
+      figures.ratios_a_to_baseline_alternating = alternating;
+      summary.push(
+        `(a) against the bare server, ${pairs.length} alternating pairs, median: CPU per request ${alternating.cpu_per_request} ` +
+          `(${alternating.cpu_per_request_range.join(" to ")}), throughput ${alternating.throughput}, p99 ${alternating.p99}`,
+      );
+    }
   }
 
   if (PARTS.has("scale")) await scale(three ?? storeWithYears("three-years", "2023-01-01", 1096));
