@@ -56,7 +56,11 @@ test(
     assert.equal((await limiter.check("busy", "s", 1e8)).remaining, 1e8 - 2001);
     // 3,000 more milliseconds, then all of them expire in one call (more than one chunk of 1,000).
     for (let ms = 0; ms < 3_000; ms++, now++) await limiter.check("busy", "s", 1e8);
-    assert.equal(await redis.zcard(times), 3_005, "the last check shares a millisecond with the first of these");
+    assert.equal(
+      await redis.zcard(times),
+      3_005,
+      "the last check shares a millisecond with the first of these",
+    );
     now += 60_001;
     const after = await limiter.check("busy", "s", 1e8);
     assert.deepEqual(after, { success: true, limit: 1e8, remaining: 1e8 - 1, reset: 60 });
