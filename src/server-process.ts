@@ -3,6 +3,7 @@
  * `WORKERS` > 1 each worker of `cluster/primary.ts` runs this; with `REDIS_URL` the limits are
  * shared through Redis (`limits/shared-limiter.ts`).
  */
+import cluster from "node:cluster";
 import { getHeapStatistics } from "node:v8";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import type { Config } from "./config.ts";
@@ -23,8 +24,14 @@ import { createHardenedServer } from "./http/hardened-server.ts";
 import { createShutdown } from "./http/graceful-shutdown.ts";
 import { createChangeGate } from "./files/change-gate.ts";
 
-// The access log goes to stdout in batches (README: "Errors", the access log).
-const accessLog = createAccessLog((lines) => process.stdout.write(lines));
+// The access log goes to stdout in batches (README: "Errors", the access log). Workers of one
+// primary share its stdout: their batches stay within PIPE_BUF, which a pipe writes whole, so two
+// workers' lines never interleave mid-line.
+const PIPE_BUF = 4096;
+const accessLog = createAccessLog(
+  (lines) => process.stdout.write(lines),
+  cluster.isWorker ? PIPE_BUF : 64 * 1024,
+);
 
 const logError = (error: unknown) => process.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);
 const log = (line: string) => process.stderr.write(line + "\n");

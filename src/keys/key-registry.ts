@@ -35,6 +35,7 @@ export interface KeyRegistry {
 }
 
 const USAGE_INTERVAL_MS = 60_000;
+const VERIFIED_MAX = 10_000;
 
 /** When a key was last used, and when that was last queued for the usage file (UTC ms). */
 interface Usage {
@@ -46,7 +47,6 @@ interface Acceptance {
   readonly authentication: Authentication;
   readonly usage: Usage;
 }
-const VERIFIED_MAX = 10_000;
 
 /** Opens the key store in `dir`; `onError` hears of unreadable key files and failed usage writes. */
 // eslint-disable-next-line max-lines-per-function -- a factory: its state is the closure, and each function in it is under 60 lines.
