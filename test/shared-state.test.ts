@@ -7,6 +7,7 @@ import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
+import { once } from "node:events";
 import { join } from "node:path";
 import { createKey } from "../src/keys/key-admin.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
@@ -30,8 +31,10 @@ async function serve(t: TestContext, dir: string, env: Record<string, string>) {
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
     cwd: ROOT,
     env: { ...process.env, DATA_DIR: dir, PORT: "0", ...env },
-    stdio: ["ignore", "ignore", "pipe"],
+    stdio: ["ignore", "pipe", "pipe"],
   });
+  let stdout = "";
+  child.stdout.on("data", (chunk) => (stdout += chunk));
   // Workers first: a worker outliving its primary would hold the test's pipes open.
   t.after(() => {
     if (child.pid !== undefined) for (const pid of childPids(child.pid)) process.kill(pid, "SIGKILL");
@@ -46,7 +49,7 @@ async function serve(t: TestContext, dir: string, env: Record<string, string>) {
     });
     child.on("exit", (code) => reject(new Error(`the server exited with ${code}: ${stderr}`)));
   });
-  return { child, url, stderr: () => stderr };
+  return { child, url, stderr: () => stderr, stdout: () => stdout };
 }
 
 // The processes `parent` started (none: pgrep exits 1).
@@ -203,6 +206,41 @@ test(
     );
     await listening(server.stderr, 3);
     assert.equal(workerPids(server.child.pid!).length, 2, "two workers again");
+  },
+);
+
+test(
+  "WORKERS=2: the two workers' access logs share stdout without a line cut by the other's",
+  { skip: REDIS_SKIP },
+  async (t) => {
+    const redis = await startRedis(t);
+    const { dir, key } = store(t);
+    const server = await serve(t, dir, { REDIS_URL: redis.url, WORKERS: "2" });
+    await listening(server.stderr, 2);
+    // Many requests on many connections, so both workers log at once; long paths make long lines.
+    let sent = 0;
+    await Promise.all(
+      Array.from({ length: 16 }, async (_, c) => {
+        for (let i = 0; i < 150; i++, sent++) {
+          const res = await fetch(`${server.url}/nowhere/${c}/${i}/${"x".repeat((i * 37) % 900)}`, {
+            headers: { "X-API-KEY": key },
+          });
+          await res.arrayBuffer();
+        }
+      }),
+    );
+    server.child.kill("SIGTERM"); // the workers write what they gathered before they exit
+    await once(server.child, "exit");
+    const lines = server.stdout().split("\n").filter(Boolean);
+    assert.equal(lines.length, sent, "one line per request");
+    const ids = new Set<string>();
+    for (const line of lines) {
+      const entry = JSON.parse(line) as { path: string; status: number; request_id: string };
+      assert.match(entry.path, /^\/nowhere\/\d+\/\d+\/x*$/);
+      assert.equal(entry.status, 404);
+      ids.add(entry.request_id);
+    }
+    assert.equal(ids.size, sent);
   },
 );
 
