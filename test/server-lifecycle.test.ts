@@ -231,19 +231,24 @@ test("shutdown waits for slow responses to finish, and closes idle keep-alive co
   assert.deepEqual(exits, [0, 1], "a second signal exits at once");
 });
 
-test("a response begun after the signal says Connection: close, and its connection then closes", async (t) => {
-  const server = createHardenedServer((_req, res) => {
-    setTimeout(() => res.end("late"), 150);
-  });
+// A hardened server on a free port and its graceful shutdown, the exit codes it asks for recorded.
+async function withShutdown(t: TestContext, listener: (req: IncomingMessage, res: ServerResponse) => void) {
+  const server = createHardenedServer(listener);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   t.after(() => server.closeAllConnections());
-  const port = (server.address() as AddressInfo).port;
   const exits: number[] = [];
   const shutdown = createShutdown(server, {
     graceMs: 10_000,
     log: () => {},
     flush: () => Promise.resolve(),
     exit: (code) => exits.push(code),
+  });
+  return { port: (server.address() as AddressInfo).port, exits, shutdown };
+}
+
+test("a response begun after the signal says Connection: close, and its connection then closes", async (t) => {
+  const { port, exits, shutdown } = await withShutdown(t, (_req, res) => {
+    setTimeout(() => res.end("late"), 150);
   });
   const answer = new Promise<{ connection: string | undefined; body: string }>((resolve, reject) => {
     request({ port, host: "127.0.0.1", path: "/", agent: new Agent({ keepAlive: true }) }, (res) => {
@@ -262,19 +267,9 @@ test("a response begun after the signal says Connection: close, and its connecti
 });
 
 test("with pipelined requests at the signal, the one in flight is answered whole with Connection: close, then the connection closes", async (t) => {
-  const server = createHardenedServer((req, res) => {
+  const { port, exits, shutdown } = await withShutdown(t, (req, res) => {
     if (req.url === "/slow") setTimeout(() => res.end("slow"), 150);
     else res.end("fast");
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  t.after(() => server.closeAllConnections());
-  const port = (server.address() as AddressInfo).port;
-  const exits: number[] = [];
-  const shutdown = createShutdown(server, {
-    graceMs: 10_000,
-    log: () => {},
-    flush: () => Promise.resolve(),
-    exit: (code) => exits.push(code),
   });
   const socket = connect(port, "127.0.0.1");
   let received = "";
