@@ -16,3 +16,21 @@ export function rememberLast<A, R>(compute: (arg: A) => R): (arg: A) => R {
     return lastResult;
   };
 }
+
+/**
+ * A function of one argument that keeps its answers for up to `max` arguments, forgetting them all
+ * at once when full: for values made from a few arguments that recur (a scope's limits, an ETag's
+ * header texts), so that the same string goes out every time. Arguments are compared as Map keys.
+ */
+export function rememberMany<A, R>(max: number, compute: (arg: A) => R): (arg: A) => R {
+  const known = new Map<A, R>();
+  return (arg) => {
+    let result = known.get(arg);
+    if (result === undefined && !known.has(arg)) {
+      if (known.size >= max) known.clear();
+      result = compute(arg);
+      known.set(arg, result);
+    }
+    return result as R;
+  };
+}

@@ -111,6 +111,6 @@ export function sameName(a: string, b: string): boolean {
 /** Adds a header to `res`'s head: waiting on an `ApiResponse`, else through `setHeader`. */
 export function addHeader(res: ServerResponse, name: string, value: HeaderValue): void {
   if (res instanceof ApiResponse) res.wait(name, value);
-  else if (name.toLowerCase() === "vary") res.appendHeader(name, value as string);
+  else if (isVary(name)) res.appendHeader(name, value as string);
   else res.setHeader(name, value);
 }

@@ -13,6 +13,7 @@ import { WINDOW_MS } from "../limits/scopes.ts";
 import type { Guard } from "./app.ts";
 import { HttpError } from "./http-error.ts";
 import { addHeader } from "./api-response.ts";
+import { rememberMany } from "../cache/remember-last.ts";
 
 const CHALLENGE = { "WWW-Authenticate": "X-API-KEY" };
 const WINDOW_SECONDS = WINDOW_MS / 1000;
@@ -70,30 +71,11 @@ interface ScopeTexts {
   readonly remaining: string;
 }
 
-const SCOPE_TEXTS = new Map<string, ScopeTexts>();
-const POLICIES_PER_SCOPE = 1_000;
-
-function textsOf(scope: string): ScopeTexts {
-  let texts = SCOPE_TEXTS.get(scope);
-  if (texts === undefined) {
-    const policies = new Map<number, string>();
-    texts = {
-      remaining: `"${scope}";r=`,
-      policy: (limit) => {
-        let policy = policies.get(limit);
-        if (policy === undefined) {
-          // Limits come from the key file; a bound keeps a file of many distinct limits harmless.
-          if (policies.size >= POLICIES_PER_SCOPE) policies.clear();
-          policy = `"${scope}";q=${limit};w=${WINDOW_SECONDS}`;
-          policies.set(limit, policy);
-        }
-        return policy;
-      },
-    };
-    SCOPE_TEXTS.set(scope, texts);
-  }
-  return texts;
-}
+// Limits come from the key file: the bounds keep a file of many distinct limits harmless.
+const textsOf = rememberMany(1_000, (scope: string): ScopeTexts => ({
+  remaining: `"${scope}";r=`,
+  policy: rememberMany(1_000, (limit: number) => `"${scope}";q=${limit};w=${WINDOW_SECONDS}`),
+}));
 
 // Counts the request, sets the RateLimit fields, and throws the 429 when the window is full.
 function apply(

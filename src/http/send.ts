@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import type { Lru } from "../cache/lru.ts";
-import { rememberLast } from "../cache/remember-last.ts";
+import { rememberLast, rememberMany } from "../cache/remember-last.ts";
 import { chooseEncoding, type Encoding } from "./negotiation.ts";
 
 /** Bodies smaller than this are sent as they are: compression would not pay. */
@@ -49,8 +49,14 @@ function compress(body: Buffer, encoding: Encoding): Buffer {
 // given, and an already-made string is checked fastest (README: "Performance"). Bounded: the
 // ETags of a busy server's distinct queries come and go.
 const TEXTS_MAX = 10_000;
-const varyTexts = new Map<string | undefined, string>();
-const etagTexts = new Map<string, Record<Encoding, string | undefined>>();
+const varyTexts = rememberMany(TEXTS_MAX, (vary: string | undefined) =>
+  vary === undefined ? "Accept-Encoding" : `${vary}, Accept-Encoding`,
+);
+const etagTexts = rememberMany(TEXTS_MAX, (etag: string): Record<Encoding, string> => ({
+  identity: `"${etag}${SUFFIX.identity}"`,
+  gzip: `"${etag}${SUFFIX.gzip}"`,
+  br: `"${etag}${SUFFIX.br}"`,
+}));
 
 // Weak comparison (RFC 9110 §13.1.2): `W/` and our coding suffix do not matter.
 function opaque(tag: string): string {
@@ -71,12 +77,8 @@ export function notModified(
   if (ifNoneMatch !== undefined) {
     if (etag === undefined) return false;
     // The usual case, a client sending back the one tag it was sent, is a string comparison.
-    const sent = etagTexts.get(etag);
-    if (
-      sent !== undefined &&
-      (ifNoneMatch === sent.identity || ifNoneMatch === sent.gzip || ifNoneMatch === sent.br)
-    )
-      return true;
+    const sent = etagTexts(etag);
+    if (ifNoneMatch === sent.identity || ifNoneMatch === sent.gzip || ifNoneMatch === sent.br) return true;
     return ifNoneMatch.trim() === "*" || ifNoneMatch.split(",").some((tag) => opaque(tag) === etag);
   }
   const ifModifiedSince = req.headers["if-modified-since"];
@@ -94,25 +96,14 @@ const encodingFor = rememberLast(chooseEncoding);
 // Vary: what the pipeline already varies on (Origin, with CORS, when set through setHeader; an
 // ApiResponse joins its own), what the representation does, and Accept-Encoding.
 function varyOf(res: ServerResponse, rep: Representation): string {
-  let own = varyTexts.get(rep.vary);
-  if (own === undefined) {
-    own = rep.vary === undefined ? "Accept-Encoding" : `${rep.vary}, Accept-Encoding`;
-    if (varyTexts.size >= TEXTS_MAX) varyTexts.clear();
-    varyTexts.set(rep.vary, own);
-  }
+  const own = varyTexts(rep.vary);
   const earlier = res.getHeader("Vary");
   return earlier === undefined ? own : `${String(earlier)}, ${own}`;
 }
 
 /** The ETag field's value for the opaque tag `etag` sent with `coding`: `"<etag><suffix>"`. */
 export function etagText(etag: string, coding: Encoding): string {
-  let texts = etagTexts.get(etag);
-  if (texts === undefined) {
-    if (etagTexts.size >= TEXTS_MAX) etagTexts.clear();
-    texts = { identity: undefined, gzip: undefined, br: undefined };
-    etagTexts.set(etag, texts);
-  }
-  return (texts[coding] ??= `"${etag}${SUFFIX[coding]}"`);
+  return etagTexts(etag)[coding];
 }
 
 /** Sends `rep` with status 200, or 304 when the client's copy is current. */
