@@ -7,7 +7,7 @@
  * event-loop delay. It is a benchmark, not a test: it prints figures and never fails on them. The
  * last line is one line of JSON with every figure and the ratios against the baseline.
  */
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { createServer } from "node:net";
@@ -23,11 +23,22 @@ const CONNECTIONS = 50;
 // Warm scenarios get this long under the same load, unmeasured, before the measured run.
 const WARM_UP_SECONDS = 2;
 /** How many alternating (a)-then-bare pairs the load part runs after its scenarios (BENCH_PAIRS). */
-const PAIRS = Number(process.env.BENCH_PAIRS ?? 3);
+const PAIRS = Number(process.env.BENCH_PAIRS ?? 10);
+/** How long each side of a pair is loaded (BENCH_PAIR_SECONDS): short, so that a pair's two sides share the host's mood. */
+const PAIR_SECONDS = Number(process.env.BENCH_PAIR_SECONDS ?? 4);
 // The node flags `make serve` runs the server with (the Makefile exports them).
 const SERVICE_FLAGS = (process.env.GDS_NODE_FLAGS ?? "").split(" ").filter(Boolean);
 // Which parts to run: BENCH_PARTS=ingest,load,scale,cold,sweep (all by default).
 const PARTS = new Set((process.env.BENCH_PARTS ?? "ingest,load,scale,cold,sweep").split(","));
+// The load part runs the server under test on CPU 0 and wrk on CPU 1 (with `taskset`, on two or
+// more CPUs; BENCH_PIN=0 turns it off), so that the client never takes the server's core and the
+// kernel never moves either mid-run: the same placement for the service and the bare server.
+const PIN =
+  process.env.BENCH_PIN !== "0" &&
+  cpus().length >= 2 &&
+  spawnSync("taskset", ["-c", "0", "true"]).status === 0;
+const onCpu = (cpu: number, command: string, args: string[]): [string, string[]] =>
+  PIN ? ["taskset", ["-c", String(cpu), command, ...args]] : [command, args];
 const work = mkdtempSync(join(tmpdir(), "gds-bench-"));
 const log = (text: string) => process.stderr.write(text + "\n");
 
@@ -59,9 +70,12 @@ async function waitForListening(child: ChildProcess, processes = 1): Promise<voi
 async function startService(
   dataDir: string,
   env: Record<string, string> = {},
+  pinned = false,
 ): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...SERVICE_FLAGS, "--import", "tsx", "src/main.ts"], {
+  const node = [...SERVICE_FLAGS, "--import", "tsx", "src/main.ts"];
+  const [command, args] = pinned ? onCpu(0, process.execPath, node) : [process.execPath, node];
+  const child = spawn(command, args, {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -95,7 +109,7 @@ async function startBaseline(
       res.writeHead(200, head);
       res.end(body);
     }).listen(${port}, "127.0.0.1", () => process.stderr.write("listening\\n"));`;
-  const child = spawn(process.execPath, ["-e", code], { stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(...onCpu(0, process.execPath, ["-e", code]), { stdio: ["ignore", "ignore", "pipe"] });
   await waitForListening(child);
   return { child, url: `http://127.0.0.1:${port}` };
 }
@@ -108,8 +122,14 @@ async function baselineLoad(
   headers: Record<string, string>,
 ): Promise<Load> {
   const baseline = await startBaseline(bodyFile, head);
-  await load(baseline.url + path, baseline.child, { headers, seconds: WARM_UP_SECONDS, service: false });
-  const r = await load(baseline.url + path, baseline.child, { headers, service: false });
+  const pinned = true;
+  await load(baseline.url + path, baseline.child, {
+    headers,
+    seconds: WARM_UP_SECONDS,
+    service: false,
+    pinned,
+  });
+  const r = await load(baseline.url + path, baseline.child, { headers, service: false, pinned });
   await stop(baseline.child);
   log(
     `  ${r.reqPerSec} req/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms, ${(r.cpuMsPerReq * 1000).toFixed(0)} µs CPU/req`,
@@ -185,13 +205,14 @@ async function loopMax(child: ChildProcess): Promise<number | undefined> {
 async function load(
   url: string,
   child: ChildProcess,
-  options: { headers: Record<string, string>; seconds?: number; service: boolean },
+  options: { headers: Record<string, string>; seconds?: number; service: boolean; pinned?: boolean },
 ): Promise<Load> {
   const args = ["-t1", `-c${CONNECTIONS}`, `-d${options.seconds ?? DURATION}s`, "--latency"];
   for (const [k, v] of Object.entries(options.headers)) args.push("-H", `${k}: ${v}`);
   if (options.service) await loopMax(child); // starts the service's event-loop window afresh
   const cpuBefore = cpuMs(child.pid!);
-  const out = execFileSync("wrk", [...args, url], { encoding: "utf8" });
+  const wrk: [string, string[]] = options.pinned === true ? onCpu(1, "wrk", args) : ["wrk", args];
+  const out = execFileSync(wrk[0], [...wrk[1], url], { encoding: "utf8" });
   const cpu = cpuMs(child.pid!) - cpuBefore;
   const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? NaN);
   const latency = /Latency\s+\S+\s+\S+\s+(\S+)/.exec(out);
@@ -319,6 +340,8 @@ try {
   figures.machine = { cpus: cpus().length, model: cpus()[0]?.model, node: process.version };
   figures.service_flags = SERVICE_FLAGS.join(" ");
   log(`Service flags: ${SERVICE_FLAGS.join(" ") || "(none: run through make bench for the serve flags)"}`);
+  log(PIN ? "Load: servers on CPU 0, wrk on CPU 1 (taskset)" : "Load: servers and wrk unpinned");
+  figures.pinned = PIN;
 
   if (PARTS.has("ingest")) {
     log("Ingest: 5 years of hourly export rows into an empty store…");
@@ -337,7 +360,8 @@ try {
       : undefined;
 
   if (PARTS.has("load")) {
-    const service = await startService(three!.dir);
+    const service = await startService(three!.dir, {}, true);
+    const pinned = true;
     const { key: limited } = createKey(three!.dir, {
       name: "limited",
       account: "bench",
@@ -357,28 +381,44 @@ try {
     const results: Record<string, Load & { peakRssMb: number }> = {};
     for (const [name, path, headers] of scenarios) {
       log(`Load ${name}: ${CONNECTIONS} connections for ${DURATION} s…`);
-      await load(service.url + path, service.child, { headers, seconds: WARM_UP_SECONDS, service: true });
-      const r = await load(service.url + path, service.child, { headers, service: true });
+      await load(service.url + path, service.child, {
+        headers,
+        seconds: WARM_UP_SECONDS,
+        service: true,
+        pinned,
+      });
+      const r = await load(service.url + path, service.child, { headers, service: true, pinned });
       results[name] = { ...r, peakRssMb: Math.round(rssKb(service.child.pid!, "VmHWM") / 1024) };
       log(
         `  ${r.reqPerSec} req/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms, max ${r.maxMs} ms, ` +
           `${(r.cpuMsPerReq * 1000).toFixed(0)} µs CPU/req, event loop max ${r.loopMaxMs ?? "?"} ms`,
       );
     }
-    // (a) and the bare server in turn, both warm, PAIRS times: one pair's ratio depends on how the
-    // machine was doing in those 20 s (±4 µs per request here, for either server); the median of
-    // several pairs taken back to back is the figure to compare builds by.
-    const pairs: { cpu: number; throughput: number; p99: number }[] = [];
+    // (a) and the bare server in turn, both warm, PAIRS times for PAIR_SECONDS each: the host's
+    // speed drifts by a third over minutes on this VM, for either server, so a pair's two sides
+    // are taken seconds apart and the median of many pairs is the figure compared with the targets.
+    const pairs: {
+      cpu: number;
+      throughput: number;
+      p99: number;
+      serviceUs: number;
+      bareUs: number;
+      loopMaxMs?: number;
+    }[] = [];
     if (PAIRS > 0) {
       const bare = await startBaseline(join(work, "a.json"));
-      await load(bare.url + A, bare.child, { headers: key, seconds: WARM_UP_SECONDS, service: false });
+      const side = { headers: key, seconds: PAIR_SECONDS, pinned };
+      await load(bare.url + A, bare.child, { ...side, seconds: WARM_UP_SECONDS, service: false });
       for (let i = 1; i <= PAIRS; i++) {
-        const s = await load(service.url + A, service.child, { headers: key, service: true });
-        const b = await load(bare.url + A, bare.child, { headers: key, service: false });
+        const s = await load(service.url + A, service.child, { ...side, service: true });
+        const b = await load(bare.url + A, bare.child, { ...side, service: false });
         pairs.push({
           cpu: s.cpuMsPerReq / b.cpuMsPerReq,
           throughput: s.reqPerSec / b.reqPerSec,
           p99: s.p99Ms / b.p99Ms,
+          serviceUs: s.cpuMsPerReq * 1000,
+          bareUs: b.cpuMsPerReq * 1000,
+          loopMaxMs: s.loopMaxMs,
         });
         log(
           `  pair ${i}: (a) ${Math.round(s.cpuMsPerReq * 1000)} µs, bare ${Math.round(b.cpuMsPerReq * 1000)} µs CPU/req; ` +
@@ -484,11 +524,18 @@ try {
           Math.min(...pairs.map((p) => p.cpu)),
           Math.max(...pairs.map((p) => p.cpu)),
         ].map((x) => Number(x.toFixed(3))),
+        service_us_median: median(pairs.map((p) => p.serviceUs)),
+        bare_us_median: median(pairs.map((p) => p.bareUs)),
+        loop_max_ms: Math.max(...pairs.map((p) => p.loopMaxMs ?? NaN)),
+        seconds_each: PAIR_SECONDS,
+        pinned: PIN,
       };
       figures.ratios_a_to_baseline_alternating = alternating;
       summary.push(
-        `(a) against the bare server, ${pairs.length} alternating pairs, median: CPU per request ${alternating.cpu_per_request} ` +
-          `(${alternating.cpu_per_request_range.join(" to ")}), throughput ${alternating.throughput}, p99 ${alternating.p99}`,
+        `(a) against the bare server, ${pairs.length} alternating pairs of ${PAIR_SECONDS} s, median: ` +
+          `CPU per request ${alternating.cpu_per_request} (target ≤ 1.25; ${alternating.cpu_per_request_range.join(" to ")}), ` +
+          `throughput ${alternating.throughput} (≥ 0.8), p99 ${alternating.p99} (≤ 1.5), ` +
+          `loop max ${alternating.loop_max_ms} ms (≤ 20); ${alternating.service_us_median} against ${alternating.bare_us_median} µs CPU/req`,
       );
     }
   }
