@@ -22,9 +22,9 @@ const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 50;
 // Warm scenarios get this long under the same load, unmeasured, before the measured run.
 const WARM_UP_SECONDS = 2;
-/** How many alternating (a)-then-bare pairs the load part runs after its scenarios (BENCH_PAIRS). */
+/** How many pairs of (a) and the bare server, taken in turn, the load part runs after its scenarios (BENCH_PAIRS). */
 const PAIRS = Number(process.env.BENCH_PAIRS ?? 16);
-/** How long each side of a pair is loaded (BENCH_PAIR_SECONDS): short, so that a pair's two sides share the host's mood. */
+/** How long each side of a pair is loaded (BENCH_PAIR_SECONDS): short, so that a pair's two sides see the same host. */
 const PAIR_SECONDS = Number(process.env.BENCH_PAIR_SECONDS ?? 3);
 // The node flags `make serve` runs the server with (the Makefile exports them).
 const SERVICE_FLAGS = (process.env.GDS_NODE_FLAGS ?? "").split(" ").filter(Boolean);
