@@ -130,14 +130,7 @@ async function baselineLoad(
   headers: Record<string, string>,
 ): Promise<Load> {
   const baseline = await startBaseline(bodyFile, head);
-  const pinned = true;
-  await load(baseline.url + path, baseline.child, {
-    headers,
-    seconds: WARM_UP_SECONDS,
-    loopStats: true,
-    pinned,
-  });
-  const r = await load(baseline.url + path, baseline.child, { headers, loopStats: true, pinned });
+  const r = await warmedLoad(baseline.url + path, baseline.child, { headers, loopStats: true, pinned: true });
   await stop(baseline.child);
   log(
     `  ${r.reqPerSec} req/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms, ${(r.cpuMsPerReq * 1000).toFixed(0)} µs CPU/req, event loop max ${r.loopMaxMs ?? "?"} ms`,
@@ -234,6 +227,16 @@ async function load(
     loopMaxMs: options.loopStats ? await loopMax(child) : undefined,
     non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0),
   };
+}
+
+/** `load` after WARM_UP_SECONDS of the same load, unmeasured. */
+async function warmedLoad(
+  url: string,
+  child: ChildProcess,
+  options: { headers: Record<string, string>; loopStats: boolean; pinned?: boolean },
+): Promise<Load> {
+  await load(url, child, { ...options, seconds: WARM_UP_SECONDS });
+  return load(url, child, options);
 }
 
 // One request with a plain node:http client (undici's fetch adds tens of ms of its own to a
@@ -393,13 +396,7 @@ try {
     const results: Record<string, Load & { peakRssMb: number }> = {};
     for (const [name, path, headers] of scenarios) {
       log(`Load ${name}: ${CONNECTIONS} connections for ${DURATION} s…`);
-      await load(service.url + path, service.child, {
-        headers,
-        seconds: WARM_UP_SECONDS,
-        loopStats: true,
-        pinned,
-      });
-      const r = await load(service.url + path, service.child, { headers, loopStats: true, pinned });
+      const r = await warmedLoad(service.url + path, service.child, { headers, loopStats: true, pinned });
       results[name] = { ...r, peakRssMb: Math.round(rssKb(service.child.pid!, "VmHWM") / 1024) };
       log(
         `  ${r.reqPerSec} req/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms, max ${r.maxMs} ms, ` +
@@ -428,10 +425,14 @@ try {
         // Which side goes first alternates (ABBA), so that a drift within a pair favours neither.
         const serviceSide = () => load(service.url + A, service.child, { ...side, loopStats: true });
         const bareSide = () => load(bare.url + A, bare.child, { ...side, loopStats: true });
-        const [s, b] =
-          i % 2 === 1
-            ? [await serviceSide(), await bareSide()]
-            : await bareSide().then(async (first) => [await serviceSide(), first] as const);
+        let s: Load, b: Load;
+        if (i % 2 === 1) {
+          s = await serviceSide();
+          b = await bareSide();
+        } else {
+          b = await bareSide();
+          s = await serviceSide();
+        }
         pairs.push({
           cpu: s.cpuMsPerReq / b.cpuMsPerReq,
           throughput: s.reqPerSec / b.reqPerSec,
