@@ -14,6 +14,7 @@ import type { Guard } from "./app.ts";
 import { HttpError } from "./http-error.ts";
 import { addHeader } from "./api-response.ts";
 import { rememberMany } from "../cache/remember-last.ts";
+import { decimalText } from "./decimal-text.ts";
 
 const CHALLENGE = { "WWW-Authenticate": "X-API-KEY" };
 const WINDOW_SECONDS = WINDOW_MS / 1000;
@@ -88,7 +89,12 @@ function apply(
   counter?.count(caller.id, scope, result.success);
   const texts = textsOf(scope);
   addHeader(res, "RateLimit-Policy", texts.policy(result.limit));
-  addHeader(res, "RateLimit", `${texts.remaining}${result.remaining};t=${result.reset}`);
+  // The remaining count differs on every request: its text is made without V8's number cache.
+  addHeader(
+    res,
+    "RateLimit",
+    `${texts.remaining}${decimalText(result.remaining)};t=${decimalText(result.reset)}`,
+  );
   if (!result.success) {
     throw new HttpError(429, throttledDetail(result.reset), {
       headers: { "Retry-After": String(result.reset) },
