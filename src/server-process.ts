@@ -5,7 +5,12 @@
  */
 import cluster from "node:cluster";
 import { getHeapStatistics } from "node:v8";
-import { monitorEventLoopDelay } from "node:perf_hooks";
+import {
+  constants,
+  monitorEventLoopDelay,
+  type NodeGCPerformanceDetail,
+  PerformanceObserver,
+} from "node:perf_hooks";
 import type { Config } from "./config.ts";
 import { createAccessLog } from "./http/access-log.ts";
 import { createKeyRegistry } from "./keys/key-registry.ts";
@@ -96,14 +101,24 @@ function checkStore(store: ReturnType<typeof openStores>["store"]): void {
   }
 }
 
-// For `make bench` only: with GDS_LOOP_STATS=1, SIGUSR2 prints the worst event-loop delay since
-// the last SIGUSR2 as one JSON line on stderr.
+// For `make bench` only: with GDS_LOOP_STATS=1, SIGUSR2 prints the worst event-loop delay and the
+// number of major GCs (mark-compacts, the cause of the long stalls) since the last SIGUSR2, as one
+// JSON line on stderr.
 function reportLoopDelayOnSignal(): void {
   const delay = monitorEventLoopDelay({ resolution: 1 });
   delay.enable();
+  let majorGcs = 0;
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries())
+      if (
+        (entry as { detail?: NodeGCPerformanceDetail }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR
+      )
+        majorGcs++;
+  }).observe({ entryTypes: ["gc"] });
   process.on("SIGUSR2", () => {
-    log(JSON.stringify({ event_loop_max_ms: Number((delay.max / 1e6).toFixed(2)) }));
+    log(JSON.stringify({ event_loop_max_ms: Number((delay.max / 1e6).toFixed(2)), major_gcs: majorGcs }));
     delay.reset();
+    majorGcs = 0;
   });
 }
 
