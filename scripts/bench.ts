@@ -107,18 +107,18 @@ async function startBaseline(
     const body = require("node:fs").readFileSync(${JSON.stringify(bodyFile)});
     const head = ${JSON.stringify(head ?? null)} ?? ["Content-Type", "application/json", "Content-Length", body.length];
     // The same event-loop figures the service gives with GDS_LOOP_STATS=1: what the host alone costs.
-    const { constants, monitorEventLoopDelay, PerformanceObserver } = require("node:perf_hooks");
-    const delay = monitorEventLoopDelay({ resolution: 1 });
+    const delay = require("node:perf_hooks").monitorEventLoopDelay({ resolution: 1 });
     delay.enable();
-    let majorGcs = 0;
-    new PerformanceObserver((list) => {
-      for (const entry of list.getEntries()) if (entry.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) majorGcs++;
-    }).observe({ entryTypes: ["gc"] });
+    const { GCProfiler } = require("node:v8");
+    let gcs = new GCProfiler();
+    gcs.start();
     process.on("SIGUSR2", () => {
+      const majorGcs = gcs.stop().statistics.filter((gc) => gc.gcType === "MarkSweepCompact").length;
+      gcs = new GCProfiler();
+      gcs.start();
       const stats = { event_loop_max_ms: Number((delay.max / 1e6).toFixed(2)), major_gcs: majorGcs };
       process.stderr.write(JSON.stringify(stats) + "\\n");
       delay.reset();
-      majorGcs = 0;
     });
     require("node:http").createServer((req, res) => {
       res.writeHead(200, head);

@@ -50,10 +50,11 @@ export function writeError(res: ServerResponse, error: unknown): void {
   const known = error instanceof HttpError ? error : new HttpError(500, "Internal server error.");
   const body =
     known.code === undefined ? { detail: known.detail } : { error: known.code, detail: known.detail };
-  const payload = Buffer.from(JSON.stringify(body));
+  // Written as a string, not a Buffer: a Buffer per 429 is an ArrayBuffer per request for V8 to track.
+  const payload = JSON.stringify(body);
   const head: (string | number)[] = [];
   for (const name in known.headers) head.push(name, known.headers[name]!);
-  head.push("Content-Type", "application/json", "Content-Length", payload.length);
+  head.push("Content-Type", "application/json", "Content-Length", Buffer.byteLength(payload));
   res.writeHead(known.status, head);
   res.end(payload);
 }
