@@ -1,4 +1,5 @@
 import { test } from "node:test";
+import fc from "fast-check";
 import assert from "node:assert/strict";
 import type { Dataset, RangeRequest } from "../src/datasets/dataset.ts";
 import { generationMix } from "../src/datasets/generation-mix.ts";
@@ -51,12 +52,14 @@ test("cached records equal computed ones, for whole and partial days, at both in
   for (const dataset of [systemState, generationMix]) {
     for (const request of requests) {
       for (let round = 0; round < 2; round++) {
-        const cached = cache.records(dataset, store, request).map((r) => r.record);
-        assert.deepEqual(
-          cached,
-          dataset.records(store, request),
-          `${dataset.id} ${request.interval} round ${round}`,
+        const computed = dataset.records(store, request);
+        const what = `${dataset.id} ${request.interval} round ${round}`;
+        assert.equal(
+          cache.json(dataset, store, request),
+          computed.map((record) => JSON.stringify(record)).join(","),
+          what,
         );
+        assert.deepEqual(cache.records(dataset, store, request), computed, what);
       }
     }
   }
@@ -107,7 +110,7 @@ test("a change to a day, or to the day before it, reaches the cached records", (
     interval: "1h",
     options: {},
   };
-  const ramp = () => cache.records(systemState, store, request)[0]!.record.ocgt_ramp_mw;
+  const ramp = () => cache.records(systemState, store, request)[0]!.ocgt_ramp_mw;
   assert.equal(ramp(), 10);
   ingestTexts(dir, { "b.csv": exportCsv(["Eskom OCGT Generation"], [["2024-01-02 01:00:00 AM", "15.0"]]) });
   store.refresh();
@@ -132,8 +135,7 @@ test("grid-stress records follow a change anywhere in the 28 days they look back
     options: { components: true },
   };
   const shortfall = () =>
-    (cache.records(gridStress, store, request)[0]!.record.components as Record<string, number>)
-      .renewable_shortfall;
+    (cache.records(gridStress, store, request)[0]!.components as Record<string, number>).renewable_shortfall;
   assert.equal(shortfall(), 0);
   // The day 28 days back, at the same hour, now had far more wind and sun: today falls short.
   ingestTexts(dir, {
@@ -141,4 +143,34 @@ test("grid-stress records follow a change anywhere in the 28 days they look back
   });
   store.refresh();
   assert.ok(shortfall()! > 0.4);
+});
+
+test("any hourly range over days with missing hours gives the computed records' texts, cold or cached", (t) => {
+  const dir = tempDir(t);
+  const start = Date.parse("2024-06-01T00:00:00Z");
+  // Five days, with every third hour missing and no readings at all on the third day.
+  const rows: string[][] = [];
+  for (let h = 0; h < 5 * 24; h++) {
+    if (h % 3 === 1 || Math.floor(h / 24) === 2) continue;
+    rows.push([sast(start + h * 3_600_000), String(20_000 + h), String(h % 7)]);
+  }
+  ingestTexts(dir, { "a.csv": exportCsv(["Residual Demand", "Eskom OCGT Generation"], rows) });
+  const store = createReadingStore({ dir });
+  const cache = createRecordCache({ maxBytes: 2 ** 20 });
+  fc.assert(
+    fc.property(fc.integer({ min: 0, max: 5 * 24 }), fc.integer({ min: 1, max: 5 * 24 }), (a, length) => {
+      const request: RangeRequest = {
+        start: start + a * 3_600_000,
+        end: start + Math.min(a + length, 5 * 24 + 1) * 3_600_000,
+        interval: "1h",
+        options: {},
+      };
+      const expected = systemState
+        .records(store, request)
+        .map((record) => JSON.stringify(record))
+        .join(",");
+      assert.equal(cache.json(systemState, store, request), expected);
+    }),
+    { numRuns: 200 },
+  );
 });

@@ -1,32 +1,76 @@
 /**
  * Serialize once, serve many times: the records of each stored UTC day, per dataset, interval
- * and options, kept with their JSON text within a byte bound. An entry is keyed by the content
+ * and options, kept as their JSON text within a byte bound. An entry is keyed by the content
  * hashes of every day its records depend on (the day itself, and the days before it that a
  * dataset looks back on: `firstDayRead`), so an ingest that changes any of them makes the entry unreachable;
  * no explicit invalidation is needed. Days missing from the cache are computed in contiguous
  * runs, so daily aggregation runs once per run, not once per day.
+ *
+ * A day is kept flat: one string holding its records' JSON texts joined by commas, and two typed
+ * arrays giving each record's time and where its text ends. The garbage collector marks three
+ * objects a day rather than a record object, its numbers and its text per hour (about 17 an
+ * hour); with a year of hours cached that was 150,000 objects to mark in every major GC, which
+ * stalls the event loop (README: "Performance"). CSV, which needs the records themselves, parses
+ * them back from the text: JSON gives back every finite number exactly.
  */
 import { Lru } from "../cache/lru.ts";
 import type { ReadingStore } from "../store/reading-store.ts";
 import { dayKey, dayRange, DAY_MS } from "../time.ts";
 import { type DataRecord, type Dataset, firstDayRead, type RangeRequest } from "./dataset.ts";
 
-/** A served record, its time (UTC ms of its hour or day) and, once rendered, its JSON text. */
-export interface CachedRecord {
-  readonly at: number;
-  readonly record: DataRecord;
-  json?: string;
-}
-
 export interface RecordCache {
-  /** The records of a range, in ascending time order, as `dataset.records` would give them. */
-  records(dataset: Dataset, store: ReadingStore, request: RangeRequest): CachedRecord[];
-  /** Bytes held (an estimate), for memory checks. */
+  /**
+   * The JSON texts of a range's records, in ascending time order, joined by commas: what
+   * `dataset.records` gives, each as JSON.stringify writes it (the inside of a response's `data`).
+   */
+  json(dataset: Dataset, store: ReadingStore, request: RangeRequest): string;
+  /** The records of a range, in ascending time order, equal to what `dataset.records` gives. */
+  records(dataset: Dataset, store: ReadingStore, request: RangeRequest): DataRecord[];
+  /** Bytes held, for memory checks. */
   readonly weight: number;
 }
 
-// A record and its JSON text take about this much memory.
-const BYTES_PER_RECORD = 600;
+/** One day's records, flat: their texts joined by commas, each one's time and the end of its text. */
+class DayRecords {
+  constructor(
+    readonly json: string,
+    readonly times: Float64Array,
+    readonly ends: Uint32Array,
+  ) {}
+
+  static of(records: readonly { at: number; record: DataRecord }[]): DayRecords {
+    const times = new Float64Array(records.length);
+    const ends = new Uint32Array(records.length);
+    const texts: string[] = [];
+    let length = 0;
+    records.forEach(({ at, record }, i) => {
+      const text = JSON.stringify(record);
+      length += (i === 0 ? 0 : 1) + text.length;
+      texts.push(text);
+      times[i] = at;
+      ends[i] = length;
+    });
+    return new DayRecords(texts.join(","), times, ends);
+  }
+
+  /** The texts of the records timed in [start, end), joined by commas ("" when none). */
+  within(start: number, end: number): string {
+    const { times, ends } = this;
+    let first = 0;
+    while (first < times.length && times[first]! < start) first++;
+    let last = times.length;
+    while (last > first && times[last - 1]! >= end) last--;
+    if (first === 0 && last === times.length) return this.json;
+    if (first === last) return "";
+    return this.json.slice(first === 0 ? 0 : ends[first - 1]! + 1, ends[last - 1]);
+  }
+
+  /** Bytes held: the text (one byte a character, as V8 keeps ASCII) and the arrays. */
+  get weight(): number {
+    return 100 + this.json.length + 12 * this.times.length;
+  }
+}
+
 // Missing days are computed at most this many at a time, which bounds the working memory of one
 // request (a 20-year daily range would otherwise aggregate 175,000 hours in one table).
 const MAX_RUN_DAYS = 62;
@@ -46,7 +90,7 @@ function key(dataset: Dataset, store: ReadingStore, request: RangeRequest, day: 
   return k;
 }
 
-type Slot = { day: number; key: string; records?: CachedRecord[] };
+type Slot = { day: number; key: string; records?: DayRecords };
 
 // Computes the slots without records in runs of contiguous days, each run in one call.
 function fill(
@@ -69,13 +113,13 @@ function fill(
     )
       j++;
     const run = days.slice(i, j + 1);
-    const byDay = new Map<number, CachedRecord[]>(run.map((d) => [d.day, []]));
+    const byDay = new Map<number, { at: number; record: DataRecord }[]>(run.map((d) => [d.day, []]));
     for (const record of compute(run[0]!.day, run.at(-1)!.day + DAY_MS)) {
       const at = recordTime(hourly ? (record.ts as string) : (record.date as string));
       byDay.get(Math.floor(at / DAY_MS) * DAY_MS)?.push({ at, record });
     }
     for (const d of run) {
-      d.records = byDay.get(d.day)!;
+      d.records = DayRecords.of(byDay.get(d.day)!);
       store(d);
     }
     i = j + 1;
@@ -84,12 +128,9 @@ function fill(
 
 /** A cache holding at most about `maxBytes` of records. */
 export function createRecordCache(options: { maxBytes: number }): RecordCache {
-  const cache = new Lru<string, CachedRecord[]>(
-    options.maxBytes,
-    (day) => 100 + day.length * BYTES_PER_RECORD,
-  );
+  const cache = new Lru<string, DayRecords>(options.maxBytes, (day) => day.weight);
 
-  function records(dataset: Dataset, store: ReadingStore, request: RangeRequest): CachedRecord[] {
+  function json(dataset: Dataset, store: ReadingStore, request: RangeRequest): string {
     const hourly = request.interval === "1h";
     const { from, to } = hourly
       ? { from: Math.floor(request.start / DAY_MS) * DAY_MS, to: Math.ceil(request.end / DAY_MS) * DAY_MS }
@@ -105,15 +146,18 @@ export function createRecordCache(options: { maxBytes: number }): RecordCache {
     const compute = (start: number, end: number) => dataset.records(store, { ...request, start, end });
     fill(days, compute, hourly, (d) => cache.set(d.key, d.records!));
 
-    const out: CachedRecord[] = [];
+    const texts: string[] = [];
     for (const d of days) {
-      for (const r of d.records!) if (!hourly || (r.at >= request.start && r.at < request.end)) out.push(r);
+      // A daily range's days are whole; an hourly range may begin or end within a day.
+      const text = hourly ? d.records!.within(request.start, request.end) : d.records!.json;
+      if (text !== "") texts.push(text);
     }
-    return out;
+    return texts.join(",");
   }
 
   return {
-    records,
+    json,
+    records: (dataset, store, request) => JSON.parse(`[${json(dataset, store, request)}]`) as DataRecord[],
     get weight() {
       return cache.weight;
     },

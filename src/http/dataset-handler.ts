@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import * as v from "valibot";
-import { type DataRecord, type Dataset, type DatasetParameter, firstDayRead } from "../datasets/dataset.ts";
+import { type Dataset, type DatasetParameter, firstDayRead } from "../datasets/dataset.ts";
 import type { ReadingStore, StoreSnapshot } from "../store/reading-store.ts";
 import { dayKey, dayRange, DAY_MS, formatInstant, HOUR_MS } from "../time.ts";
 import { recordsToCsv } from "./csv.ts";
@@ -118,8 +118,6 @@ export interface DatasetHandlerOptions {
   readonly now?: () => number;
 }
 
-type Served = { record: DataRecord; json?: string };
-
 // The envelope's `meta` (README: "meta").
 function envelopeMeta(dataset: Dataset, range: ParsedRange, lastAvailable: number | null, asOf?: Instant) {
   return {
@@ -154,24 +152,27 @@ class DatasetBody implements BodySource {
   ) {}
 
   // The past is computed afresh; the present comes from the per-day record cache.
-  private served(): Served[] {
-    if (this.asOf === undefined) return this.recordCache.records(this.dataset, this.store, this.range);
-    return this.dataset.records(this.asOf.source, this.range).map((record) => ({ record }));
-  }
-
   render(): string {
-    const { dataset, range } = this;
+    const { dataset, range, asOf, recordCache, store } = this;
     if (this.format === "csv") {
+      const records =
+        asOf === undefined ? recordCache.records(dataset, store, range) : dataset.records(asOf.source, range);
       return recordsToCsv(
-        this.served().map((r) => r.record),
+        records,
         dataset.fields[range.interval],
         (field) => range.options[field.name] === true,
       );
     }
     // The same bytes as JSON.stringify({ meta, data }), from records serialized once each.
-    const data = this.served().map((r) => (r.json ??= JSON.stringify(r.record)));
-    const meta = envelopeMeta(dataset, range, this.lastAvailable, this.asOf?.instant);
-    return `{"meta":${JSON.stringify(meta)},"data":[${data.join(",")}]}`;
+    const data =
+      asOf === undefined
+        ? recordCache.json(dataset, store, range)
+        : dataset
+            .records(asOf.source, range)
+            .map((record) => JSON.stringify(record))
+            .join(",");
+    const meta = envelopeMeta(dataset, range, this.lastAvailable, asOf?.instant);
+    return `{"meta":${JSON.stringify(meta)},"data":[${data}]}`;
   }
 }
 
