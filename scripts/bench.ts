@@ -458,7 +458,8 @@ try {
         });
         log(
           `  pair ${i}: (a) ${Math.round(s.cpuMsPerReq * 1000)} µs, bare ${Math.round(b.cpuMsPerReq * 1000)} µs CPU/req; ` +
-            `ratios CPU ${pairs.at(-1)!.cpu.toFixed(3)}, throughput ${pairs.at(-1)!.throughput.toFixed(3)}, p99 ${pairs.at(-1)!.p99.toFixed(3)}`,
+            `ratios CPU ${pairs.at(-1)!.cpu.toFixed(3)}, throughput ${pairs.at(-1)!.throughput.toFixed(3)}, p99 ${pairs.at(-1)!.p99.toFixed(3)}; ` +
+            `loop max ${s.loopMaxMs ?? "?"} / ${b.loopMaxMs ?? "?"} ms, major GCs ${s.majorGcs ?? "?"} / ${b.majorGcs ?? "?"}`,
         );
       }
       await stop(bare.child);
