@@ -106,18 +106,11 @@ async function startBaseline(
   const code = `
     const body = require("node:fs").readFileSync(${JSON.stringify(bodyFile)});
     const head = ${JSON.stringify(head ?? null)} ?? ["Content-Type", "application/json", "Content-Length", body.length];
-    // The same event-loop figures the service gives with GDS_LOOP_STATS=1: what the host alone costs.
+    // The same event-loop figure the service gives with GDS_LOOP_STATS=1: what the host alone costs.
     const delay = require("node:perf_hooks").monitorEventLoopDelay({ resolution: 1 });
     delay.enable();
-    const { GCProfiler } = require("node:v8");
-    let gcs = new GCProfiler();
-    gcs.start();
     process.on("SIGUSR2", () => {
-      const majorGcs = gcs.stop().statistics.filter((gc) => gc.gcType === "MarkSweepCompact").length;
-      gcs = new GCProfiler();
-      gcs.start();
-      const stats = { event_loop_max_ms: Number((delay.max / 1e6).toFixed(2)), major_gcs: majorGcs };
-      process.stderr.write(JSON.stringify(stats) + "\\n");
+      process.stderr.write(JSON.stringify({ event_loop_max_ms: Number((delay.max / 1e6).toFixed(2)) }) + "\\n");
       delay.reset();
     });
     require("node:http").createServer((req, res) => {
@@ -140,7 +133,7 @@ async function baselineLoad(
   const r = await warmedLoad(baseline.url + path, baseline.child, { headers, loopStats: true, pinned: true });
   await stop(baseline.child);
   log(
-    `  ${r.reqPerSec} req/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms, ${(r.cpuMsPerReq * 1000).toFixed(0)} µs CPU/req, event loop max ${r.loopMaxMs ?? "?"} ms, major GCs ${r.majorGcs ?? "?"}`,
+    `  ${r.reqPerSec} req/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms, ${(r.cpuMsPerReq * 1000).toFixed(0)} µs CPU/req, event loop max ${r.loopMaxMs ?? "?"} ms`,
   );
   return r;
 }
@@ -160,10 +153,8 @@ interface Load {
   maxMs: number;
   /** Server CPU (user + system) per request, ms. */
   cpuMsPerReq: number;
-  /** The server's worst event-loop delay in the window, ms (with loop stats). */
+  /** The server's worst event-loop delay in the window, ms (the service only). */
   loopMaxMs?: number;
-  /** The server's major GCs (mark-compacts) in the window (with loop stats). */
-  majorGcs?: number;
   non2xx: number;
 }
 
@@ -193,18 +184,17 @@ function wrkMs(text: string): number {
   return Number(ms.toPrecision(6)); // 813.00us is 0.813 ms, not 0.8130000000000001
 }
 
-// Asks a service started with GDS_LOOP_STATS=1 for its worst event-loop delay and its count of
-// major GCs since the last ask.
-async function loopStats(child: ChildProcess): Promise<{ loopMaxMs?: number; majorGcs?: number }> {
-  if (child.stderr === null) return {};
-  const line = new Promise<{ loopMaxMs?: number; majorGcs?: number }>((resolve) => {
-    const timer = setTimeout(() => resolve({}), 2000);
+// Asks a service started with GDS_LOOP_STATS=1 for its worst event-loop delay since the last ask.
+async function loopMax(child: ChildProcess): Promise<number | undefined> {
+  if (child.stderr === null) return undefined;
+  const line = new Promise<number | undefined>((resolve) => {
+    const timer = setTimeout(() => resolve(undefined), 2000);
     const onData = (chunk: Buffer) => {
-      const m = /"event_loop_max_ms":([\d.]+),"major_gcs":(\d+)/.exec(String(chunk));
+      const m = /"event_loop_max_ms":([\d.]+)/.exec(String(chunk));
       if (m === null) return;
       clearTimeout(timer);
       child.stderr!.off("data", onData);
-      resolve({ loopMaxMs: Number(m[1]), majorGcs: Number(m[2]) });
+      resolve(Number(m[1]));
     };
     child.stderr!.on("data", onData);
   });
@@ -220,7 +210,7 @@ async function load(
 ): Promise<Load> {
   const args = ["-t1", `-c${CONNECTIONS}`, `-d${options.seconds ?? DURATION}s`, "--latency"];
   for (const [k, v] of Object.entries(options.headers)) args.push("-H", `${k}: ${v}`);
-  if (options.loopStats) await loopStats(child); // starts the event-loop window afresh
+  if (options.loopStats) await loopMax(child); // starts the event-loop window afresh
   const cpuBefore = cpuMs(child.pid!);
   const wrk: [string, string[]] = options.pinned === true ? onCpu(1, "wrk", args) : ["wrk", args];
   const out = execFileSync(wrk[0], [...wrk[1], url], { encoding: "utf8" });
@@ -234,8 +224,8 @@ async function load(
     p99Ms: pct("99"),
     maxMs: latency ? wrkMs(latency[1]!) : NaN,
     cpuMsPerReq: Number((cpu / requests).toFixed(4)),
+    loopMaxMs: options.loopStats ? await loopMax(child) : undefined,
     non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0),
-    ...(options.loopStats ? await loopStats(child) : {}),
   };
 }
 
@@ -410,7 +400,7 @@ try {
       results[name] = { ...r, peakRssMb: Math.round(rssKb(service.child.pid!, "VmHWM") / 1024) };
       log(
         `  ${r.reqPerSec} req/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms, max ${r.maxMs} ms, ` +
-          `${(r.cpuMsPerReq * 1000).toFixed(0)} µs CPU/req, event loop max ${r.loopMaxMs ?? "?"} ms, major GCs ${r.majorGcs ?? "?"}`,
+          `${(r.cpuMsPerReq * 1000).toFixed(0)} µs CPU/req, event loop max ${r.loopMaxMs ?? "?"} ms`,
       );
     }
     // (a) and the bare server in turn, both warm, PAIRS times for PAIR_SECONDS each: the host's
@@ -426,8 +416,6 @@ try {
       bareUs: number;
       loopMaxMs?: number;
       bareLoopMaxMs?: number;
-      majorGcs?: number;
-      bareMajorGcs?: number;
     }[] = [];
     if (PAIRS > 0) {
       const bare = await startBaseline(join(work, "a.json"));
@@ -453,13 +441,11 @@ try {
           bareUs: b.cpuMsPerReq * 1000,
           loopMaxMs: s.loopMaxMs,
           bareLoopMaxMs: b.loopMaxMs,
-          majorGcs: s.majorGcs,
-          bareMajorGcs: b.majorGcs,
         });
         log(
           `  pair ${i}: (a) ${Math.round(s.cpuMsPerReq * 1000)} µs, bare ${Math.round(b.cpuMsPerReq * 1000)} µs CPU/req; ` +
             `ratios CPU ${pairs.at(-1)!.cpu.toFixed(3)}, throughput ${pairs.at(-1)!.throughput.toFixed(3)}, p99 ${pairs.at(-1)!.p99.toFixed(3)}; ` +
-            `loop max ${s.loopMaxMs ?? "?"} / ${b.loopMaxMs ?? "?"} ms, major GCs ${s.majorGcs ?? "?"} / ${b.majorGcs ?? "?"}`,
+            `loop max ${s.loopMaxMs ?? "?"} / ${b.loopMaxMs ?? "?"} ms`,
         );
       }
       await stop(bare.child);
@@ -480,17 +466,7 @@ try {
     const sameHead = await baselineLoad(join(work, "a.json"), ownHead, A, key);
 
     const rows = [
-      [
-        "scenario",
-        "req/s",
-        "p50 ms",
-        "p99 ms",
-        "max ms",
-        "µs CPU/req",
-        "loop max ms",
-        "major GCs",
-        "peak RSS MB",
-      ],
+      ["scenario", "req/s", "p50 ms", "p99 ms", "max ms", "µs CPU/req", "loop max ms", "peak RSS MB"],
       ...Object.entries(results).map(([n, r]) => [
         n,
         r.reqPerSec,
@@ -499,7 +475,6 @@ try {
         r.maxMs,
         Math.round(r.cpuMsPerReq * 1000),
         r.loopMaxMs ?? "?",
-        r.majorGcs ?? "?",
         r.peakRssMb,
       ]),
       ...(
@@ -515,7 +490,6 @@ try {
         r.maxMs,
         Math.round(r.cpuMsPerReq * 1000),
         r.loopMaxMs ?? "?",
-        r.majorGcs ?? "?",
         "-",
       ]),
     ].map((r) => r.map(String));
@@ -550,7 +524,7 @@ try {
     summary.push(`(a) throughput / baseline     ${ratios.throughput}   (target ≥ 0.8)`);
     summary.push(`(a) CPU per request / baseline ${ratios.cpu_per_request}   (target ≤ 1.25)`);
     summary.push(
-      `(a) p99 / baseline            ${ratios.p99}   (target ≤ 1.5); loop max ${a.loopMaxMs ?? "?"} ms (target ≤ 20), major GCs ${a.majorGcs ?? "?"}`,
+      `(a) p99 / baseline            ${ratios.p99}   (target ≤ 1.5); loop max ${a.loopMaxMs ?? "?"} ms (target ≤ 20)`,
     );
     summary.push(
       `(a) against the baseline with (a)'s whole head: throughput ${sameHeadRatios.throughput}, ` +
@@ -577,8 +551,6 @@ try {
         bare_us_median: median(pairs.map((p) => p.bareUs)),
         loop_max_ms: Math.max(...pairs.map((p) => p.loopMaxMs ?? NaN)),
         bare_loop_max_ms: Math.max(...pairs.map((p) => p.bareLoopMaxMs ?? NaN)),
-        major_gcs: pairs.reduce((n, p) => n + (p.majorGcs ?? NaN), 0),
-        bare_major_gcs: pairs.reduce((n, p) => n + (p.bareMajorGcs ?? NaN), 0),
         seconds_each: PAIR_SECONDS,
         pinned: PIN,
       };
@@ -587,9 +559,7 @@ try {
         `(a) against the bare server, ${pairs.length} alternating pairs of ${PAIR_SECONDS} s, median: ` +
           `CPU per request ${alternating.cpu_per_request} (target ≤ 1.25; ${alternating.cpu_per_request_range.join(" to ")}), ` +
           `throughput ${alternating.throughput} (≥ 0.8), p99 ${alternating.p99} (≤ 1.5), ` +
-          `loop max ${alternating.loop_max_ms} ms (≤ 20; the bare server's ${alternating.bare_loop_max_ms}), ` +
-          `major GCs ${alternating.major_gcs} (the bare server's ${alternating.bare_major_gcs}); ` +
-          `${alternating.service_us_median} against ${alternating.bare_us_median} µs CPU/req`,
+          `loop max ${alternating.loop_max_ms} ms (≤ 20; the bare server's ${alternating.bare_loop_max_ms}); ${alternating.service_us_median} against ${alternating.bare_us_median} µs CPU/req`,
       );
     }
   }

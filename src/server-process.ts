@@ -4,7 +4,7 @@
  * shared through Redis (`limits/shared-limiter.ts`).
  */
 import cluster from "node:cluster";
-import { GCProfiler, getHeapStatistics } from "node:v8";
+import { getHeapStatistics } from "node:v8";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import type { Config } from "./config.ts";
 import { createAccessLog } from "./http/access-log.ts";
@@ -96,21 +96,13 @@ function checkStore(store: ReturnType<typeof openStores>["store"]): void {
   }
 }
 
-// For `make bench` only: with GDS_LOOP_STATS=1, SIGUSR2 prints the worst event-loop delay and the
-// number of major GCs (mark-compacts, the cause of the long stalls) since the last SIGUSR2, as one
-// JSON line on stderr.
+// For `make bench` only: with GDS_LOOP_STATS=1, SIGUSR2 prints the worst event-loop delay since
+// the last SIGUSR2 as one JSON line on stderr.
 function reportLoopDelayOnSignal(): void {
   const delay = monitorEventLoopDelay({ resolution: 1 });
   delay.enable();
-  // V8's GC profiler records each GC in C++ and hands the list over on stop; a 'gc'
-  // PerformanceObserver would make objects on the JS heap at every scavenge, and so GCs of its own.
-  let gcs = new GCProfiler();
-  gcs.start();
   process.on("SIGUSR2", () => {
-    const majorGcs = gcs.stop().statistics.filter((gc) => gc.gcType === "MarkSweepCompact").length;
-    gcs = new GCProfiler();
-    gcs.start();
-    log(JSON.stringify({ event_loop_max_ms: Number((delay.max / 1e6).toFixed(2)), major_gcs: majorGcs }));
+    log(JSON.stringify({ event_loop_max_ms: Number((delay.max / 1e6).toFixed(2)) }));
     delay.reset();
   });
 }
