@@ -20,7 +20,7 @@ const EnvSchema = v.object({
   HOST: v.optional(v.string(), "127.0.0.1"),
   PORT: v.optional(Port, "8000"),
   CACHE_DAYS: v.optional(Positive, "1000"),
-  RECORD_CACHE_MB: v.optional(Positive, "24"),
+  RECORD_CACHE_MB: v.optional(Positive, "16"),
   RESPONSE_CACHE_MB: v.optional(Positive, "16"),
   RATE_LIMITS: v.optional(v.string(), ""),
   COOKIE_SECURE: v.optional(v.picklist(["true", "false"], 'must be "true" or "false"'), "false"),

@@ -64,7 +64,7 @@ const MB = 1024 * 1024;
 // The API's routes: the datasets, the catalog, health and this API's OpenAPI document.
 function apiRoutes(options: ServiceOptions): Route[] {
   const { store, now, logError } = options;
-  const records = createRecordCache({ maxBytes: (options.recordCacheMb ?? 32) * MB });
+  const records = createRecordCache({ maxBytes: (options.recordCacheMb ?? 16) * MB });
   const responses = new Lru<string, Buffer>(
     (options.responseCacheMb ?? 32) * MB,
     (body) => body.length + 100,
