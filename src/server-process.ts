@@ -11,7 +11,7 @@ import { createAccessLog } from "./http/access-log.ts";
 import { createKeyRegistry } from "./keys/key-registry.ts";
 import { createLimiter, type Limiter } from "./limits/limiter.ts";
 import { createSharedLimiter } from "./limits/shared-limiter.ts";
-import { connectRedis, type RedisConnection } from "./shared/redis-connection.ts";
+import type { RedisConnection } from "./shared/redis-connection.ts";
 import { shareDocuments, sharedDocuments } from "./shared/shared-documents.ts";
 import { createRedisRevealStore } from "./shared/redis-reveals.ts";
 import { createService, DATASETS } from "./service.ts";
@@ -41,6 +41,9 @@ const log = (line: string) => process.stderr.write(line + "\n");
 // followed into DATA_DIR.
 async function sharedState(config: Config): Promise<{ limiter: Limiter; redis?: RedisConnection }> {
   if (config.redisUrl === undefined) return { limiter: createLimiter() };
+  // Loaded only here: without REDIS_URL the Redis client's code (about 1.8 MB of heap) is never
+  // loaded, and every major GC has that much less to mark (README: "Performance").
+  const { connectRedis } = await import("./shared/redis-connection.ts");
   const redis = connectRedis(config.redisUrl, { log });
   if (!(await redis.ready(3_000))) {
     log(`Starting without Redis for now (REDIS_FAILURE=${config.redisFailure}); it is retried every second`);
