@@ -41,7 +41,7 @@ const log = (line: string) => process.stderr.write(line + "\n");
 // followed into DATA_DIR.
 async function sharedState(config: Config): Promise<{ limiter: Limiter; redis?: RedisConnection }> {
   if (config.redisUrl === undefined) return { limiter: createLimiter() };
-  // Loaded only here: without REDIS_URL the Redis client's code (about 1.8 MB of heap) is never
+  // Loaded only here: without REDIS_URL the Redis client's code (about 1 MB of the heap) is never
   // loaded, and every major GC has that much less to mark (README: "Performance").
   const { connectRedis } = await import("./shared/redis-connection.ts");
   const redis = connectRedis(config.redisUrl, { log });

@@ -174,3 +174,34 @@ test("any hourly range over days with missing hours gives the computed records' 
     { numRuns: 200 },
   );
 });
+
+test("the cache holds no more than its bound, counted by its text, and answers the same past it", (t) => {
+  const dir = tempDir(t);
+  ingestTexts(dir, { "s.csv": generateSampleExport({ firstDay: "2025-01-01", days: 60 }) });
+  const store = createReadingStore({ dir });
+  const day: RangeRequest = {
+    start: Date.parse("2025-01-10T00:00:00Z"),
+    end: Date.parse("2025-01-11T00:00:00Z"),
+    interval: "1h",
+    options: {},
+  };
+  const roomy = createRecordCache({ maxBytes: 2 ** 20 });
+  const text = roomy.json(systemState, store, day);
+  assert.ok(roomy.weight >= text.length, `one day weighs ${roomy.weight}, its text is ${text.length} long`);
+
+  const bound = 10 * text.length; // room for about ten of the sixty days
+  const small = createRecordCache({ maxBytes: bound });
+  const all: RangeRequest = {
+    ...day,
+    start: Date.parse("2025-01-01T00:00:00Z"),
+    end: Date.parse("2025-03-02T00:00:00Z"),
+  };
+  const expected = systemState
+    .records(store, all)
+    .map((record) => JSON.stringify(record))
+    .join(",");
+  for (let round = 0; round < 2; round++) {
+    assert.equal(small.json(systemState, store, all), expected);
+    assert.ok(small.weight > 0 && small.weight <= bound, `weight ${small.weight}, bound ${bound}`);
+  }
+});
