@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { ingestFiles } from "../src/ingest/ingest.ts";
 import { createKey } from "../src/keys/key-admin.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
+import { callgrindAvailable, countInstructions, startCounted } from "./bench-instructions.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
@@ -28,7 +29,8 @@ const PAIRS = Number(process.env.BENCH_PAIRS ?? 16);
 const PAIR_SECONDS = Number(process.env.BENCH_PAIR_SECONDS ?? 3);
 // The node flags `make serve` runs the server with (the Makefile exports them).
 const SERVICE_FLAGS = (process.env.GDS_NODE_FLAGS ?? "").split(" ").filter(Boolean);
-// Which parts to run: BENCH_PARTS=ingest,load,scale,cold,sweep (all by default).
+// Which parts to run: BENCH_PARTS=ingest,load,scale,cold,sweep (the default), and instructions
+// (callgrind's count per request, warm and after BENCH_IDLE_SECONDS idle; several minutes, so only when asked).
 const PARTS = new Set((process.env.BENCH_PARTS ?? "ingest,load,scale,cold,sweep").split(","));
 // The load part runs the server under test on CPU 0 and wrk on CPU 1 (with `taskset`, on two or
 // more CPUs; BENCH_PIN=0 turns it off), so that the client never takes the server's core and the
@@ -103,7 +105,16 @@ async function startBaseline(
   head?: readonly string[],
 ): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
-  const code = `
+  const child = spawn(...onCpu(0, process.execPath, ["-e", bareServerCode(bodyFile, head, port)]), {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  await waitForListening(child);
+  return { child, url: `http://127.0.0.1:${port}` };
+}
+
+/** The bare server's program (see startBaseline), for `node -e`. */
+function bareServerCode(bodyFile: string, head: readonly string[] | undefined, port: number): string {
+  return `
     const body = require("node:fs").readFileSync(${JSON.stringify(bodyFile)});
     const head = ${JSON.stringify(head ?? null)} ?? ["Content-Type", "application/json", "Content-Length", body.length];
     // The same event-loop figure the service gives with GDS_LOOP_STATS=1: what the host alone costs.
@@ -117,9 +128,6 @@ async function startBaseline(
       res.writeHead(200, head);
       res.end(body);
     }).listen(${port}, "127.0.0.1", () => process.stderr.write("listening\\n"));`;
-  const child = spawn(...onCpu(0, process.execPath, ["-e", code]), { stdio: ["ignore", "ignore", "pipe"] });
-  await waitForListening(child);
-  return { child, url: `http://127.0.0.1:${port}` };
 }
 
 /** Loads a bare baseline server (see startBaseline) with the same client, warm-up and window. */
@@ -281,6 +289,57 @@ function storeWithYears(
   return { dir, key, ingestMs };
 }
 
+/**
+ * The instructions a request of (a) costs the service and the bare server under callgrind, warm
+ * and after an idle period (scripts/bench-instructions.ts says how).
+ */
+async function instructions(store: { dir: string; key: string }, path: string): Promise<void> {
+  if (!callgrindAvailable()) {
+    log("Instructions: skipped, valgrind is missing (apt-get install -y valgrind)");
+    return;
+  }
+  const idleSeconds = Number(process.env.BENCH_IDLE_SECONDS ?? 150);
+  log(`Instructions per request of (a) under callgrind, warm and after ${idleSeconds} s idle…`);
+  const servicePort = await freePort();
+  const service = await startCounted(
+    "service",
+    work,
+    ROOT,
+    [process.execPath, ...SERVICE_FLAGS, "--import", "tsx", "src/main.ts"],
+    { DATA_DIR: store.dir, PORT: String(servicePort) },
+    servicePort,
+  );
+  const body = await timed(service.url + path, store.key);
+  const bodyFile = join(work, "a-instructions.json");
+  writeFileSync(bodyFile, body.bytes);
+  const barePort = await freePort();
+  const bare = await startCounted(
+    "bare",
+    work,
+    ROOT,
+    [process.execPath, "-e", bareServerCode(bodyFile, undefined, barePort)],
+    {},
+    barePort,
+  );
+  try {
+    const [s, b] = await countInstructions(
+      [service, bare],
+      work,
+      path,
+      { "X-API-KEY": store.key },
+      idleSeconds,
+      log,
+    );
+    figures.instructions_per_request = { service: s, bare: b, idle_seconds: idleSeconds };
+    summary.push(
+      `(a) instructions/request     service ${s!.warm} warm, ${s!.afterIdle} after ${idleSeconds} s idle; bare ${b!.warm}, ${b!.afterIdle}; ratio warm ${(s!.warm / b!.warm).toFixed(2)}`,
+    );
+  } finally {
+    await stop(service.child);
+    await stop(bare.child);
+  }
+}
+
 async function startRedis(): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
   const child = spawn(
@@ -370,7 +429,7 @@ try {
   const B = "/api/v1/grid/system-state?start=2025-01-01T00:00:00Z&end=2026-01-01T00:00:00Z";
   const C = "/api/v1/generation/mix?start=2023-01-01&end=2026-01-01&interval=1d";
   const three =
-    PARTS.has("load") || PARTS.has("cold") || PARTS.has("scale")
+    PARTS.has("load") || PARTS.has("cold") || PARTS.has("scale") || PARTS.has("instructions")
       ? storeWithYears("three-years", "2023-01-01", 1096)
       : undefined;
 
@@ -577,6 +636,8 @@ try {
     figures.warm_second_366d_hourly_ms = Number(second.ms.toFixed(1));
     summary.push(`(d) cold first 366-day 1h     ${first.ms.toFixed(1)} ms   (target ≤ 150 ms)`);
   }
+
+  if (PARTS.has("instructions")) await instructions(three!, A);
 
   if (PARTS.has("sweep")) {
     log("Memory: a sweep of 1,000 random ranges over 10 years of data…");

@@ -1,0 +1,202 @@
+/**
+ * `BENCH_PARTS=instructions make bench`: the instructions a request of (a) costs the service and
+ * the bare server, counted by valgrind's callgrind (README: "Performance"). This VM exposes no
+ * hardware counters and its speed drifts by a third within a minute, but callgrind counts the
+ * instructions the process executes whatever else the host is doing: the same build gives the
+ * same count to a few percent, so a change of 5% is seen in one run where CPU time needs many
+ * pairs. What it cannot see is what makes an instruction slow (cache misses, the kernel's copy of
+ * the body), so it complements the CPU-time pairs rather than replacing them.
+ *
+ * Each server runs under callgrind with counting off; it is warmed by sequential requests on one
+ * keep-alive connection, then counted over windows of `WINDOW` requests until two windows in a row
+ * (from the third on) agree within 3%: V8 compiles hot code on background threads, which valgrind
+ * runs one at a time, so the count falls for a while before it settles. Then both servers sit
+ * idle for `idleSeconds` and are warmed and counted again the same way: V8's memory reducer
+ * collects an idle heap, and what a server costs afterwards is what a service that was quiet
+ * overnight costs.
+ */
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { Agent, get } from "node:http";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+
+/** Requests counted per window. */
+const WINDOW = 1000;
+/** Requests before counting starts: enough for V8 to optimize the request path. */
+const WARM_UP = 6000;
+/** Windows counted at most before the figure is taken as it is. */
+const MAX_WINDOWS = 12;
+/** Two windows in a row within this fraction of each other are taken as settled. */
+const SETTLED = 0.03;
+// callgrind_control finds a valgrind process by a name that includes $HOST (valgrind's vgdb
+// reads it as the host name); the service reads HOST as its listening address. Both get this.
+const HOST = "127.0.0.1";
+
+export interface InstructionCounts {
+  /** Instructions per request once settled, warm. */
+  readonly warm: number;
+  /** The same after the idle period. */
+  readonly afterIdle: number;
+  /** How many windows each took to settle (MAX_WINDOWS when it did not). */
+  readonly windows: readonly [number, number];
+}
+
+/** Whether valgrind (with callgrind_control) can be run here. */
+export function callgrindAvailable(): boolean {
+  try {
+    execFileSync("valgrind", ["--version"], { stdio: "ignore" });
+    execFileSync("callgrind_control", ["--version"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+interface Counted {
+  readonly child: ChildProcess;
+  readonly url: string;
+  readonly outPrefix: string;
+}
+
+/** Starts `command args` under callgrind with counting off; resolves once it prints "listening". */
+export async function startCounted(
+  name: string,
+  work: string,
+  cwd: string,
+  command: string[],
+  env: Record<string, string>,
+  port: number,
+): Promise<Counted> {
+  const outPrefix = `cg-${name}`;
+  const child = spawn(
+    "valgrind",
+    [
+      "--tool=callgrind",
+      "--instr-atstart=no",
+      `--callgrind-out-file=${join(work, outPrefix)}.%p.out`,
+      ...command,
+    ],
+    { cwd, env: { ...process.env, ...env, HOST }, stdio: ["ignore", "ignore", "pipe"] },
+  );
+  await new Promise<void>((resolve, reject) => {
+    let seen = "";
+    child.stderr.on("data", (chunk) => {
+      seen = (seen + String(chunk)).slice(-4000); // valgrind writes to stderr too: kept short
+      if (seen.includes("listening")) resolve();
+    });
+    child.on("exit", (code) =>
+      reject(new Error(`${name} under valgrind exited with ${code}: ${seen.slice(-2000)}`)),
+    );
+  });
+  return { child, url: `http://${HOST}:${port}`, outPrefix };
+}
+
+/** `n` GET requests one after another on one keep-alive connection; every answer must be 200. */
+async function sequential(url: string, n: number, headers: Record<string, string>): Promise<void> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    for (let i = 0; i < n; i++) {
+      await new Promise<void>((resolve, reject) => {
+        get(url, { agent, headers }, (res) => {
+          if (res.statusCode !== 200) reject(new Error(`${url}: ${res.statusCode}`));
+          res.resume();
+          res.on("end", resolve);
+        }).on("error", reject);
+      });
+    }
+  } finally {
+    agent.destroy();
+  }
+}
+
+function control(server: Counted, ...args: string[]): void {
+  execFileSync("callgrind_control", [...args, String(server.child.pid)], {
+    env: { ...process.env, HOST },
+    stdio: "ignore",
+  });
+}
+
+// The dumps callgrind has written for `server`, oldest first (it numbers them .1, .2, ...).
+function dumpsOf(server: Counted, work: string): string[] {
+  const number = (file: string) => Number(file.slice(file.lastIndexOf(".") + 1));
+  return readdirSync(work)
+    .filter((file) => file.startsWith(`${server.outPrefix}.`) && /\.out\.\d+$/.test(file))
+    .sort((a, b) => number(a) - number(b));
+}
+
+// The instruction total of the dump after the first `dumpsBefore`, once callgrind has written it.
+async function nextDumpTotal(server: Counted, work: string, dumpsBefore: number): Promise<number> {
+  for (let tries = 0; tries < 50; tries++) {
+    const dumps = dumpsOf(server, work);
+    if (dumps.length > dumpsBefore) {
+      const m = /^totals: (\d+)/m.exec(readFileSync(join(work, dumps.at(-1)!), "utf8"));
+      if (m !== null) return Number(m[1]);
+    }
+    await sleep(100);
+  }
+  throw new Error(`callgrind wrote no dump for ${server.outPrefix}`);
+}
+
+/** Counts windows of requests until two in a row agree; returns instructions per request and windows used. */
+async function settledCount(
+  server: Counted,
+  work: string,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ perRequest: number; windows: number }> {
+  let previous = Infinity;
+  let perRequest = NaN;
+  for (let window = 1; window <= MAX_WINDOWS; window++) {
+    const before = dumpsOf(server, work).length;
+    control(server, "-z");
+    await sequential(server.url + path, WINDOW, headers);
+    control(server, "-d");
+    perRequest = Math.round((await nextDumpTotal(server, work, before)) / WINDOW);
+    if (window >= 3 && Math.abs(perRequest - previous) <= SETTLED * Math.min(perRequest, previous)) {
+      return { perRequest: Math.min(perRequest, previous), windows: window };
+    }
+    previous = perRequest;
+  }
+  return { perRequest, windows: MAX_WINDOWS };
+}
+
+/**
+ * Warms each server, counts it, leaves all idle for `idleSeconds`, then warms and counts each
+ * again. The servers are counted one after another (their counts do not depend on the host's
+ * load, but how soon V8's background compiler settles does), so a later one sits idle longer.
+ */
+export async function countInstructions(
+  servers: readonly Counted[],
+  work: string,
+  path: string,
+  headers: Record<string, string>,
+  idleSeconds: number,
+  log: (text: string) => void,
+): Promise<InstructionCounts[]> {
+  // Counting off while warming: valgrind runs uncounted code several times faster.
+  const warmed = async (server: Counted) => {
+    control(server, "-i", "off");
+    await sequential(server.url + path, WARM_UP, headers);
+    control(server, "-i", "on");
+    return settledCount(server, work, path, headers);
+  };
+  const warm: { perRequest: number; windows: number }[] = [];
+  for (const server of servers) {
+    warm.push(await warmed(server));
+    log(`  ${server.outPrefix}: ${warm.at(-1)!.perRequest} instructions/request warm`);
+  }
+  log(`  idle for ${idleSeconds} s…`);
+  await sleep(idleSeconds * 1000);
+  const counts: InstructionCounts[] = [];
+  for (const [i, server] of servers.entries()) {
+    const after = await warmed(server);
+    log(`  ${server.outPrefix}: ${after.perRequest} instructions/request after the idle period`);
+    counts.push({
+      warm: warm[i]!.perRequest,
+      afterIdle: after.perRequest,
+      windows: [warm[i]!.windows, after.windows],
+    });
+  }
+  return counts;
+}
