@@ -7,13 +7,13 @@
  * pairs. What it cannot see is what makes an instruction slow (cache misses, the kernel's copy of
  * the body), so it complements the CPU-time pairs rather than replacing them.
  *
- * Each server runs under callgrind with counting off; it is warmed by sequential requests on one
- * keep-alive connection, then counted over windows of `WINDOW` requests until two windows in a row
- * (from the third on) agree within 3%: V8 compiles hot code on background threads, which valgrind
- * runs one at a time, so the count falls for a while before it settles. Then both servers sit
- * idle for `idleSeconds` and are warmed and counted again the same way: V8's memory reducer
- * collects an idle heap, and what a server costs afterwards is what a service that was quiet
- * overnight costs.
+ * Each server runs under callgrind; after a short uncounted warm-up it is counted over windows of
+ * `WINDOW` sequential requests on one keep-alive connection until three windows in a row agree
+ * within 3%. That takes 8 to 12 windows: V8 compiles hot code on background threads, which
+ * valgrind runs one at a time, and the count falls (with plateaus, hence three windows) before it
+ * settles. Then the servers sit idle for `idleSeconds` and are counted again the same way: V8's
+ * memory reducer collects an idle heap, and what a server costs afterwards is what a service
+ * that was quiet overnight costs.
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
@@ -23,11 +23,12 @@ import { setTimeout as sleep } from "node:timers/promises";
 
 /** Requests counted per window. */
 const WINDOW = 1000;
-/** Requests before counting starts: enough for V8 to optimize the request path. */
-const WARM_UP = 6000;
+/** Requests before counting starts, uncounted (valgrind runs uncounted code several times faster). */
+const WARM_UP = 2000;
 /** Windows counted at most before the figure is taken as it is. */
-const MAX_WINDOWS = 12;
-/** Two windows in a row within this fraction of each other are taken as settled. */
+const MAX_WINDOWS = 20;
+/** The count is settled when this many windows in a row are within `SETTLED` of each other. */
+const SETTLED_WINDOWS = 3;
 const SETTLED = 0.03;
 // callgrind_control finds a valgrind process by a name that includes $HOST (valgrind's vgdb
 // reads it as the host name); the service reads HOST as its listening address. Both get this.
@@ -138,32 +139,30 @@ async function nextDumpTotal(server: Counted, work: string, dumpsBefore: number)
   throw new Error(`callgrind wrote no dump for ${server.outPrefix}`);
 }
 
-/** Counts windows of requests until two in a row agree; returns instructions per request and windows used. */
+/** Counts windows of requests until they settle; returns instructions per request and windows used. */
 async function settledCount(
   server: Counted,
   work: string,
   path: string,
   headers: Record<string, string>,
 ): Promise<{ perRequest: number; windows: number }> {
-  let previous = Infinity;
-  let perRequest = NaN;
+  const counts: number[] = [];
   for (let window = 1; window <= MAX_WINDOWS; window++) {
     const before = dumpsOf(server, work).length;
     control(server, "-z");
     await sequential(server.url + path, WINDOW, headers);
     control(server, "-d");
-    perRequest = Math.round((await nextDumpTotal(server, work, before)) / WINDOW);
-    if (window >= 3 && Math.abs(perRequest - previous) <= SETTLED * Math.min(perRequest, previous)) {
-      return { perRequest: Math.min(perRequest, previous), windows: window };
+    counts.push(Math.round((await nextDumpTotal(server, work, before)) / WINDOW));
+    const last = counts.slice(-SETTLED_WINDOWS);
+    if (last.length === SETTLED_WINDOWS && Math.max(...last) <= (1 + SETTLED) * Math.min(...last)) {
+      return { perRequest: Math.min(...last), windows: window };
     }
-    previous = perRequest;
   }
-  return { perRequest, windows: MAX_WINDOWS };
+  return { perRequest: counts.at(-1)!, windows: MAX_WINDOWS };
 }
 
 /**
- * Warms each server, counts it, leaves all idle for `idleSeconds`, then warms and counts each
- * again. The servers are counted one after another (their counts do not depend on the host's
+ * Warms each server, counts it, leaves all idle for `idleSeconds`, then counts each again. The servers are counted one after another (their counts do not depend on the host's
  * load, but how soon V8's background compiler settles does), so a later one sits idle longer.
  */
 export async function countInstructions(
@@ -174,23 +173,18 @@ export async function countInstructions(
   idleSeconds: number,
   log: (text: string) => void,
 ): Promise<InstructionCounts[]> {
-  // Counting off while warming: valgrind runs uncounted code several times faster.
-  const warmed = async (server: Counted) => {
-    control(server, "-i", "off");
-    await sequential(server.url + path, WARM_UP, headers);
-    control(server, "-i", "on");
-    return settledCount(server, work, path, headers);
-  };
   const warm: { perRequest: number; windows: number }[] = [];
   for (const server of servers) {
-    warm.push(await warmed(server));
+    await sequential(server.url + path, WARM_UP, headers);
+    control(server, "-i", "on");
+    warm.push(await settledCount(server, work, path, headers));
     log(`  ${server.outPrefix}: ${warm.at(-1)!.perRequest} instructions/request warm`);
   }
   log(`  idle for ${idleSeconds} s…`);
   await sleep(idleSeconds * 1000);
   const counts: InstructionCounts[] = [];
   for (const [i, server] of servers.entries()) {
-    const after = await warmed(server);
+    const after = await settledCount(server, work, path, headers);
     log(`  ${server.outPrefix}: ${after.perRequest} instructions/request after the idle period`);
     counts.push({
       warm: warm[i]!.perRequest,
