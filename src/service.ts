@@ -38,9 +38,9 @@ export interface ServiceOptions {
   readonly now?: () => number;
   readonly log?: (entry: AccessLogEntry) => void;
   readonly logError?: (error: unknown) => void;
-  /** The bound of the per-day record cache, in MB. */
+  /** The bound of the per-day record cache, in MB (16 by default, as `RECORD_CACHE_MB`). */
   readonly recordCacheMb?: number;
-  /** The bound of the response-body cache, in MB. */
+  /** The bound of the response-body cache, in MB (16 by default, as `RESPONSE_CACHE_MB`). */
   readonly responseCacheMb?: number;
   /** Where requests are counted per key and scope (the dashboard shows them). */
   readonly counter?: RequestCounter;
@@ -66,7 +66,7 @@ function apiRoutes(options: ServiceOptions): Route[] {
   const { store, now, logError } = options;
   const records = createRecordCache({ maxBytes: (options.recordCacheMb ?? 16) * MB });
   const responses = new Lru<string, Buffer>(
-    (options.responseCacheMb ?? 32) * MB,
+    (options.responseCacheMb ?? 16) * MB,
     (body) => body.length + 100,
   );
   const openapi = JSON.stringify(buildOpenApi(DATASETS, options.limits));
