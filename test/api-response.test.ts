@@ -5,8 +5,8 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createServer, get, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer, get, type IncomingMessage, ServerResponse } from "node:http";
+import { type AddressInfo, connect } from "node:net";
 import { addHeader, ApiResponse, sameName } from "../src/http/api-response.ts";
 
 async function rawHead(t: test.TestContext, handler: (res: ServerResponse) => void): Promise<string[]> {
@@ -128,4 +128,147 @@ test("header names compare ignoring ASCII case only: token characters one bit ap
       assert.equal(sameName(a, b), a.toLowerCase() === b.toLowerCase(), `${a} ${b}`);
     }
   }
+});
+
+// What a server sends for one request, byte for byte, with the Date field's value blanked.
+async function rawBytes(
+  t: test.TestContext,
+  ServerResponseClass: typeof ServerResponse,
+  write: (res: ServerResponse) => void,
+): Promise<string> {
+  const server = createServer({ ServerResponse: ServerResponseClass }, (_req, res) => {
+    try {
+      write(res);
+      if (!res.writableEnded) res.end(); // a writer that only writes a head (or should have thrown)
+    } catch (error) {
+      const code = (error as { code?: string }).code ?? String(error);
+      if (!res.headersSent) res.writeHead(500, { "Content-Length": code.length }).end(code);
+      else res.destroy();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  t.after(() => server.close());
+  const { port } = server.address() as AddressInfo;
+  const socket = connect(port, "127.0.0.1");
+  socket.write("GET / HTTP/1.1\r\nHost: here\r\nConnection: close\r\n\r\n");
+  const chunks: Buffer[] = [];
+  for await (const chunk of socket) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks)
+    .toString("latin1")
+    .replace(/\r\nDate: [^\r]*/, "\r\nDate: -");
+}
+
+test("the checked head is node:http's own, byte for byte, whatever the writer passes", async (t) => {
+  const writers: [string, (res: ServerResponse) => void][] = [
+    [
+      "the service's usual head",
+      (res) => {
+        addHeader(res, "X-Request-Id", "3f9a0c1d2e4b-1");
+        addHeader(res, "RateLimit", '"normalized_data";r=9;t=60');
+        res.writeHead(200, [
+          "Vary",
+          "Accept, Accept-Encoding",
+          "ETag",
+          '"abc"',
+          "Content-Type",
+          "application/json",
+          "Content-Length",
+          2,
+        ]);
+        res.end("{}");
+      },
+    ],
+    [
+      "a 304, no length",
+      (res) => {
+        addHeader(res, "X-Request-Id", "r");
+        res.writeHead(304, ["ETag", '"abc-gz"', "Cache-Control", "private, max-age=60"]);
+        res.end();
+      },
+    ],
+    [
+      "names node:http reads, in the middle and in any case, and numbers",
+      (res) => {
+        res.writeHead(200, [
+          "X-A",
+          1,
+          "connection",
+          "close",
+          "X-B",
+          "after",
+          "DATE",
+          "Thu, 01 Jan 2026 00:00:00 GMT",
+          "Keep-Alive",
+          "timeout=1",
+          "Content-Length",
+          "3",
+        ]);
+        res.end("abc");
+      },
+    ],
+    [
+      "a Content-Disposition with a Latin-1 name, and chunked",
+      (res) => {
+        res.writeHead(200, [
+          "X-A",
+          "é",
+          "Content-Disposition",
+          'attachment; filename="é.csv"',
+          "Transfer-Encoding",
+          "chunked",
+        ]);
+        res.end("x");
+      },
+    ],
+    [
+      "repeated names, arrays and a reason phrase",
+      (res) => {
+        res.writeHead(201, "Made", ["X-A", "1", "x-a", "2", "Set-Cookie", ["a=1", "b=2"], "Vary", "Accept"]);
+        res.end();
+      },
+    ],
+    [
+      "headers as an object",
+      (res) => {
+        addHeader(res, "X-Request-Id", "r");
+        res.writeHead(200, { "X-A": "1", "Content-Length": 0 });
+        res.end();
+      },
+    ],
+    [
+      "setHeader first",
+      (res) => {
+        res.setHeader("X-Set", "1");
+        res.writeHead(200, ["X-A", "1", "Content-Length", 0]);
+        res.end();
+      },
+    ],
+    ["a value with a line break", (res) => res.writeHead(200, ["X-A", "ok", "X-B", "a\r\nX-Evil: 1"])],
+    ["a value with a control character", (res) => res.writeHead(200, ["X-A", "a\u0001"])],
+    ["a value beyond Latin-1", (res) => res.writeHead(200, ["X-A", "ok", "X-B", "\u0100"])],
+    ["a bad name", (res) => res.writeHead(200, ["X-A", "ok", "X B", "1"])],
+    ["an empty name", (res) => res.writeHead(200, ["", "1"])],
+    ["an odd list", (res) => res.writeHead(200, ["X-A", "ok", "X-B"])],
+    ["a bad status", (res) => res.writeHead(1000, ["X-A", "ok"])],
+  ];
+  for (const [what, write] of writers) {
+    const ours = await rawBytes(t, ApiResponse, write);
+    const nodes = await rawBytes(t, ServerResponse, write);
+    assert.equal(ours, nodes, what);
+  }
+  // And the first is not trivially equal: it is a real head.
+  assert.match(
+    await rawBytes(t, ApiResponse, writers[0]![1]),
+    /^HTTP\/1\.1 200 OK\r\nX-Request-Id: 3f9a0c1d2e4b-1\r\nRateLimit: /,
+  );
+});
+
+test("after a failed writeHead, nothing checked is left over for the next head", async (t) => {
+  const bytes = await rawBytes(t, ApiResponse, (res) => {
+    assert.throws(() => res.writeHead(1000, ["X-Left", "over"]), { code: "ERR_HTTP_INVALID_STATUS_CODE" });
+    res.writeHead(200, ["Content-Length", 0]);
+    res.end();
+  });
+  assert.doesNotMatch(bytes, /X-Left/);
+  assert.match(bytes, /^HTTP\/1\.1 200 OK\r\nContent-Length: 0\r\n/);
 });
