@@ -119,7 +119,8 @@ const NODE_RULES = new Set([
   "content-disposition",
 ]);
 
-// node:http's own rule for a header value (lib/_http_common.js).
+// node:http's own rule for a header value, the one `validateHeaderValue` applies: a tab, a space,
+// a visible ASCII character or one from 0x80 to 0xff.
 const BAD_VALUE_CHAR = /[^\t\x20-\x7e\x80-\xff]/;
 
 /** What is known of one header name: whether its lines may be checked here, and its last good value. */
