@@ -22,7 +22,7 @@ export function keepTickShape(): object | undefined {
   if (kept !== undefined) return kept;
   const hook = createHook({
     init(_asyncId, type, _triggerAsyncId, resource) {
-      if (type === "TickObject" && kept === undefined) kept = resource as object;
+      if (type === "TickObject" && kept === undefined) kept = resource;
     },
   });
   hook.enable();
