@@ -3,8 +3,6 @@ SHELL := /bin/bash
 NODE_BIN := node_modules/.bin
 # The server's heap: a bound keeps its memory near its live data (caches included) on a small VM.
 # Raise it with the caches (CACHE_DAYS, RECORD_CACHE_MB, RESPONSE_CACHE_MB), e.g. make serve NODE_HEAP_MB=512.
-# V8's memory reducer stays on: without it (--no-memory-reducer) requests after an idle period stay
-# as cheap as before it, but the heap is not given back (README: "Performance").
 NODE_HEAP_MB ?= 160
 export GDS_NODE_FLAGS := --max-old-space-size=$(NODE_HEAP_MB) --max-semi-space-size=4
 TESTS := $(sort $(wildcard test/*.test.ts))
