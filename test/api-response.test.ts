@@ -236,6 +236,14 @@ test("the checked head is node:http's own, byte for byte, whatever the writer pa
       },
     ],
     [
+      "appendHeader first",
+      (res) => {
+        res.appendHeader("X-Set", "1");
+        res.writeHead(200, ["X-A", "1", "Content-Length", 0]);
+        res.end();
+      },
+    ],
+    [
       "setHeader first",
       (res) => {
         res.setHeader("X-Set", "1");

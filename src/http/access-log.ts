@@ -82,7 +82,7 @@ export function createAccessLog(
  * Writes `e` as one line and its newline into `buffer` from `at`; returns where it ends, or -1 when
  * it does not fit (nothing after `at` is then meaningful).
  *
- * The usual line (its text all printable ASCII without `"` or `\\`, its duration in whole
+ * The usual line (its text all printable ASCII without `"` or `\`, its duration in whole
  * microseconds) is joined as one string and written by one call; a character-by-character copy
  * in JavaScript costs more, mostly in reading the joined-up strings V8 keeps in pieces. The text
  * is checked in one regular-expression test over the fields joined. Any other line is written
