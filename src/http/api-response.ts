@@ -76,10 +76,11 @@ export class ApiResponse<Request extends IncomingMessage = IncomingMessage> exte
     }
     if (Array.isArray(given) && !this.#progressive && !this.headersSent) {
       const flat = given as HeaderValue[];
-      const checked = checkedCount(flat);
-      if (checked > 0) {
-        this.#checkedLines = linesOf(flat, checked);
-        given = checked === flat.length ? undefined : (flat.slice(checked) as OutgoingHttpHeader[]);
+      const checked = checkLines(flat);
+      if (checked.count > 0) {
+        this.#checkedLines = checked.lines;
+        given =
+          checked.count === flat.length ? undefined : (flat.slice(checked.count) as OutgoingHttpHeader[]);
       }
     }
     try {
@@ -123,10 +124,15 @@ const NODE_RULES = new Set([
 // a visible ASCII character or one from 0x80 to 0xff.
 const BAD_VALUE_CHAR = /[^\t\x20-\x7e\x80-\xff]/;
 
-/** What is known of one header name: whether its lines may be checked here, and its last good value. */
+/**
+ * What is known of one header name: whether its lines may be checked here, its last good value
+ * and that value's line (`Name: value\r\n`, made once while the value repeats).
+ */
 interface NameState {
   readonly plain: boolean;
+  readonly prefix: string;
   lastValue: string | undefined;
+  lastLine: string;
 }
 
 // Names are constants of the code: a few, each checked once against node:http's own token rule.
@@ -141,18 +147,25 @@ function stateOf(name: string): NameState {
     } catch {
       plain = false;
     }
-    state = { plain, lastValue: undefined };
+    state = { plain, prefix: `${name}: `, lastValue: undefined, lastLine: "" };
     if (names.size >= 1000) names.clear();
     names.set(name, state);
   }
   return state;
 }
 
-// How many leading entries of a flat [name, value, ...] list can be written as checked lines
-// (a multiple of two); 0 when a value has a character node:http would refuse. A value the same as
-// the name's last good one is not tested again: most are the same strings each time (an ETag's
-// text, the Vary text, this second's Cache-Control), and a test is mostly its call's own cost.
-function checkedCount(flat: readonly HeaderValue[]): number {
+// What `checkLines` found: how many leading entries of the list (a multiple of two) and their lines.
+const checked = { count: 0, lines: "" };
+
+/**
+ * The leading entries of a flat [name, value, ...] list that can be written as checked lines, and
+ * those lines; none when a value has a character node:http would refuse. A value the same as the
+ * name's last good one is not tested again and its line is reused: most are the same strings each
+ * time (an ETag's text, the Vary text, this second's Cache-Control), and a test is mostly its
+ * call's own cost. The answer is one object reused from call to call.
+ */
+function checkLines(flat: readonly HeaderValue[]): { readonly count: number; readonly lines: string } {
+  let lines = "";
   let n = 0;
   for (; n < flat.length - 1; n += 2) {
     const name = flat[n];
@@ -162,18 +175,21 @@ function checkedCount(flat: readonly HeaderValue[]): number {
     if (!state.plain) break;
     if (typeof value === "string") {
       if (value !== state.lastValue) {
-        if (BAD_VALUE_CHAR.test(value)) return 0;
+        if (BAD_VALUE_CHAR.test(value)) {
+          n = 0;
+          lines = "";
+          break;
+        }
         state.lastValue = value;
+        state.lastLine = `${state.prefix}${value}\r\n`;
       }
-    } else if (typeof value !== "number") break;
+      lines += state.lastLine;
+    } else if (typeof value === "number") lines += `${state.prefix}${value}\r\n`;
+    else break;
   }
-  return n;
-}
-
-function linesOf(flat: readonly HeaderValue[], count: number): string {
-  let lines = "";
-  for (let i = 0; i < count; i += 2) lines += `${flat[i] as string}: ${flat[i + 1] as string}\r\n`;
-  return lines;
+  checked.count = n;
+  checked.lines = lines;
+  return checked;
 }
 
 // The waiting headers with the writer's added: same names replace, except Vary, which joins.
