@@ -12,6 +12,7 @@ import { createRouter, type RequestContext, type Route } from "./router.ts";
 import { addHeader } from "./api-response.ts";
 import { isoNow } from "../time.ts";
 import type { AccessLogEntry } from "./access-log.ts";
+import { rememberLast } from "../cache/remember-last.ts";
 
 /**
  * Runs before the method check on routes with a scope: throws (or rejects with) a 401 or 429, may
@@ -123,7 +124,7 @@ class Context implements RequestContext {
     this.method = req.method ?? "GET";
     this.#target = req.url ?? "/";
     this.#started = started;
-    const simple = splitTarget(this.#target);
+    const simple = splitLastTarget(this.#target);
     if (simple === undefined) {
       this.#url = requestUrl(this.#target);
       this.path = this.#url.pathname;
@@ -211,6 +212,10 @@ const NOWHERE = "/\u0000unparseable";
 // A target that `URL` would leave as it is: a path of plain characters without dot segments or
 // escapes, and a query of characters a URL keeps unescaped. Anything else goes through `URL`.
 const SIMPLE_TARGET = /^\/[A-Za-z0-9\-_~!$&'()*+,;=:@/.]*(?:\?[A-Za-z0-9\-._~!$&()*+,;=:@/?%]*)?$/;
+
+// A client polling repeats its target: the last one's split is kept, and the same query string
+// goes on to the handlers, whose lookups by it then reuse its hash.
+const splitLastTarget = rememberLast(splitTarget);
 
 /** The path and query (`?` and on, or "") of a target, as `URL` gives them; undefined when only `URL` can tell. */
 export function splitTarget(target: string): { path: string; search: string } | undefined {
