@@ -309,19 +309,20 @@ async function instructions(store: { dir: string; key: string }, path: string): 
     { DATA_DIR: store.dir, PORT: String(servicePort) },
     servicePort,
   );
-  const body = await timed(service.url + path, store.key);
-  const bodyFile = join(work, "a-instructions.json");
-  writeFileSync(bodyFile, body.bytes);
-  const barePort = await freePort();
-  const bare = await startCounted(
-    "bare",
-    work,
-    ROOT,
-    [process.execPath, "-e", bareServerCode(bodyFile, undefined, barePort)],
-    {},
-    barePort,
-  );
+  let bare: Awaited<ReturnType<typeof startCounted>> | undefined;
   try {
+    const body = await timed(service.url + path, store.key);
+    const bodyFile = join(work, "a-instructions.json");
+    writeFileSync(bodyFile, body.bytes);
+    const barePort = await freePort();
+    bare = await startCounted(
+      "bare",
+      work,
+      ROOT,
+      [process.execPath, "-e", bareServerCode(bodyFile, undefined, barePort)],
+      {},
+      barePort,
+    );
     const [s, b] = await countInstructions(
       [service, bare],
       work,
@@ -336,7 +337,7 @@ async function instructions(store: { dir: string; key: string }, path: string): 
     );
   } finally {
     await stop(service.child);
-    await stop(bare.child);
+    if (bare !== undefined) await stop(bare.child);
   }
 }
 
