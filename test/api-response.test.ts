@@ -251,6 +251,41 @@ test("the checked head is node:http's own, byte for byte, whatever the writer pa
         res.end();
       },
     ],
+    [
+      "values vouched for, as the pipeline adds the request id and the RateLimit count",
+      (res) => {
+        addHeader(res, "X-Request-Id", "3f9a0c1d2e4b-2", true);
+        addHeader(res, "X-Content-Type-Options", "nosniff");
+        addHeader(res, "RateLimit", '"normalized_data";r=8;t=60', true);
+        res.writeHead(200, ["Vary", "Accept", "Content-Type", "application/json", "Content-Length", 2]);
+        res.end("{}");
+      },
+    ],
+    [
+      "a value vouched for, replaced by the writer's bad one",
+      (res) => {
+        addHeader(res, "X-A", "ok", true);
+        try {
+          res.writeHead(200, ["x-a", "a\r\nX-Evil: 1"]);
+        } catch (error) {
+          // (A plain response keeps a header set before a failed writeHead; a waiting one is used up.)
+          res.writeHead(500, ["X-A", (error as { code: string }).code, "Content-Length", 0]);
+        }
+      },
+    ],
+    [
+      "a value vouched for, replaced by a bad one not vouched for",
+      (res) => {
+        try {
+          addHeader(res, "X-A", "ok", true);
+          addHeader(res, "X-A", "a\u0001"); // a plain response refuses it here, ours at writeHead
+          res.writeHead(200, ["Content-Length", 0]);
+        } catch (error) {
+          res.statusMessage = "Refused";
+          res.writeHead(500, ["X-A", (error as { code: string }).code, "Content-Length", 0]);
+        }
+      },
+    ],
     ["a value with a line break", (res) => res.writeHead(200, ["X-A", "ok", "X-B", "a\r\nX-Evil: 1"])],
     ["a value with a control character", (res) => res.writeHead(200, ["X-A", "a\u0001"])],
     ["a value beyond Latin-1", (res) => res.writeHead(200, ["X-A", "ok", "X-B", "\u0100"])],

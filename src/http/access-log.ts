@@ -36,9 +36,13 @@ export function accessLogLine(e: AccessLogEntry): string {
 /** The longest a batch waits for more lines before it is written. */
 export const FLUSH_MS = 100;
 
-/** The log of one process: `log` takes an entry, `flush` writes what is gathered now. */
+/**
+ * The log of one process: `log` takes an entry, `flush` writes what is gathered now. `ownText`:
+ * the entry's time and request id were made by the pipeline from characters JSON writes as they
+ * are (an ISO time; an id of `[A-Za-z0-9._:-]`), so they are not checked again.
+ */
 export interface AccessLog {
-  readonly log: (entry: AccessLogEntry) => void;
+  readonly log: (entry: AccessLogEntry, ownText?: boolean) => void;
   readonly flush: () => void;
 }
 
@@ -61,11 +65,11 @@ export function createAccessLog(
     used = 0;
     write(lines);
   };
-  const log = (entry: AccessLogEntry): void => {
-    let end = encodeLine(buffer, used, entry);
+  const log = (entry: AccessLogEntry, ownText = false): void => {
+    let end = encodeLine(buffer, used, entry, ownText);
     if (end < 0 && used > 0) {
       flush();
-      end = encodeLine(buffer, 0, entry);
+      end = encodeLine(buffer, 0, entry, ownText);
     }
     if (end < 0) {
       write(Buffer.from(accessLogLine(entry) + "\n")); // longer than the buffer: alone
@@ -84,16 +88,21 @@ export function createAccessLog(
  *
  * The usual line (its text all printable ASCII without `"` or `\`, its duration in whole
  * microseconds) is joined as one string and written by one call; a character-by-character copy
- * in JavaScript costs more, mostly in reading the joined-up strings V8 keeps in pieces. The text
- * is checked in one regular-expression test over the fields joined. Any other line is written
- * as `JSON.stringify` writes it, in UTF-8.
+ * in JavaScript costs more, mostly in reading the joined-up strings V8 keeps in pieces. Each text
+ * is checked by a regular-expression test, unless it is the one last found plain (a poll repeats
+ * its method, path and key: the same strings) or `ownText` vouches for it (the time and request
+ * id; see `AccessLog`). Testing a string V8 keeps in pieces first copies it into one, through a
+ * runtime call. Any other line is written as `JSON.stringify` writes it, in UTF-8.
  */
-export function encodeLine(buffer: Buffer, at: number, e: AccessLogEntry): number {
+export function encodeLine(buffer: Buffer, at: number, e: AccessLogEntry, ownText = false): number {
   const duration = durationText(e.duration_ms);
   const plain =
     duration !== undefined &&
-    !NEEDS_ESCAPE.test(e.time + e.request_id + e.method + e.path + (e.key ?? "")) &&
-    Number.isInteger(e.status);
+    Number.isInteger(e.status) &&
+    (ownText || (isPlain(e.time) && isPlain(e.request_id))) &&
+    plainMethod(e.method) &&
+    plainPath(e.path) &&
+    (e.key === null || plainKey(e.key));
   const line = plain
     ? `{"time":"${e.time}","request_id":"${e.request_id}","method":"${e.method}","path":"${e.path}","status":${e.status},"duration_ms":${duration},"key":${e.key === null ? "null" : `"${e.key}"`}}\n`
     : accessLogLine(e) + "\n";
@@ -104,6 +113,24 @@ export function encodeLine(buffer: Buffer, at: number, e: AccessLogEntry): numbe
 
 // What JSON escapes or writes beyond ASCII: control characters, `"`, `\`, and anything above `~`.
 const NEEDS_ESCAPE = /[^\x20\x21\x23-\x5b\x5d-\x7e]/;
+
+function isPlain(text: string): boolean {
+  return !NEEDS_ESCAPE.test(text);
+}
+
+// `isPlain`, remembering the last text found plain.
+function rememberPlain(): (text: string) => boolean {
+  let last: string | undefined;
+  return (text) => {
+    if (text === last) return true;
+    if (!isPlain(text)) return false;
+    last = text;
+    return true;
+  };
+}
+const plainMethod = rememberPlain();
+const plainPath = rememberPlain();
+const plainKey = rememberPlain();
 
 // `.sss` for each number of milliseconds, as JSON writes a number: trailing zeros dropped.
 const FRACTIONS = Array.from({ length: 1000 }, (_, f) =>

@@ -33,6 +33,8 @@ type HeaderValue = number | string | readonly string[];
 export class ApiResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {
   /** The waiting headers as one flat [name, value, ...] list, in the order they were added. */
   #waiting: HeaderValue[] | null = null;
+  /** Which waiting entries (bit i for entry i) hold a value its adder vouched for (`wait`'s `checked`). */
+  #vouched = 0;
   /** Header lines already checked, for `_storeHeader` to put after the status line. */
   #checkedLines = "";
   /** Whether `setHeader` (or `appendHeader`) was used: node:http then merges the head itself. */
@@ -48,11 +50,20 @@ export class ApiResponse<Request extends IncomingMessage = IncomingMessage> exte
     return super.appendHeader(name, value);
   }
 
-  /** Adds a header to the head this response will write; a later one of the same name replaces it. */
-  wait(name: string, value: HeaderValue): void {
+  /**
+   * Adds a header to the head this response will write; a later one of the same name replaces it.
+   * `checked`: the adder made the value from characters node:http's value rule allows (a request
+   * id, a count), so it is written without being tested again.
+   */
+  wait(name: string, value: HeaderValue, checked = false): void {
     // Too late once the head is out: setHeader throws ERR_HTTP_HEADERS_SENT, as it should.
-    if (this.headersSent) this.setHeader(name, value);
-    else add((this.#waiting ??= []), name, value);
+    if (this.headersSent) {
+      this.setHeader(name, value);
+      return;
+    }
+    const entry = add((this.#waiting ??= []), name, value) >> 1;
+    if (entry >= 0 && entry < VOUCHED_MAX)
+      this.#vouched = checked ? this.#vouched | (1 << entry) : this.#vouched & ~(1 << entry);
   }
 
   /** The waiting value of a header, if any (for tests and writers that combine values). */
@@ -70,13 +81,16 @@ export class ApiResponse<Request extends IncomingMessage = IncomingMessage> exte
     const message = typeof reason === "string" ? reason : undefined;
     let given = typeof reason === "string" ? headers : reason;
     const waiting = this.#waiting;
+    let vouched = 0;
     if (waiting !== null) {
       this.#waiting = null;
-      given = merged(waiting, given);
+      vouched = merge(waiting, given, this.#vouched);
+      this.#vouched = 0;
+      given = waiting as OutgoingHttpHeader[];
     }
     if (Array.isArray(given) && !this.#progressive && !this.headersSent) {
       const flat = given as HeaderValue[];
-      const checked = checkLines(flat);
+      const checked = checkLines(flat, vouched);
       if (checked.count > 0) {
         this.#checkedLines = checked.lines;
         given =
@@ -162,9 +176,15 @@ const checked = { count: 0, lines: "" };
  * those lines; none when a value has a character node:http would refuse. A value the same as the
  * name's last good one is not tested again and its line is reused: most are the same strings each
  * time (an ETag's text, the Vary text, this second's Cache-Control), and a test is mostly its
- * call's own cost. The answer is one object reused from call to call.
+ * call's own cost. A value vouched for (bit i of `vouched` for entry i) is neither compared nor
+ * tested: it differs on every response (the request id, the RateLimit count), and V8 compares and
+ * tests such joined-up strings through a runtime call that first copies them into one piece. The
+ * answer is one object reused from call to call.
  */
-function checkLines(flat: readonly HeaderValue[]): { readonly count: number; readonly lines: string } {
+function checkLines(
+  flat: readonly HeaderValue[],
+  vouched: number,
+): { readonly count: number; readonly lines: string } {
   let lines = "";
   let n = 0;
   for (; n < flat.length - 1; n += 2) {
@@ -174,6 +194,10 @@ function checkLines(flat: readonly HeaderValue[]): { readonly count: number; rea
     const state = stateOf(name);
     if (!state.plain) break;
     if (typeof value === "string") {
+      if (n >> 1 < VOUCHED_MAX && (vouched & (1 << (n >> 1))) !== 0) {
+        lines += `${state.prefix}${value}\r\n`;
+        continue;
+      }
       if (value !== state.lastValue) {
         if (BAD_VALUE_CHAR.test(value)) {
           n = 0;
@@ -192,28 +216,68 @@ function checkLines(flat: readonly HeaderValue[]): { readonly count: number; rea
   return checked;
 }
 
-// The waiting headers with the writer's added: same names replace, except Vary, which joins.
-// `waiting` is this response's own list, used up here, so it becomes the result.
-function merged(
+// Entries of a waiting list that can be vouched for, one bit each.
+const VOUCHED_MAX = 31;
+
+/**
+ * Adds the writer's headers to the waiting ones: same names replace, except Vary, which joins.
+ * `waiting` is this response's own list, used up here: it becomes the whole list. Returns
+ * `vouched` less the entries whose values were replaced.
+ *
+ * A name is looked for in the list only when a name of its length is there already (a bit per
+ * length): a head's names mostly differ in length, and most given names are new.
+ */
+function merge(
   waiting: HeaderValue[],
   given: OutgoingHttpHeaders | OutgoingHttpHeader[] | undefined,
-): OutgoingHttpHeader[] {
-  if (Array.isArray(given)) {
-    const nested = given.length > 0 && Array.isArray(given[0]);
-    if (nested)
-      for (const [name, value] of given as unknown as [string, HeaderValue][]) add(waiting, name, value);
-    else for (let i = 0; i < given.length; i += 2) add(waiting, String(given[i]), given[i + 1]);
-  } else if (given !== undefined) {
-    for (const name in given) add(waiting, name, given[name]);
+  vouched: number,
+): number {
+  if (given === undefined) return vouched;
+  const flat = flatList(given);
+  let lengths = 0;
+  for (let i = 0; i < waiting.length; i += 2) lengths |= lengthBit(waiting[i] as string);
+  for (let i = 0; i < flat.length - 1; i += 2) {
+    const name = String(flat[i]);
+    const value = flat[i + 1];
+    if (value === undefined) continue;
+    const bit = lengthBit(name);
+    if ((lengths & bit) === 0) {
+      lengths |= bit;
+      waiting.push(name, value);
+    } else {
+      const at = add(waiting, name, value) >> 1;
+      if (at < VOUCHED_MAX) vouched &= ~(1 << at);
+    }
   }
-  return waiting as OutgoingHttpHeader[];
+  return vouched;
 }
 
-function add(list: HeaderValue[], name: string, value: HeaderValue | undefined): void {
-  if (value === undefined) return;
+// A writer's headers as one flat [name, value, ...] list (node:http takes three forms).
+function flatList(given: OutgoingHttpHeaders | OutgoingHttpHeader[]): readonly (HeaderValue | undefined)[] {
+  if (!Array.isArray(given)) {
+    const flat: (HeaderValue | undefined)[] = [];
+    for (const name in given) flat.push(name, given[name]);
+    return flat;
+  }
+  if (given.length > 0 && Array.isArray(given[0])) return (given as unknown as HeaderValue[][]).flat();
+  return given;
+}
+
+// One of 32 bits for a name's length (names of lengths 32 apart share one, which only costs a look).
+function lengthBit(name: string): number {
+  return 1 << (name.length & 31);
+}
+
+// Adds or replaces `name` in a flat list; returns its index there (the name's).
+function add(list: HeaderValue[], name: string, value: HeaderValue | undefined): number {
   const at = indexOfName(list, name);
-  if (at < 0) list.push(name, value);
-  else list[at + 1] = isVary(name) ? `${String(list[at + 1])}, ${String(value)}` : value;
+  if (value === undefined) return at;
+  if (at < 0) {
+    list.push(name, value);
+    return list.length - 2;
+  }
+  list[at + 1] = isVary(name) ? `${String(list[at + 1])}, ${String(value)}` : value;
+  return at;
 }
 
 // Where `name` is in a flat list, case-insensitively; -1 when it is not.
@@ -244,9 +308,12 @@ export function sameName(a: string, b: string): boolean {
   return true;
 }
 
-/** Adds a header to `res`'s head: waiting on an `ApiResponse`, else through `setHeader`. */
-export function addHeader(res: ServerResponse, name: string, value: HeaderValue): void {
-  if (res instanceof ApiResponse) res.wait(name, value);
+/**
+ * Adds a header to `res`'s head: waiting on an `ApiResponse`, else through `setHeader`. `checked`:
+ * the value is known to hold only characters node:http allows in a value (see `wait`).
+ */
+export function addHeader(res: ServerResponse, name: string, value: HeaderValue, checked = false): void {
+  if (res instanceof ApiResponse) res.wait(name, value, checked);
   else if (isVary(name)) res.appendHeader(name, value as string);
   else res.setHeader(name, value);
 }

@@ -28,7 +28,8 @@ export type Guard = (
 export interface AppOptions {
   readonly routes: readonly Route[];
   readonly guard?: Guard;
-  readonly log?: (entry: AccessLogEntry) => void;
+  /** Where each request's entry goes; `ownText`: as `AccessLog#log` has it, always true here. */
+  readonly log?: (entry: AccessLogEntry, ownText: boolean) => void;
   /** Where the causes of 500s go. */
   readonly logError?: (error: unknown, ctx: RequestContext) => void;
   /** Origins allowed to call from a browser (CORS); none by default. */
@@ -76,10 +77,12 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
   };
   return (req, res) => {
     const ctx = new Context(req, performance.now());
-    addHeader(res, "X-Request-Id", ctx.requestId);
+    // The id is ours or matched REQUEST_ID: characters any header value may hold.
+    addHeader(res, "X-Request-Id", ctx.requestId, true);
     addHeader(res, "X-Content-Type-Options", "nosniff");
     // "close" comes after the last byte, or when the client went away first: either way, one line.
-    res.on("close", () => pipeline.log(ctx.entry(res.statusCode)));
+    // The entry's time and request id are the pipeline's own (an ISO time; REQUEST_ID's characters).
+    res.on("close", () => pipeline.log(ctx.entry(res.statusCode), true));
     try {
       const found = pipeline.route(ctx.path);
       if (applyCors(req, res, pipeline.cors)) return;
@@ -101,7 +104,7 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
 interface Pipeline {
   readonly route: (path: string) => Route | undefined;
   readonly guard: Guard | undefined;
-  readonly log: (entry: AccessLogEntry) => void;
+  readonly log: (entry: AccessLogEntry, ownText: boolean) => void;
   readonly logError: (error: unknown, ctx: RequestContext) => void;
   readonly cors: ReadonlySet<string>;
 }
