@@ -286,6 +286,24 @@ test("the checked head is node:http's own, byte for byte, whatever the writer pa
         }
       },
     ],
+    // Repeated heads, one value changing at a time: lines and runs of lines remembered from the
+    // last head must never stand in for changed ones.
+    ...[
+      ["1", "1", "1"],
+      ["1", "1", "1"],
+      ["1", "2", "1"],
+      ["1", "1", "1"],
+      ["2", "1", "1"],
+      ["2", "1", "2"],
+      ["1", "1", "1"],
+    ].map(([a, b, c], i): [string, (res: ServerResponse) => void] => [
+      `repeated head ${i}`,
+      (res) => {
+        addHeader(res, "X-Run-A", a!);
+        addHeader(res, "X-Request-Id", `r-${i}`, true);
+        res.writeHead(200, ["X-Run-A2", a!, "X-Run-B", b!, "X-Run-C", c!, "Content-Length", 0]);
+      },
+    ]),
     ["a value with a line break", (res) => res.writeHead(200, ["X-A", "ok", "X-B", "a\r\nX-Evil: 1"])],
     ["a value with a control character", (res) => res.writeHead(200, ["X-A", "a\u0001"])],
     ["a value beyond Latin-1", (res) => res.writeHead(200, ["X-A", "ok", "X-B", "\u0100"])],

@@ -147,6 +147,10 @@ interface NameState {
   readonly prefix: string;
   lastValue: string | undefined;
   lastLine: string;
+  /** The last run of remembered lines this name's line was added to (`afterRun`), and the result. */
+  afterRun: string;
+  afterLine: string;
+  run: string;
 }
 
 // Names are constants of the code: a few, each checked once against node:http's own token rule.
@@ -161,7 +165,15 @@ function stateOf(name: string): NameState {
     } catch {
       plain = false;
     }
-    state = { plain, prefix: `${name}: `, lastValue: undefined, lastLine: "" };
+    state = {
+      plain,
+      prefix: `${name}: `,
+      lastValue: undefined,
+      lastLine: "",
+      afterRun: "",
+      afterLine: "",
+      run: "",
+    };
     if (names.size >= 1000) names.clear();
     names.set(name, state);
   }
@@ -178,14 +190,19 @@ const checked = { count: 0, lines: "" };
  * time (an ETag's text, the Vary text, this second's Cache-Control), and a test is mostly its
  * call's own cost. A value vouched for (bit i of `vouched` for entry i) is neither compared nor
  * tested: it differs on every response (the request id, the RateLimit count), and V8 compares and
- * tests such joined-up strings through a runtime call that first copies them into one piece. The
- * answer is one object reused from call to call.
+ * tests such joined-up strings through a runtime call that first copies them into one piece.
+ *
+ * Consecutive remembered lines are joined into one run, itself remembered (see `extend`), so a
+ * repeated head is a few strings in one piece rather than dozens: node:http copies the head into
+ * one piece before writing it, and that copy walks every piece. The answer is one object reused
+ * from call to call.
  */
 function checkLines(
   flat: readonly HeaderValue[],
   vouched: number,
 ): { readonly count: number; readonly lines: string } {
   let lines = "";
+  let run = "";
   let n = 0;
   for (; n < flat.length - 1; n += 2) {
     const name = flat[n];
@@ -195,25 +212,47 @@ function checkLines(
     if (!state.plain) break;
     if (typeof value === "string") {
       if (n >> 1 < VOUCHED_MAX && (vouched & (1 << (n >> 1))) !== 0) {
-        lines += `${state.prefix}${value}\r\n`;
+        lines += `${run}${state.prefix}${value}\r\n`;
+        run = "";
         continue;
       }
       if (value !== state.lastValue) {
         if (BAD_VALUE_CHAR.test(value)) {
           n = 0;
-          lines = "";
+          lines = run = "";
           break;
         }
         state.lastValue = value;
-        state.lastLine = `${state.prefix}${value}\r\n`;
+        state.lastLine = inOnePiece(state.prefix, value, "\r\n");
       }
-      lines += state.lastLine;
-    } else if (typeof value === "number") lines += `${state.prefix}${value}\r\n`;
-    else break;
+      run = extend(run, state);
+    } else if (typeof value === "number") {
+      lines += `${run}${state.prefix}${value}\r\n`;
+      run = "";
+    } else break;
   }
   checked.count = n;
-  checked.lines = lines;
+  checked.lines = lines + run;
   return checked;
+}
+
+/**
+ * `run` (a string made here, or "") followed by the name's last line, in one piece: remembered
+ * per name while the run and the line are the same strings, as they are on a repeated head.
+ */
+function extend(run: string, state: NameState): string {
+  if (run === "") return state.lastLine;
+  if (run !== state.afterRun || state.lastLine !== state.afterLine) {
+    state.afterRun = run;
+    state.afterLine = state.lastLine;
+    state.run = inOnePiece(run, state.lastLine);
+  }
+  return state.run;
+}
+
+// Strings joined into one piece: V8 keeps `a + b` as a pair of pieces, but `join` copies.
+function inOnePiece(...parts: string[]): string {
+  return parts.join("");
 }
 
 // Entries of a waiting list that can be vouched for, one bit each.
@@ -237,7 +276,8 @@ function merge(
   let lengths = 0;
   for (let i = 0; i < waiting.length; i += 2) lengths |= lengthBit(waiting[i] as string);
   for (let i = 0; i < flat.length - 1; i += 2) {
-    const name = String(flat[i]);
+    const entry = flat[i];
+    const name = typeof entry === "string" ? entry : String(entry);
     const value = flat[i + 1];
     if (value === undefined) continue;
     const bit = lengthBit(name);
