@@ -66,6 +66,16 @@ test("the writer's value replaces a waiting one; flat and nested arrays and a re
   assert.deepEqual(nested, ["200", "X-A: 1", "X-B: 2", "Transfer-Encoding: chunked"]);
 });
 
+test("a waiting header named again after one node:http reads is still replaced, not sent twice", async (t) => {
+  const head = await rawHead(t, (res) => {
+    addHeader(res, "X-A", "waiting");
+    addHeader(res, "X-B", "kept", true);
+    res.writeHead(200, ["Content-Length", 2, "X-C", "new", "x-a", "writer's", "x-b", "writer's too"]);
+    res.end("ok");
+  });
+  assert.deepEqual(head, ["200", "X-A: writer's", "X-B: writer's too", "Content-Length: 2", "X-C: new"]);
+});
+
 test("an implicit head (end without writeHead) and setHeader still carry the waiting headers", async (t) => {
   const head = await rawHead(t, (res) => {
     addHeader(res, "X-Request-Id", "r-2");
@@ -284,6 +294,22 @@ test("the checked head is node:http's own, byte for byte, whatever the writer pa
           res.statusMessage = "Refused";
           res.writeHead(500, ["X-A", (error as { code: string }).code, "Content-Length", 0]);
         }
+      },
+    ],
+    [
+      "waiting headers, then the writer's with an array value in the middle",
+      (res) => {
+        addHeader(res, "X-Request-Id", "r-9", true);
+        res.writeHead(200, ["X-A", "1", "Set-Cookie", ["a=1", "b=2"], "X-B", "2", "Content-Length", 0]);
+      },
+    ],
+    [
+      "a waiting header node:http reads, between others",
+      (res) => {
+        addHeader(res, "X-A", "1");
+        addHeader(res, "Content-Disposition", "attachment");
+        addHeader(res, "X-B", "2", true);
+        res.writeHead(200, ["X-C", "3", "Content-Length", 0]);
       },
     ],
     // Repeated heads, one value changing at a time: lines and runs of lines remembered from the

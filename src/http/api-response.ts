@@ -81,21 +81,25 @@ export class ApiResponse<Request extends IncomingMessage = IncomingMessage> exte
     const message = typeof reason === "string" ? reason : undefined;
     let given = typeof reason === "string" ? headers : reason;
     const waiting = this.#waiting;
-    let vouched = 0;
-    if (waiting !== null) {
-      this.#waiting = null;
-      vouched = merge(waiting, given, this.#vouched);
-      this.#vouched = 0;
-      given = waiting as OutgoingHttpHeader[];
-    }
-    if (Array.isArray(given) && !this.#progressive && !this.headersSent) {
-      const flat = given as HeaderValue[];
-      const checked = checkLines(flat, vouched);
-      if (checked.count > 0) {
-        this.#checkedLines = checked.lines;
-        given =
-          checked.count === flat.length ? undefined : (flat.slice(checked.count) as OutgoingHttpHeader[]);
+    const vouched = this.#vouched;
+    this.#waiting = null;
+    this.#vouched = 0;
+    const checking = !this.#progressive && !this.headersSent;
+    let checked: Checked | undefined;
+    if (waiting === null) {
+      if (checking && Array.isArray(given)) checked = checkLines(given, NONE, 0, false);
+    } else {
+      // The usual case, the writer's flat list naming none of the waiting headers, needs no merge.
+      if (checking && isFlat(given)) checked = checkLines(waiting, given, vouched, true);
+      if (checked === undefined) {
+        const left = merge(waiting, given, vouched);
+        given = waiting as OutgoingHttpHeader[];
+        if (checking) checked = checkLines(waiting, NONE, left, false);
       }
+    }
+    if (checked !== undefined) {
+      this.#checkedLines = checked.lines;
+      given = checked.rest;
     }
     try {
       return message === undefined
@@ -145,6 +149,8 @@ const BAD_VALUE_CHAR = /[^\t\x20-\x7e\x80-\xff]/;
 interface NameState {
   readonly plain: boolean;
   readonly prefix: string;
+  /** A bit of its own for the name in any case (`bitOf`), or 0. */
+  readonly bit: number;
   lastValue: string | undefined;
   lastLine: string;
   /** The last run of remembered lines this name's line was added to (`afterRun`), and the result. */
@@ -168,6 +174,7 @@ function stateOf(name: string): NameState {
     state = {
       plain,
       prefix: `${name}: `,
+      bit: bitOf(name.toLowerCase()),
       lastValue: undefined,
       lastLine: "",
       afterRun: "",
@@ -180,8 +187,49 @@ function stateOf(name: string): NameState {
   return state;
 }
 
-// What `checkLines` found: how many leading entries of the list (a multiple of two) and their lines.
-const checked = { count: 0, lines: "" };
+// The first 30 names seen (lower-cased) each have a bit, to tell at once whether a head names one
+// twice; any later name has none (0), and a head with one goes the longer way.
+const nameBits = new Map<string, number>();
+function bitOf(lower: string): number {
+  let bit = nameBits.get(lower);
+  if (bit === undefined) {
+    bit = nameBits.size < 30 ? 1 << nameBits.size : 0;
+    if (bit !== 0) nameBits.set(lower, bit);
+  }
+  return bit;
+}
+
+// The state of the name at each place of the last heads: a head's names are the same constants
+// in the same places from one response to the next, and comparing one is cheaper than hashing it.
+const PLACES = 32;
+const placeNames: (string | undefined)[] = Array.from({ length: PLACES }, () => undefined);
+const placeStates: (NameState | undefined)[] = Array.from({ length: PLACES }, () => undefined);
+function stateAt(place: number, name: string): NameState {
+  if (place < PLACES && placeNames[place] === name) return placeStates[place]!;
+  const state = stateOf(name);
+  if (place < PLACES) {
+    placeNames[place] = name;
+    placeStates[place] = state;
+  }
+  return state;
+}
+
+const NONE: readonly HeaderValue[] = [];
+
+/** What `checkLines` found: how many leading entries (times two) it wrote as lines, and what is left for node:http. */
+interface Checked {
+  count: number;
+  lines: string;
+  rest: OutgoingHttpHeader[] | undefined;
+}
+const checked: Checked = { count: 0, lines: "", rest: undefined };
+
+// A flat [name, value, ...] list: an array whose first entry is not itself an array.
+function isFlat(
+  given: OutgoingHttpHeaders | OutgoingHttpHeader[] | undefined,
+): given is OutgoingHttpHeader[] {
+  return Array.isArray(given) && !(given.length > 0 && Array.isArray(given[0]));
+}
 
 /**
  * The leading entries of a flat [name, value, ...] list that can be written as checked lines, and
@@ -198,42 +246,67 @@ const checked = { count: 0, lines: "" };
  * from call to call.
  */
 function checkLines(
-  flat: readonly HeaderValue[],
+  first: readonly HeaderValue[],
+  second: readonly HeaderValue[],
   vouched: number,
-): { readonly count: number; readonly lines: string } {
+  distinct: boolean,
+): Checked | undefined {
+  if (distinct && second.length % 2 !== 0) return undefined;
+  const total = first.length + second.length;
   let lines = "";
   let run = "";
+  let seen = 0;
+  let count = -1; // where the lines stop, once known
   let n = 0;
-  for (; n < flat.length - 1; n += 2) {
-    const name = flat[n];
-    const value = flat[n + 1];
-    if (typeof name !== "string") break;
-    const state = stateOf(name);
-    if (!state.plain) break;
-    if (typeof value === "string") {
-      if (n >> 1 < VOUCHED_MAX && (vouched & (1 << (n >> 1))) !== 0) {
-        lines += `${run}${state.prefix}${value}\r\n`;
-        run = "";
-        continue;
-      }
-      if (value !== state.lastValue) {
-        if (BAD_VALUE_CHAR.test(value)) {
-          n = 0;
-          lines = run = "";
-          break;
-        }
-        state.lastValue = value;
-        state.lastLine = inOnePiece(state.prefix, value, "\r\n");
-      }
-      run = extend(run, state);
-    } else if (typeof value === "number") {
+  for (; n < total - 1; n += 2) {
+    if (count >= 0 && !distinct) break;
+    const inFirst = n < first.length;
+    const name = inFirst ? first[n] : second[n - first.length];
+    const value = inFirst ? first[n + 1] : second[n + 1 - first.length];
+    if (typeof name !== "string") {
+      if (distinct) return undefined;
+      count = n;
+      continue;
+    }
+    const state = stateAt(n >> 1, name);
+    if (distinct) {
+      // A name twice, or one without a bit, or a value left out: node:http's merge decides.
+      if (value === undefined || state.bit === 0 || (seen & state.bit) !== 0) return undefined;
+      seen |= state.bit;
+      if (count >= 0) continue; // past the lines: only the names are looked at
+    }
+    if (!state.plain || (typeof value !== "string" && typeof value !== "number")) {
+      count = n;
+    } else if (typeof value === "number" || (n >> 1 < VOUCHED_MAX && (vouched & (1 << (n >> 1))) !== 0)) {
       lines += `${run}${state.prefix}${value}\r\n`;
       run = "";
-    } else break;
+    } else if (value === state.lastValue) {
+      run = extend(run, state);
+    } else if (BAD_VALUE_CHAR.test(value)) {
+      count = 0;
+    } else {
+      state.lastValue = value;
+      state.lastLine = inOnePiece(state.prefix, value, "\r\n");
+      run = extend(run, state);
+    }
   }
-  checked.count = n;
-  checked.lines = lines + run;
+  if (count < 0) count = n;
+  checked.count = count;
+  checked.lines = count === 0 ? "" : lines + run;
+  checked.rest = restOf(first, second, count);
   return checked;
+}
+
+// The entries of the two lists from `count` on (the combined list's places), for node:http.
+function restOf(
+  first: readonly HeaderValue[],
+  second: readonly HeaderValue[],
+  count: number,
+): OutgoingHttpHeader[] | undefined {
+  if (count >= first.length + second.length) return undefined;
+  if (count === 0 && second.length === 0) return first as OutgoingHttpHeader[];
+  if (count >= first.length) return second.slice(count - first.length) as OutgoingHttpHeader[];
+  return first.slice(count).concat(second) as OutgoingHttpHeader[];
 }
 
 /**
