@@ -35,6 +35,8 @@ export class ApiResponse<Request extends IncomingMessage = IncomingMessage> exte
   #waiting: HeaderValue[] | null = null;
   /** Which waiting entries (bit i for entry i) hold a value its adder vouched for (`wait`'s `checked`). */
   #vouched = 0;
+  /** A bit for each length of the waiting names (`lengthBit`): a new name's length is mostly new. */
+  #lengths = 0;
   /** Header lines already checked, for `_storeHeader` to put after the status line. */
   #checkedLines = "";
   /** Whether `setHeader` (or `appendHeader`) was used: node:http then merges the head itself. */
@@ -61,7 +63,13 @@ export class ApiResponse<Request extends IncomingMessage = IncomingMessage> exte
       this.setHeader(name, value);
       return;
     }
-    const entry = add((this.#waiting ??= []), name, value) >> 1;
+    const waiting = (this.#waiting ??= []);
+    const bit = lengthBit(name);
+    let entry: number;
+    if ((this.#lengths & bit) === 0) {
+      this.#lengths |= bit;
+      entry = waiting.push(name, value) / 2 - 1;
+    } else entry = add(waiting, name, value) >> 1;
     if (entry >= 0 && entry < VOUCHED_MAX)
       this.#vouched = checked ? this.#vouched | (1 << entry) : this.#vouched & ~(1 << entry);
   }
@@ -84,6 +92,7 @@ export class ApiResponse<Request extends IncomingMessage = IncomingMessage> exte
     const vouched = this.#vouched;
     this.#waiting = null;
     this.#vouched = 0;
+    this.#lengths = 0;
     const checking = !this.#progressive && !this.headersSent;
     let checked: Checked | undefined;
     if (waiting === null) {

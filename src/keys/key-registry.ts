@@ -138,9 +138,9 @@ export function createKeyRegistry(options: {
   }
 
   function authenticate(presented: string | undefined): Authentication {
-    if (presented === undefined || presented.trim() === "") return { ok: false, reason: "missing" };
+    const value = presented?.trim();
+    if (value === undefined || value === "") return { ok: false, reason: "missing" };
     if (recheck()) reload();
-    const value = presented.trim();
     // A key already verified since the key file was last read skips the hash (a bounded memo of
     // valid keys only, dropped whenever the file is reread, so a revocation is never missed).
     const known = verified.get(value);
