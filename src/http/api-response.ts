@@ -14,11 +14,13 @@
  * the leading headers that node:http has no rule for (every one but Content-Length, Connection,
  * Transfer-Encoding, Date, Expect, Trailer, Keep-Alive and Content-Disposition) are checked
  * against node:http's own rules more cheaply: each name once per process, and a value only when it
- * is not the name's last good one. They are then written as lines after the
- * status line, through node:http's internal `_storeHeader(statusLine, headers)`, and the rest go
- * through node:http as before, in the same order. When the check fails, or headers were set with
- * `setHeader`, every header goes through node:http, which throws its own error for a bad one.
- * `test/api-response.test.ts` checks the bytes are node:http's own.
+ * is not the name's last good one and its adder did not vouch for it (`addHeader`'s `checked`).
+ * They are then written as lines after the status line, through node:http's internal
+ * `_storeHeader(statusLine, headers)`, and the rest go through node:http as before, in the same
+ * order. The waiting headers and the writer's are merged only when a name repeats; otherwise they
+ * are walked as one list. When the check fails, or headers were set with `setHeader`, every header
+ * goes through node:http, which throws its own error for a bad one. `test/api-response.test.ts`
+ * checks the bytes are node:http's own.
  */
 import {
   type IncomingMessage,
