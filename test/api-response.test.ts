@@ -330,6 +330,22 @@ test("the checked head is node:http's own, byte for byte, whatever the writer pa
         res.writeHead(200, ["X-Run-A2", a!, "X-Run-B", b!, "X-Run-C", c!, "Content-Length", 0]);
       },
     ]),
+    ["a name that is not a string", (res) => res.writeHead(200, ["X-A", "ok", 5, "x"])],
+    [
+      "a name that is not a string, after waiting headers",
+      (res) => {
+        addHeader(res, "X-Request-Id", "r-5", true);
+        try {
+          res.writeHead(200, ["X-A", "ok", 5, "x"]);
+        } catch (error) {
+          // A plain response keeps what it set before the failure; a waiting header is used up.
+          res.removeHeader("X-Request-Id");
+          res.removeHeader("X-A");
+          res.statusMessage = "Refused";
+          res.writeHead(500, ["X-Error", (error as { code: string }).code, "Content-Length", 0]);
+        }
+      },
+    ],
     ["a value with a line break", (res) => res.writeHead(200, ["X-A", "ok", "X-B", "a\r\nX-Evil: 1"])],
     ["a value with a control character", (res) => res.writeHead(200, ["X-A", "a\u0001"])],
     ["a value beyond Latin-1", (res) => res.writeHead(200, ["X-A", "ok", "X-B", "\u0100"])],

@@ -360,10 +360,13 @@ function merge(
   let lengths = 0;
   for (let i = 0; i < waiting.length; i += 2) lengths |= lengthBit(waiting[i] as string);
   for (let i = 0; i < flat.length - 1; i += 2) {
-    const entry = flat[i];
-    const name = typeof entry === "string" ? entry : String(entry);
+    const name = flat[i];
     const value = flat[i + 1];
     if (value === undefined) continue;
+    if (typeof name !== "string") {
+      waiting.push(name as HeaderValue, value); // not a name: node:http refuses it, as it would
+      continue;
+    }
     const bit = lengthBit(name);
     if ((lengths & bit) === 0) {
       lengths |= bit;
