@@ -76,6 +76,34 @@ test("a waiting header named again after one node:http reads is still replaced, 
   assert.deepEqual(head, ["200", "X-A: writer's", "X-B: writer's too", "Content-Length: 2", "X-C: new"]);
 });
 
+test("names beyond the first 30 still merge when repeated, and are written once when not", async (t) => {
+  // Uses up the bits kept for the first 30 names (the module's state lives for the whole file).
+  const many = Array.from({ length: 32 }, (_, i) => [`X-Fill-${i}`, String(i)]).flat();
+  await rawHead(t, (res) => {
+    res.writeHead(200, [...many, "Content-Length", 0]);
+    res.end();
+  });
+  const repeated = await rawHead(t, (res) => {
+    addHeader(res, "X-Late-A", "waiting");
+    addHeader(res, "X-Late-B", "kept", true);
+    res.writeHead(200, ["X-Late-C", "new", "x-late-a", "writer's", "Content-Length", 0]);
+    res.end();
+  });
+  assert.deepEqual(repeated, [
+    "200",
+    "X-Late-A: writer's",
+    "X-Late-B: kept",
+    "X-Late-C: new",
+    "Content-Length: 0",
+  ]);
+  const distinct = await rawHead(t, (res) => {
+    addHeader(res, "X-Late-A", "1");
+    res.writeHead(200, ["X-Late-D", "2", "Content-Length", 0]);
+    res.end();
+  });
+  assert.deepEqual(distinct, ["200", "X-Late-A: 1", "X-Late-D: 2", "Content-Length: 0"]);
+});
+
 test("an implicit head (end without writeHead) and setHeader still carry the waiting headers", async (t) => {
   const head = await rawHead(t, (res) => {
     addHeader(res, "X-Request-Id", "r-2");

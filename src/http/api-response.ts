@@ -199,7 +199,7 @@ function stateOf(name: string): NameState {
 }
 
 // The first 30 names seen (lower-cased) each have a bit, to tell at once whether a head names one
-// twice; any later name has none (0), and a head with one goes the longer way.
+// twice; a later name has none (0) and is looked for among the head's earlier names instead.
 const nameBits = new Map<string, number>();
 function bitOf(lower: string): number {
   let bit = nameBits.get(lower);
@@ -281,8 +281,9 @@ function checkLines(
     }
     const state = stateAt(n >> 1, name);
     if (distinct) {
-      // A name twice, or one without a bit, or a value left out: node:http's merge decides.
-      if (value === undefined || state.bit === 0 || (seen & state.bit) !== 0) return undefined;
+      // A name twice or a value left out: node:http's merge decides.
+      if (value === undefined) return undefined;
+      if (state.bit === 0 ? namedBefore(first, second, n, name) : (seen & state.bit) !== 0) return undefined;
       seen |= state.bit;
       if (count >= 0) continue; // past the lines: only the names are looked at
     }
@@ -306,6 +307,20 @@ function checkLines(
   checked.lines = count === 0 ? "" : lines + run;
   checked.rest = restOf(first, second, count);
   return checked;
+}
+
+// Whether the two lists, as one, name `name` before place `n` (for a name without a bit).
+function namedBefore(
+  first: readonly HeaderValue[],
+  second: readonly HeaderValue[],
+  n: number,
+  name: string,
+): boolean {
+  for (let i = 0; i < n; i += 2) {
+    const earlier = i < first.length ? first[i] : second[i - first.length];
+    if (typeof earlier === "string" && sameName(earlier, name)) return true;
+  }
+  return false;
 }
 
 // The entries of the two lists from `count` on (the combined list's places), for node:http.
