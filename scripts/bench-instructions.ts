@@ -8,8 +8,10 @@
  * the body), so it complements the CPU-time pairs rather than replacing them.
  *
  * Each server runs under callgrind; after a short uncounted warm-up it is counted over windows of
- * `WINDOW` sequential requests on one keep-alive connection until three windows in a row agree
- * within 3%. That takes 8 to 12 windows: V8 compiles hot code on background threads, which
+ * `WINDOW` requests until three windows in a row agree within 3%. By default they are sent one
+ * after another on one keep-alive connection; `BENCH_CONNECTIONS=n` spreads each window over n
+ * connections at once, kept open for the whole count as `wrk` keeps its own, which is closer to the
+ * load runs: there one stat of the data directory serves the requests of a turn of the event loop. That takes 8 to 12 windows: V8 compiles hot code on background threads, which
  * valgrind runs one at a time, and the count falls (with plateaus, hence three windows) before it
  * settles. Then the servers sit idle for `idleSeconds` and are counted again the same way: V8's
  * memory reducer collects an idle heap, and what a server costs afterwards is what a service
@@ -93,22 +95,35 @@ export async function startCounted(
   return { child, url: `http://${HOST}:${port}`, outPrefix };
 }
 
-/** `n` GET requests one after another on one keep-alive connection; every answer must be 200. */
-async function sequential(url: string, n: number, headers: Record<string, string>): Promise<void> {
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  try {
-    for (let i = 0; i < n; i++) {
-      await new Promise<void>((resolve, reject) => {
-        get(url, { agent, headers }, (res) => {
-          if (res.statusCode !== 200) reject(new Error(`${url}: ${res.statusCode}`));
-          res.resume();
-          res.on("end", resolve);
-        }).on("error", reject);
-      });
-    }
-  } finally {
-    agent.destroy();
-  }
+/** How `n` requests are shared among `parts` connections: as evenly as they go, `n` in all. */
+export function shares(n: number, parts: number): number[] {
+  return Array.from(
+    { length: parts },
+    (_, i) => Math.floor((n * (i + 1)) / parts) - Math.floor((n * i) / parts),
+  );
+}
+
+/** `n` GET requests spread over `agents`' connections, one after another on each; every answer must be 200. */
+async function requests(agents: readonly Agent[], url: string, n: number, headers: Record<string, string>) {
+  const sent = shares(n, agents.length);
+  await Promise.all(
+    agents.map(async (agent, i) => {
+      for (let k = 0; k < sent[i]!; k++) {
+        await new Promise<void>((resolve, reject) => {
+          get(url, { agent, headers }, (res) => {
+            if (res.statusCode !== 200) reject(new Error(`${url}: ${res.statusCode}`));
+            res.resume();
+            res.on("end", resolve);
+          }).on("error", reject);
+        });
+      }
+    }),
+  );
+}
+
+// One keep-alive connection each, kept across windows (a closed one is opened again).
+function connections(count: number): Agent[] {
+  return Array.from({ length: count }, () => new Agent({ keepAlive: true, maxSockets: 1 }));
 }
 
 function control(server: Counted, ...args: string[]): void {
@@ -142,6 +157,7 @@ async function nextDumpTotal(server: Counted, work: string, dumpsBefore: number)
 /** Counts windows of requests until they settle; returns instructions per request and windows used. */
 async function settledCount(
   server: Counted,
+  agents: readonly Agent[],
   work: string,
   path: string,
   headers: Record<string, string>,
@@ -150,7 +166,7 @@ async function settledCount(
   for (let window = 1; window <= MAX_WINDOWS; window++) {
     const before = dumpsOf(server, work).length;
     control(server, "-z");
-    await sequential(server.url + path, WINDOW, headers);
+    await requests(agents, server.url + path, WINDOW, headers);
     control(server, "-d");
     counts.push(Math.round((await nextDumpTotal(server, work, before)) / WINDOW));
     const last = counts.slice(-SETTLED_WINDOWS);
@@ -162,8 +178,10 @@ async function settledCount(
 }
 
 /**
- * Warms each server, counts it, leaves all idle for `idleSeconds`, then counts each again. The servers are counted one after another (their counts do not depend on the host's
- * load, but how soon V8's background compiler settles does), so a later one sits idle longer.
+ * Warms each server, counts it, leaves all idle for `idleSeconds`, then counts each again, with
+ * `connectionCount` connections to each. The servers are counted one after another (their counts
+ * do not depend on the host's load, but how soon V8's background compiler settles does), so a
+ * later one sits idle longer.
  */
 export async function countInstructions(
   servers: readonly Counted[],
@@ -172,19 +190,37 @@ export async function countInstructions(
   headers: Record<string, string>,
   idleSeconds: number,
   log: (text: string) => void,
+  connectionCount = 1,
+): Promise<InstructionCounts[]> {
+  const agents = servers.map(() => connections(connectionCount));
+  try {
+    return await countEach(servers, agents, work, path, headers, idleSeconds, log);
+  } finally {
+    for (const list of agents) for (const agent of list) agent.destroy();
+  }
+}
+
+async function countEach(
+  servers: readonly Counted[],
+  agents: readonly (readonly Agent[])[],
+  work: string,
+  path: string,
+  headers: Record<string, string>,
+  idleSeconds: number,
+  log: (text: string) => void,
 ): Promise<InstructionCounts[]> {
   const warm: { perRequest: number; windows: number }[] = [];
-  for (const server of servers) {
-    await sequential(server.url + path, WARM_UP, headers);
+  for (const [i, server] of servers.entries()) {
+    await requests(agents[i]!, server.url + path, WARM_UP, headers);
     control(server, "-i", "on");
-    warm.push(await settledCount(server, work, path, headers));
+    warm.push(await settledCount(server, agents[i]!, work, path, headers));
     log(`  ${server.outPrefix}: ${warm.at(-1)!.perRequest} instructions/request warm`);
   }
   log(`  idle for ${idleSeconds} s…`);
   await sleep(idleSeconds * 1000);
   const counts: InstructionCounts[] = [];
   for (const [i, server] of servers.entries()) {
-    const after = await settledCount(server, work, path, headers);
+    const after = await settledCount(server, agents[i]!, work, path, headers);
     log(`  ${server.outPrefix}: ${after.perRequest} instructions/request after the idle period`);
     counts.push({
       warm: warm[i]!.perRequest,

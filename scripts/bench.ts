@@ -32,6 +32,13 @@ const SERVICE_FLAGS = (process.env.GDS_NODE_FLAGS ?? "").split(" ").filter(Boole
 // Which parts to run: BENCH_PARTS=ingest,load,scale,cold,sweep (the default), and instructions
 // (callgrind's count per request, warm and after BENCH_IDLE_SECONDS idle; several minutes, so only when asked).
 const PARTS = new Set((process.env.BENCH_PARTS ?? "ingest,load,scale,cold,sweep").split(","));
+// The instructions part's connections at once (1: requests one after another on one connection).
+const COUNTED_CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 1);
+if (!Number.isInteger(COUNTED_CONNECTIONS) || COUNTED_CONNECTIONS < 1 || COUNTED_CONNECTIONS > 100) {
+  throw new TypeError(
+    `BENCH_CONNECTIONS must be a whole number from 1 to 100, not "${process.env.BENCH_CONNECTIONS}"`,
+  );
+}
 // The load part runs the server under test on CPU 0 and wrk on CPU 1 (with `taskset`, on two or
 // more CPUs; BENCH_PIN=0 turns it off), so that the client never takes the server's core and the
 // kernel never moves either mid-run: the same placement for the service and the bare server.
@@ -299,7 +306,9 @@ async function instructions(store: { dir: string; key: string }, path: string): 
     return;
   }
   const idleSeconds = Number(process.env.BENCH_IDLE_SECONDS ?? 150);
-  log(`Instructions per request of (a) under callgrind, warm and after ${idleSeconds} s idle…`);
+  log(
+    `Instructions per request of (a) under callgrind on ${COUNTED_CONNECTIONS} connection(s), warm and after ${idleSeconds} s idle…`,
+  );
   const servicePort = await freePort();
   const service = await startCounted(
     "service",
@@ -330,8 +339,14 @@ async function instructions(store: { dir: string; key: string }, path: string): 
       { "X-API-KEY": store.key },
       idleSeconds,
       log,
+      COUNTED_CONNECTIONS,
     );
-    figures.instructions_per_request = { service: s, bare: b, idle_seconds: idleSeconds };
+    figures.instructions_per_request = {
+      service: s,
+      bare: b,
+      idle_seconds: idleSeconds,
+      connections: COUNTED_CONNECTIONS,
+    };
     summary.push(
       `(a) instructions/request     service ${s!.warm} warm, ${s!.afterIdle} after ${idleSeconds} s idle; bare ${b!.warm}, ${b!.afterIdle}; ratio warm ${(s!.warm / b!.warm).toFixed(2)}`,
     );
