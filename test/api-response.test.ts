@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { createServer, get, type IncomingMessage, ServerResponse } from "node:http";
 import { type AddressInfo, connect } from "node:net";
 import { addHeader, ApiResponse, sameName } from "../src/http/api-response.ts";
+import { createApp } from "../src/http/app.ts";
 
 async function rawHead(t: test.TestContext, handler: (res: ServerResponse) => void): Promise<string[]> {
   const server = createServer({ ServerResponse: ApiResponse }, (_req, res) => handler(res));
@@ -306,8 +307,7 @@ test("the checked head is node:http's own, byte for byte, whatever the writer pa
         try {
           res.writeHead(200, ["x-a", "a\r\nX-Evil: 1"]);
         } catch (error) {
-          // (A plain response keeps a header set before a failed writeHead; a waiting one is used up.)
-          res.writeHead(500, ["X-A", (error as { code: string }).code, "Content-Length", 0]);
+          res.writeHead(500, ["X-Error", (error as { code: string }).code, "Content-Length", 0]);
         }
       },
     ],
@@ -364,12 +364,22 @@ test("the checked head is node:http's own, byte for byte, whatever the writer pa
       (res) => {
         addHeader(res, "X-Request-Id", "r-5", true);
         try {
-          res.writeHead(200, ["X-A", "ok", 5, "x"]);
+          res.writeHead(200, [5, "x", "X-A", "ok"]);
         } catch (error) {
-          // A plain response keeps what it set before the failure; a waiting header is used up.
-          res.removeHeader("X-Request-Id");
-          res.removeHeader("X-A");
+          // The error's head still carries the request id, on both.
           res.statusMessage = "Refused";
+          res.writeHead(500, ["X-Error", (error as { code: string }).code, "Content-Length", 0]);
+        }
+      },
+    ],
+    [
+      "a bad status after waiting headers: the error's head still carries them",
+      (res) => {
+        addHeader(res, "X-Request-Id", "r-6", true);
+        addHeader(res, "X-Content-Type-Options", "nosniff");
+        try {
+          res.writeHead(1000, ["X-A", "ok"]);
+        } catch (error) {
           res.writeHead(500, ["X-Error", (error as { code: string }).code, "Content-Length", 0]);
         }
       },
@@ -402,4 +412,30 @@ test("after a failed writeHead, nothing checked is left over for the next head",
   });
   assert.doesNotMatch(bytes, /X-Left/);
   assert.match(bytes, /^HTTP\/1\.1 200 OK\r\nContent-Length: 0\r\n/);
+});
+
+test("a handler whose head node:http refuses gets a 500 that still carries the request id", async (t) => {
+  const app = createApp({
+    routes: [
+      {
+        path: "/bad",
+        methods: ["GET"],
+        scope: null,
+        handler: (_req, res) => {
+          res.writeHead(200, ["X-Bad", "a\u0001"]);
+          res.end();
+        },
+      },
+    ],
+    logError: () => {},
+  });
+  const server = createServer({ ServerResponse: ApiResponse }, app);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  t.after(() => server.close());
+  const { port } = server.address() as AddressInfo;
+  const res = await fetch(`http://127.0.0.1:${port}/bad`, { headers: { "X-Request-Id": "trace-1" } });
+  assert.equal(res.status, 500);
+  assert.equal(res.headers.get("x-request-id"), "trace-1");
+  assert.equal(res.headers.get("x-content-type-options"), "nosniff");
+  assert.equal(res.headers.get("x-bad"), null);
 });

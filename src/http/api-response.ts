@@ -5,7 +5,8 @@
  * when the writer's own headers are merged in (README: "Performance").
  *
  * A header the writer also names replaces the waiting one, except `Vary`, whose values are joined
- * (`Vary: Origin, Accept, Accept-Encoding`). Used by `hardened-server.ts` through `node:http`'s
+ * (`Vary: Origin, Accept, Accept-Encoding`). A head node:http refuses leaves the waiting headers
+ * for the next one, so the error's answer still carries the request id. Used by `hardened-server.ts` through `node:http`'s
  * `ServerResponse` option; `addHeader` works on any response, falling back to `setHeader`.
  *
  * The head is written as node:http would write it, but cheaper (README: "Performance"). node:http
@@ -97,12 +98,15 @@ export class ApiResponse<Request extends IncomingMessage = IncomingMessage> exte
     this.#lengths = 0;
     const checking = !this.#progressive && !this.headersSent;
     let checked: Checked | undefined;
+    // The waiting headers as they were, for a head that node:http refuses (the merge changes the list).
+    let kept = waiting;
     if (waiting === null) {
       if (checking && Array.isArray(given)) checked = checkLines(given, NONE, 0, false);
     } else {
       // The usual case, the writer's flat list naming none of the waiting headers, needs no merge.
       if (checking && isFlat(given)) checked = checkLines(waiting, given, vouched, true);
       if (checked === undefined) {
+        kept = waiting.slice();
         const left = merge(waiting, given, vouched);
         given = waiting as OutgoingHttpHeader[];
         if (checking) checked = checkLines(waiting, NONE, left, false);
@@ -116,9 +120,21 @@ export class ApiResponse<Request extends IncomingMessage = IncomingMessage> exte
       return message === undefined
         ? super.writeHead(statusCode, given)
         : super.writeHead(statusCode, message, given);
+    } catch (error) {
+      // Refused (a bad value, a bad status): the waiting headers wait for the next head, the error's.
+      if (kept !== null && !this.headersSent && this.#waiting === null) this.#restore(kept, vouched);
+      throw error;
     } finally {
       this.#checkedLines = "";
     }
+  }
+
+  // Puts back waiting headers a refused head used up.
+  #restore(waiting: HeaderValue[], vouched: number): void {
+    this.#waiting = waiting;
+    this.#vouched = vouched;
+    this.#lengths = 0;
+    for (let i = 0; i < waiting.length; i += 2) this.#lengths |= lengthBit(waiting[i] as string);
   }
 
   /** node:http's own (internal) step that builds the head from the status line and headers. */
