@@ -8,6 +8,7 @@
  * line, as nginx's `access_log ... buffer= flush=` does; `write` gets a copy, so a stream that
  * writes later (a pipe, a socket) is safe too. A shutdown flushes what is left.
  */
+import { rememberLast } from "../cache/remember-last.ts";
 
 /** One access-log entry; a key appears only as its prefix. */
 export interface AccessLogEntry {
@@ -89,7 +90,7 @@ export function createAccessLog(
  * The usual line (its text all printable ASCII without `"` or `\`, its duration in whole
  * microseconds) is joined as one string and written by one call; a character-by-character copy
  * in JavaScript costs more, mostly in reading the joined-up strings V8 keeps in pieces. Each text
- * is checked by a regular-expression test, unless it is the one last found plain (a poll repeats
+ * is checked by a regular-expression test, unless it is its field's last text (a poll repeats
  * its method, path and key: the same strings) or `ownText` vouches for it (the time and request
  * id; see `AccessLog`). Testing a string V8 keeps in pieces first copies it into one, through a
  * runtime call. Any other line is written as `JSON.stringify` writes it, in UTF-8.
@@ -118,19 +119,10 @@ function isPlain(text: string): boolean {
   return !NEEDS_ESCAPE.test(text);
 }
 
-// `isPlain`, remembering the last text found plain.
-function rememberPlain(): (text: string) => boolean {
-  let last: string | undefined;
-  return (text) => {
-    if (text === last) return true;
-    if (!isPlain(text)) return false;
-    last = text;
-    return true;
-  };
-}
-const plainMethod = rememberPlain();
-const plainPath = rememberPlain();
-const plainKey = rememberPlain();
+// A poll repeats its method, path and key: each field remembers its last text's answer.
+const plainMethod = rememberLast(isPlain);
+const plainPath = rememberLast(isPlain);
+const plainKey = rememberLast(isPlain);
 
 // `.sss` for each number of milliseconds, as JSON writes a number: trailing zeros dropped.
 const FRACTIONS = Array.from({ length: 1000 }, (_, f) =>

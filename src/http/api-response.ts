@@ -93,6 +93,7 @@ export class ApiResponse<Request extends IncomingMessage = IncomingMessage> exte
     let given = typeof reason === "string" ? headers : reason;
     const waiting = this.#waiting;
     const vouched = this.#vouched;
+    const lengths = this.#lengths;
     this.#waiting = null;
     this.#vouched = 0;
     this.#lengths = 0;
@@ -107,7 +108,7 @@ export class ApiResponse<Request extends IncomingMessage = IncomingMessage> exte
       if (checking && isFlat(given)) checked = checkLines(waiting, given, vouched, true);
       if (checked === undefined) {
         kept = waiting.slice();
-        const left = merge(waiting, given, vouched);
+        const left = merge(waiting, lengths, given, vouched);
         given = waiting as OutgoingHttpHeader[];
         if (checking) checked = checkLines(waiting, NONE, left, false);
       }
@@ -122,19 +123,15 @@ export class ApiResponse<Request extends IncomingMessage = IncomingMessage> exte
         : super.writeHead(statusCode, message, given);
     } catch (error) {
       // Refused (a bad value, a bad status): the waiting headers wait for the next head, the error's.
-      if (kept !== null && !this.headersSent && this.#waiting === null) this.#restore(kept, vouched);
+      if (kept !== null && !this.headersSent && this.#waiting === null) {
+        this.#waiting = kept;
+        this.#vouched = vouched;
+        this.#lengths = lengths;
+      }
       throw error;
     } finally {
       this.#checkedLines = "";
     }
-  }
-
-  // Puts back waiting headers a refused head used up.
-  #restore(waiting: HeaderValue[], vouched: number): void {
-    this.#waiting = waiting;
-    this.#vouched = vouched;
-    this.#lengths = 0;
-    for (let i = 0; i < waiting.length; i += 2) this.#lengths |= lengthBit(waiting[i] as string);
   }
 
   /** node:http's own (internal) step that builds the head from the status line and headers. */
@@ -259,8 +256,11 @@ function isFlat(
 }
 
 /**
- * The leading entries of a flat [name, value, ...] list that can be written as checked lines, and
- * those lines; none when a value has a character node:http would refuse. A value the same as the
+ * The leading entries of two flat [name, value, ...] lists taken as one (`first`, then `second`)
+ * that can be written as checked lines, those lines, and the rest for node:http; no lines when a
+ * value has a character node:http would refuse. With `distinct` (the waiting headers, then the
+ * writer's) the answer is undefined when a name repeats or a value is left out, so the caller
+ * merges them first; without it, `second` is empty and repeats are node:http's to write. A value the same as the
  * name's last good one is not tested again and its line is reused: most are the same strings each
  * time (an ETag's text, the Vary text, this second's Cache-Control), and a test is mostly its
  * call's own cost. A value vouched for (bit i of `vouched` for entry i) is neither compared nor
@@ -378,18 +378,18 @@ const VOUCHED_MAX = 31;
  * `waiting` is this response's own list, used up here: it becomes the whole list. Returns
  * `vouched` less the entries whose values were replaced.
  *
- * A name is looked for in the list only when a name of its length is there already (a bit per
- * length): a head's names mostly differ in length, and most given names are new.
+ * A name is looked for in the list only when a name of its length is there already (`lengths`,
+ * the waiting names' bits as `wait` kept them): a head's names mostly differ in length, and most
+ * given names are new.
  */
 function merge(
   waiting: HeaderValue[],
+  lengths: number,
   given: OutgoingHttpHeaders | OutgoingHttpHeader[] | undefined,
   vouched: number,
 ): number {
   if (given === undefined) return vouched;
   const flat = flatList(given);
-  let lengths = 0;
-  for (let i = 0; i < waiting.length; i += 2) lengths |= lengthBit(waiting[i] as string);
   for (let i = 0; i < flat.length - 1; i += 2) {
     const name = flat[i];
     const value = flat[i + 1];
