@@ -33,32 +33,29 @@ export interface ChangeGate {
 /** A gate over `dir`; `now` is the clock for the racy window. */
 export function createChangeGate(dir: string, now: () => number = Date.now): ChangeGate {
   let stamp = "";
-  let version = 0;
-  let polledAt = -Infinity;
   let lookedThisTurn = false;
   const nextTurn = () => {
     lookedThisTurn = false;
   };
-  return {
-    poll() {
-      if (lookedThisTurn) return version;
+  // Plain fields, not getters: every request's readers load them, and a getter is a call.
+  const gate = {
+    version: 0,
+    polledAt: -Infinity,
+    poll(): number {
+      if (lookedThisTurn) return gate.version;
       lookedThisTurn = true;
       setImmediate(nextTurn);
-      polledAt = now();
+      const polledAt = now();
+      gate.polledAt = polledAt;
       const stat = statSync(dir, { throwIfNoEntry: false });
       const next = stat ? `${stat.ino}:${stat.mtimeMs}:${stat.ctimeMs}` : "none";
       const racy = stat !== undefined && polledAt - Math.max(stat.mtimeMs, stat.ctimeMs) < RACY_MS;
-      if (next !== stamp || racy) version++;
+      if (next !== stamp || racy) gate.version++;
       stamp = next;
-      return version;
-    },
-    get version() {
-      return version;
-    },
-    get polledAt() {
-      return polledAt;
+      return gate.version;
     },
   };
+  return gate;
 }
 
 /**
