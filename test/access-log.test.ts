@@ -7,7 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
-import { type AccessLogEntry, accessLogLine, createAccessLog, encodeLine } from "../src/http/access-log.ts";
+import { type AccessLogEntry, accessLogLine, createAccessLog, lineOf } from "../src/http/access-log.ts";
 
 const entry = (path: string, i = 0): AccessLogEntry => ({
   time: "2026-11-23T00:00:00.000Z",
@@ -23,12 +23,7 @@ const entry = (path: string, i = 0): AccessLogEntry => ({
 // log's order, as the server's do), and a newline.
 const reference = (e: AccessLogEntry) => JSON.stringify(e) + "\n";
 
-function encoded(e: AccessLogEntry): string {
-  const buffer = Buffer.alloc(4096);
-  const end = encodeLine(buffer, 0, e);
-  assert.ok(end > 0, "fits");
-  return buffer.subarray(0, end).toString();
-}
+const encoded = (e: AccessLogEntry): string => lineOf(e);
 
 test("a line is exactly JSON.stringify of its entry, for odd text and every kind of number", () => {
   const odd: AccessLogEntry[] = [
@@ -100,9 +95,7 @@ test("random entries encode as JSON.stringify does", () => {
 });
 
 test("a text found plain once does not vouch for a different one, and ownText covers only the time and id", () => {
-  const buffer = Buffer.alloc(4096);
-  const line = (e: AccessLogEntry, ownText: boolean) =>
-    buffer.subarray(0, encodeLine(buffer, 0, e, ownText)).toString();
+  const line = (e: AccessLogEntry, ownText: boolean) => lineOf(e, ownText);
   const sequence: AccessLogEntry[] = [
     entry("/a", 1),
     entry("/a", 1),
@@ -120,11 +113,9 @@ test("a text found plain once does not vouch for a different one, and ownText co
 });
 
 test("a duration in whole microseconds is written as String writes it, across the range", () => {
-  const buffer = Buffer.alloc(256);
   const check = (micros: number) => {
     const value = micros / 1000;
-    const end = encodeLine(buffer, 0, { ...entry(""), duration_ms: value });
-    const line = buffer.subarray(0, end).toString();
+    const line = lineOf({ ...entry(""), duration_ms: value });
     assert.equal(line.slice(line.indexOf('"duration_ms":') + 14, line.indexOf(',"key"')), String(value));
   };
   for (let m = 0; m < 200_000; m++) check(m);
@@ -132,21 +123,21 @@ test("a duration in whole microseconds is written as String writes it, across th
   for (let e = 0; e <= 43; e++) for (const d of [-1, 0, 1]) check(Math.max(0, 2 ** e + d));
 });
 
-test("a line that does not fit says so, and one that fits exactly is written whole", () => {
+test("a batch never passes its size: a line that would take it past goes in the next, one longer than a batch alone", () => {
   for (const e of [entry("/é/path", 1), entry("/plain", 1), entry("/plain", 2)]) {
     const want = Buffer.from(reference(e));
-    for (let size = 0; size <= want.length + 2; size++) {
-      const buffer = Buffer.alloc(size);
-      const end = encodeLine(buffer, 0, e);
-      if (size < want.length) assert.equal(end, -1, `${e.path} in ${size}`);
-      else assert.deepEqual(buffer.subarray(0, end), want, `${e.path} in ${size}`);
+    for (let size = want.length - 2; size <= want.length * 2 + 2; size++) {
+      const writes: Buffer[] = [];
+      const log = createAccessLog((chunk) => writes.push(chunk), size, 60_000);
+      log.log(e);
+      log.log(e);
+      log.flush();
+      const label = `${e.path} in ${size}`;
+      if (size < want.length) assert.deepEqual(writes, [want, want], `alone: ${label}`);
+      else if (size < want.length * 2) assert.deepEqual(writes, [want, want], `one batch each: ${label}`);
+      else assert.deepEqual(writes, [Buffer.concat([want, want])], `one batch: ${label}`);
     }
   }
-  const e = entry("/é/path", 1);
-  const want = Buffer.from(reference(e));
-  const buffer = Buffer.alloc(want.length + 5);
-  assert.equal(encodeLine(buffer, 5, e), want.length + 5, "from an offset");
-  assert.equal(encodeLine(buffer, 6, e), -1);
 });
 
 test("lines are gathered and written in one write after the flush delay, whole and in order", async () => {
@@ -167,6 +158,16 @@ test("lines are gathered and written in one write after the flush delay, whole a
   log.flush();
   await sleep(40);
   assert.equal(writes.length, 2, "nothing more to write, and the flushed batch's timer is gone");
+});
+
+test("a batch of plain lines and UTF-8 ones is written as each line's JSON, in UTF-8", () => {
+  const writes: Buffer[] = [];
+  const log = createAccessLog((chunk) => writes.push(chunk), 64 * 1024, 60_000);
+  const entries = [entry("/a", 1), entry("/é/😀", 2), { ...entry("/b", 3), key: "k\u2028" }, entry("/c", 4)];
+  for (const e of entries) log.log(e);
+  log.flush();
+  assert.equal(writes.length, 1);
+  assert.deepEqual(writes[0], Buffer.from(entries.map(reference).join("")));
 });
 
 test("a full buffer is written early, and the written chunk is a copy the buffer does not change", async () => {

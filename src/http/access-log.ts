@@ -2,13 +2,14 @@
  * The access log: one JSON line per request, the same bytes as `JSON.stringify(entry)` (README:
  * "Errors" names the fields), written in batches.
  *
- * Each line is written into one reused buffer by one call (README: "Performance"); a line with
- * text JSON escapes, text beyond ASCII or an unusual number goes through `JSON.stringify` and
- * UTF-8. A batch is written when the buffer is full, and otherwise at most `FLUSH_MS` after its first
- * line, as nginx's `access_log ... buffer= flush=` does; `write` gets a copy, so a stream that
- * writes later (a pipe, a socket) is safe too. A shutdown flushes what is left.
+ * Lines are gathered into a batch (README: "Performance"); a line with text JSON escapes, text
+ * beyond ASCII or an unusual number is `JSON.stringify`'s, in UTF-8. A batch is written when the
+ * next line would take it past its size, and otherwise at most `FLUSH_MS` after its first line, as
+ * nginx's `access_log ... buffer= flush=` does; each write gets a buffer of its own, so a stream
+ * that writes later (a pipe, a socket) is safe too. A shutdown flushes what is left.
  */
 import { rememberLast } from "../cache/remember-last.ts";
+import { inOnePiece } from "./one-piece.ts";
 
 /** One access-log entry; a key appears only as its prefix. */
 export interface AccessLogEntry {
@@ -53,30 +54,37 @@ export function createAccessLog(
   bufferBytes = 64 * 1024,
   flushMs = FLUSH_MS,
 ): AccessLog {
-  const buffer = Buffer.allocUnsafe(bufferBytes);
-  let used = 0;
+  // The batch is kept as one string of joined lines, encoded once when written: V8 joins strings
+  // as pairs of pieces, so adding a line copies nothing, and the batch is copied into one piece
+  // once for all its lines (README: "Performance").
+  let batch = "";
+  let bytes = 0;
+  let ascii = true;
   let timer: NodeJS.Timeout | undefined;
   const flush = (): void => {
     if (timer !== undefined) {
       clearTimeout(timer);
       timer = undefined;
     }
-    if (used === 0) return;
-    const lines = Buffer.from(buffer.subarray(0, used));
-    used = 0;
+    if (bytes === 0) return;
+    const lines = Buffer.from(batch, ascii ? "latin1" : "utf8");
+    batch = "";
+    bytes = 0;
+    ascii = true;
     write(lines);
   };
   const log = (entry: AccessLogEntry, ownText = false): void => {
-    let end = encodeLine(buffer, used, entry, ownText);
-    if (end < 0 && used > 0) {
-      flush();
-      end = encodeLine(buffer, 0, entry, ownText);
-    }
-    if (end < 0) {
-      write(Buffer.from(accessLogLine(entry) + "\n")); // longer than the buffer: alone
+    const plain = plainLine(entry, ownText);
+    const line = plain ?? accessLogLine(entry) + "\n";
+    const size = plain !== undefined ? plain.length : Buffer.byteLength(line);
+    if (bytes + size > bufferBytes) flush();
+    if (size > bufferBytes) {
+      write(Buffer.from(line)); // longer than a batch: alone
       return;
     }
-    used = end;
+    batch += line;
+    bytes += size;
+    if (plain === undefined) ascii = false;
     // The timer keeps no process alive: a shutdown flushes what is left.
     if (timer === undefined) timer = setTimeout(flush, flushMs).unref();
   };
@@ -84,33 +92,70 @@ export function createAccessLog(
 }
 
 /**
- * Writes `e` as one line and its newline into `buffer` from `at`; returns where it ends, or -1 when
- * it does not fit (nothing after `at` is then meaningful).
+ * `e`'s line with its newline, the same text as `accessLogLine(e) + "\n"`.
  *
- * The usual line (its text all printable ASCII without `"` or `\`, its duration in whole
- * microseconds) is joined as one string and written by one call; a character-by-character copy
- * in JavaScript costs more, mostly in reading the joined-up strings V8 keeps in pieces. Each text
- * is checked by a regular-expression test, unless it is its field's last text (a poll repeats
- * its method, path and key: the same strings) or `ownText` vouches for it (the time and request
- * id; see `AccessLog`). Testing a string V8 keeps in pieces first copies it into one, through a
- * runtime call. Any other line is written as `JSON.stringify` writes it, in UTF-8.
+ * The usual line (its texts all printable ASCII without `"` or `\\`, its duration in whole
+ * microseconds) is joined from few pieces, each made once while it repeats: the method, path
+ * and status as one, and the key with the line's end as another; a batch is cheaper to copy into
+ * one piece the fewer pieces it has. Any other line is `JSON.stringify`'s, written in UTF-8.
  */
-export function encodeLine(buffer: Buffer, at: number, e: AccessLogEntry, ownText = false): number {
-  const duration = durationText(e.duration_ms);
-  const plain =
-    duration !== undefined &&
-    Number.isInteger(e.status) &&
-    (ownText || (isPlain(e.time) && isPlain(e.request_id))) &&
-    plainMethod(e.method) &&
-    plainPath(e.path) &&
-    (e.key === null || plainKey(e.key));
-  const line = plain
-    ? `{"time":"${e.time}","request_id":"${e.request_id}","method":"${e.method}","path":"${e.path}","status":${e.status},"duration_ms":${duration},"key":${e.key === null ? "null" : `"${e.key}"`}}\n`
-    : accessLogLine(e) + "\n";
-  const length = plain ? line.length : Buffer.byteLength(line);
-  if (at < 0 || at + length > buffer.length) return -1;
-  return at + buffer.write(line, at, plain ? "latin1" : "utf8");
+export function lineOf(e: AccessLogEntry, ownText = false): string {
+  return plainLine(e, ownText) ?? accessLogLine(e) + "\n";
 }
+
+/**
+ * The usual line (see `lineOf`), or undefined. Each text is checked by a regular-expression test
+ * unless `ownText` vouches for it (the time and request id; see `AccessLog`) or it is its piece's
+ * last text: a poll repeats its method, path and key, the same strings.
+ */
+function plainLine(e: AccessLogEntry, ownText: boolean): string | undefined {
+  const duration = durationText(e.duration_ms);
+  if (
+    duration === undefined ||
+    !Number.isInteger(e.status) ||
+    !(ownText || (isPlain(e.time) && isPlain(e.request_id)))
+  ) {
+    return undefined;
+  }
+  const middle = middleOf(e.method, e.path, e.status);
+  const end = endOf(e.key);
+  if (middle === undefined || end === undefined) return undefined;
+  return `{"time":"${e.time}","request_id":"${e.request_id}${middle}${duration}${end}`;
+}
+
+// `","method":"GET","path":"/p","status":200,"duration_ms":` in one piece, made once while the
+// method, path and status repeat; undefined when the method or path is not plain.
+let lastMethod: string | undefined;
+let lastPath: string | undefined;
+let lastStatus = NaN;
+let middleText: string | undefined;
+function middleOf(method: string, path: string, status: number): string | undefined {
+  if (method !== lastMethod || path !== lastPath || status !== lastStatus) {
+    lastMethod = method;
+    lastPath = path;
+    lastStatus = status;
+    middleText =
+      isPlain(method) && isPlain(path)
+        ? inOnePiece(
+            '","method":"',
+            method,
+            '","path":"',
+            path,
+            '","status":',
+            String(status),
+            ',"duration_ms":',
+          )
+        : undefined;
+  }
+  return middleText;
+}
+
+// `,"key":"gds_abcd"}` or `,"key":null}` and the newline in one piece, made once while the key
+// repeats; undefined when the key is not plain.
+const endOf = rememberLast((key: string | null): string | undefined => {
+  if (key === null) return ',"key":null}\n';
+  return isPlain(key) ? inOnePiece(',"key":"', key, '"}\n') : undefined;
+});
 
 // What JSON escapes or writes beyond ASCII: control characters, `"`, `\`, and anything above `~`.
 const NEEDS_ESCAPE = /[^\x20\x21\x23-\x5b\x5d-\x7e]/;
@@ -118,11 +163,6 @@ const NEEDS_ESCAPE = /[^\x20\x21\x23-\x5b\x5d-\x7e]/;
 function isPlain(text: string): boolean {
   return !NEEDS_ESCAPE.test(text);
 }
-
-// A poll repeats its method, path and key: each field remembers its last text's answer.
-const plainMethod = rememberLast(isPlain);
-const plainPath = rememberLast(isPlain);
-const plainKey = rememberLast(isPlain);
 
 // `.sss` for each number of milliseconds, as JSON writes a number: trailing zeros dropped.
 const FRACTIONS = Array.from({ length: 1000 }, (_, f) =>

@@ -30,6 +30,7 @@ import {
   ServerResponse,
   validateHeaderName,
 } from "node:http";
+import { inOnePiece } from "./one-piece.ts";
 
 type HeaderValue = number | string | readonly string[];
 
@@ -363,11 +364,6 @@ function extend(run: string, state: NameState): string {
     state.run = inOnePiece(run, state.lastLine);
   }
   return state.run;
-}
-
-// Strings joined into one piece: V8 keeps `a + b` as a pair of pieces, but `join` copies.
-function inOnePiece(...parts: string[]): string {
-  return parts.join("");
 }
 
 // Entries of a waiting list that can be vouched for, one bit each.
