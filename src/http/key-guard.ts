@@ -13,7 +13,8 @@ import { WINDOW_MS } from "../limits/scopes.ts";
 import type { Guard } from "./app.ts";
 import { HttpError } from "./http-error.ts";
 import { addHeader } from "./api-response.ts";
-import { rememberMany } from "../cache/remember-last.ts";
+import { rememberLast, rememberMany } from "../cache/remember-last.ts";
+import { inOnePiece } from "./one-piece.ts";
 import { decimalText } from "./decimal-text.ts";
 
 const CHALLENGE = { "WWW-Authenticate": "X-API-KEY" };
@@ -78,6 +79,9 @@ const textsOf = rememberMany(1_000, (scope: string): ScopeTexts => ({
   policy: rememberMany(1_000, (limit: number) => `"${scope}";q=${limit};w=${WINDOW_SECONDS}`),
 }));
 
+// `;t=<seconds>` in one piece, made once while the window's reset repeats (it changes once a second).
+const resetText = rememberLast((reset: number) => inOnePiece(";t=", decimalText(reset)));
+
 // Counts the request, sets the RateLimit fields, and throws the 429 when the window is full.
 function apply(
   res: ServerResponse,
@@ -94,7 +98,7 @@ function apply(
   addHeader(
     res,
     "RateLimit",
-    `${texts.remaining}${decimalText(result.remaining)};t=${decimalText(result.reset)}`,
+    `${texts.remaining}${decimalText(result.remaining)}${resetText(result.reset)}`,
     true,
   );
   if (!result.success) {
