@@ -8,6 +8,7 @@ import {
   isTempFile,
   removeStaleTempFiles,
   writeFileAtomic,
+  writeFileAtomicAsync,
   writeFilesAtomic,
 } from "../src/files/atomic-write.ts";
 import { parseDocument } from "../src/files/json-document.ts";
@@ -41,6 +42,23 @@ test("a failed write leaves the old file and no temp file behind", (t) => {
     chmodSync(dir, 0o700);
   }
   assert.equal(readFileSync(path, "utf8"), "old");
+  assert.deepEqual(readdirSync(dir), ["a.json"]);
+});
+
+test("the asynchronous atomic write replaces the file whole, and a failed one changes nothing", async (t) => {
+  const dir = tempDir(t);
+  const path = join(dir, "a.json");
+  writeFileSync(path, "old");
+  await writeFileAtomicAsync(path, "new", { mode: 0o600 });
+  assert.equal(readFileSync(path, "utf8"), "new");
+  assert.equal(statSync(path).mode & 0o777, 0o600);
+  await writeFileAtomicAsync(path, Buffer.from("bytes"), { durable: false });
+  assert.equal(readFileSync(path, "utf8"), "bytes");
+  assert.deepEqual(readdirSync(dir), ["a.json"]);
+  // A write that fails once its temp file exists removes it; one that cannot make it changes nothing.
+  await assert.rejects(writeFileAtomicAsync(path, 42 as unknown as string));
+  await assert.rejects(writeFileAtomicAsync(join(dir, "missing", "a.json"), "new"), /ENOENT/);
+  assert.equal(readFileSync(path, "utf8"), "bytes");
   assert.deepEqual(readdirSync(dir), ["a.json"]);
 });
 

@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { LockBusyError, withLock } from "../src/files/lock-file.ts";
+import { LockBusyError, withLock, withLockAsync } from "../src/files/lock-file.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 import { tempDir } from "./helpers.ts";
 
 test("the lock is held while the function runs and released after, even on throw", (t) => {
@@ -22,6 +23,33 @@ test("the lock is held while the function runs and released after, even on throw
     /boom/,
   );
   assert.equal(existsSync(path), false);
+});
+
+test("an asynchronous holder keeps the lock until its promise settles, and a second waits for it", async (t) => {
+  const path = join(tempDir(t), "x.lock");
+  const order: string[] = [];
+  const first = withLockAsync(path, async () => {
+    order.push("first in");
+    await sleep(60);
+    assert.equal(readFileSync(path, "utf8"), String(process.pid), "still held across the await");
+    order.push("first out");
+    return 1;
+  });
+  const second = withLockAsync(path, () => {
+    order.push("second");
+    return 2;
+  });
+  assert.deepEqual(await Promise.all([first, second]), [1, 2]);
+  assert.deepEqual(order, ["first in", "first out", "second"]);
+  assert.equal(existsSync(path), false);
+  await assert.rejects(
+    withLockAsync(path, async () => {
+      await sleep(5);
+      throw new Error("boom");
+    }),
+    /boom/,
+  );
+  assert.equal(existsSync(path), false, "released after a rejection too");
 });
 
 test("a lock held by a live process makes the other wait, then give up with a clear error", (t) => {

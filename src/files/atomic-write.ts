@@ -1,5 +1,6 @@
 /** Crash-safe file replacement: a reader sees the old bytes or the new, never a mix. */
 import { closeSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, writeSync } from "node:fs";
+import { open, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
 
@@ -14,7 +15,7 @@ export function writeFileAtomic(
   data: string | Uint8Array,
   options: { mode?: number; durable?: boolean } = {},
 ): void {
-  const temp = `${path}${TEMP_MARK}${process.pid}-${randomBytes(4).toString("hex")}`;
+  const temp = tempPathOf(path);
   const fd = openSync(temp, "wx", options.mode ?? 0o644);
   try {
     writeSync(fd, typeof data === "string" ? Buffer.from(data) : data);
@@ -29,6 +30,35 @@ export function writeFileAtomic(
 }
 
 /**
+ * `writeFileAtomic` without holding up the event loop: the write, the fsync and the rename run on
+ * libuv's threads, so a slow disk delays this file, not the requests the process serves meanwhile
+ * (the server's periodic writes: request counts, key usage).
+ */
+export async function writeFileAtomicAsync(
+  path: string,
+  data: string | Uint8Array,
+  options: { mode?: number; durable?: boolean } = {},
+): Promise<void> {
+  const temp = tempPathOf(path);
+  const handle = await open(temp, "wx", options.mode ?? 0o644);
+  try {
+    await handle.writeFile(data);
+    if (options.durable !== false) await handle.sync();
+  } catch (error) {
+    await handle.close();
+    await rm(temp, { force: true });
+    throw error;
+  }
+  await handle.close();
+  await rename(temp, path);
+}
+
+// A temp file beside `path`, named for this process and unique within it.
+function tempPathOf(path: string): string {
+  return `${path}${TEMP_MARK}${process.pid}-${randomBytes(4).toString("hex")}`;
+}
+
+/**
  * Writes several files in two phases: every new content to a fsynced temp file first, then the
  * renames. A failure while writing (a full disk) removes the temp files and changes nothing;
  * renames need no space.
@@ -37,7 +67,7 @@ export function writeFilesAtomic(files: readonly { path: string; data: string | 
   const staged: { temp: string; path: string }[] = [];
   try {
     for (const { path, data } of files) {
-      const temp = `${path}${TEMP_MARK}${process.pid}-${randomBytes(4).toString("hex")}`;
+      const temp = tempPathOf(path);
       staged.push({ temp, path });
       const fd = openSync(temp, "wx", 0o644);
       try {

@@ -131,10 +131,15 @@ export function withLock<T>(path: string, fn: () => T, options: { waitMs?: numbe
   return holding(path, fn);
 }
 
-/** `withLock` without blocking the event loop while it waits; `fn` itself runs synchronously. */
+/**
+ * `withLock` without blocking the event loop while it waits. `fn` may return a promise: the lock
+ * is held until it settles (an asynchronous write under the lock). While a process holds a lock
+ * across an await, it must not take the same lock with the synchronous `withLock`: that wait
+ * blocks the event loop the holder needs to finish.
+ */
 export async function withLockAsync<T>(
   path: string,
-  fn: () => T,
+  fn: () => T | Promise<T>,
   options: { waitMs?: number } = {},
 ): Promise<T> {
   const lock = attempts(path, options.waitMs);
@@ -143,5 +148,9 @@ export async function withLockAsync<T>(
   } finally {
     lock.done();
   }
-  return holding(path, fn);
+  try {
+    return await fn();
+  } finally {
+    rmSync(path, { force: true });
+  }
 }

@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { fileStamp } from "../files/file-stamp.ts";
 import { join } from "node:path";
 import * as v from "valibot";
-import { writeFileAtomic } from "../files/atomic-write.ts";
+import { writeFileAtomicAsync } from "../files/atomic-write.ts";
 import { withLockAsync } from "../files/lock-file.ts";
 import { activeSharedDocuments } from "../shared/shared-documents.ts";
 import { DAY_MS, dayKey } from "../time.ts";
@@ -152,7 +152,8 @@ export function createRequestCounter(options: {
           onError(error);
           counts = {};
         }
-        writeFileAtomic(path, merged(counts, batch, now()), { mode: 0o600 });
+        // Off the event loop: a slow disk's fsync must not stall the requests served meanwhile.
+        return writeFileAtomicAsync(path, merged(counts, batch, now()), { mode: 0o600 });
       });
     } catch (error) {
       onError(error);
