@@ -32,7 +32,7 @@ export function writeFileAtomic(
 /**
  * `writeFileAtomic` without holding up the event loop: the write, the fsync and the rename run on
  * libuv's threads, so a slow disk delays this file, not the requests the process serves meanwhile
- * (the server's periodic writes: the request counts and the keys' last use).
+ * (the server's minute write of the request counts).
  */
 export async function writeFileAtomicAsync(
   path: string,

@@ -9,17 +9,13 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { activeSharedDocuments } from "../shared/shared-documents.ts";
 import { join } from "node:path";
 import * as v from "valibot";
-import { writeFileAtomic, writeFileAtomicAsync } from "../files/atomic-write.ts";
+import { writeFileAtomic } from "../files/atomic-write.ts";
 import { withLock, withLockAsync } from "../files/lock-file.ts";
 import { parseDocument } from "../files/json-document.ts";
 
 export const KEYS_FILE = "keys.json";
 export const USAGE_FILE = "key-usage.json";
 const LOCK_FILE = ".keys.lock";
-// The usage file has a lock of its own: only the servers write it, and each does so off the event
-// loop, holding the lock across the write's await, which a synchronous wait for the same lock in
-// the same process (`updateKeys`) would deadlock.
-const USAGE_LOCK_FILE = ".key-usage.lock";
 const FORMAT = 1;
 
 const Iso = v.pipe(v.string(), v.isoTimestamp());
@@ -119,8 +115,7 @@ export function recordUsage(dir: string, seen: Readonly<KeyUsage>): Promise<void
       return { text: later(parsed?.success ? parsed.output : readUsage(dir)), result: undefined };
     });
   }
-  // Off the event loop: a slow disk's fsync must not stall the requests served meanwhile.
-  return withLockAsync(join(dir, USAGE_LOCK_FILE), () =>
-    writeFileAtomicAsync(join(dir, USAGE_FILE), later(readUsage(dir)), { mode: 0o600 }),
-  );
+  return withLockAsync(join(dir, LOCK_FILE), () => {
+    writeFileAtomic(join(dir, USAGE_FILE), later(readUsage(dir)), { mode: 0o600 });
+  });
 }
