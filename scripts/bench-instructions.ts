@@ -11,7 +11,8 @@
  * `WINDOW` requests until three windows in a row agree within 3%. By default they are sent one
  * after another on one keep-alive connection; `BENCH_CONNECTIONS=n` spreads each window over n
  * connections at once, kept open for the whole count as `wrk` keeps its own, which is closer to the
- * load runs: there one stat of the data directory serves the requests of a turn of the event loop. That takes 8 to 12 windows: V8 compiles hot code on background threads, which
+ * load runs: there one stat of the data directory serves the requests of a turn of the event
+ * loop. The count takes 8 to 12 windows: V8 compiles hot code on background threads, which
  * valgrind runs one at a time, and the count falls (with plateaus, hence three windows) before it
  * settles. Then the servers sit idle for `idleSeconds` and are counted again the same way: V8's
  * memory reducer collects an idle heap, and what a server costs afterwards is what a service

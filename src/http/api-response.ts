@@ -6,8 +6,9 @@
  *
  * A header the writer also names replaces the waiting one, except `Vary`, whose values are joined
  * (`Vary: Origin, Accept, Accept-Encoding`). A head node:http refuses leaves the waiting headers
- * for the next one, so the error's answer still carries the request id. Used by `hardened-server.ts` through `node:http`'s
- * `ServerResponse` option; `addHeader` works on any response, falling back to `setHeader`.
+ * for the next one, so the error's answer still carries the request id. Used by
+ * `hardened-server.ts` through `node:http`'s `ServerResponse` option; `addHeader` works on any
+ * response, falling back to `setHeader`.
  *
  * The head is written as node:http would write it, but cheaper (README: "Performance"). node:http
  * checks each header on its own: two regular-expression tests, a lower-cased copy of the name and
@@ -261,10 +262,10 @@ function isFlat(
  * that can be written as checked lines, those lines, and the rest for node:http; no lines when a
  * value has a character node:http would refuse. With `distinct` (the waiting headers, then the
  * writer's) the answer is undefined when a name repeats or a value is left out, so the caller
- * merges them first; without it, `second` is empty and repeats are node:http's to write. A value the same as the
- * name's last good one is not tested again and its line is reused: most are the same strings each
- * time (an ETag's text, the Vary text, this second's Cache-Control), and a test is mostly its
- * call's own cost. A value vouched for (bit i of `vouched` for entry i) is neither compared nor
+ * merges them first; without it, `second` is empty and repeats are node:http's to write. A value
+ * the same as the name's last good one is not tested again and its line is reused: most are the
+ * same strings each time (an ETag's text, the Vary text, this second's Cache-Control), and a test
+ * is mostly its call's own cost. A value vouched for (bit i of `vouched` for entry i) is neither compared nor
  * tested: it differs on every response (the request id, the RateLimit count), and V8 compares and
  * tests such joined-up strings through a runtime call that first copies them into one piece.
  *
