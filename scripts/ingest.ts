@@ -33,6 +33,11 @@ try {
 const ms = Math.round(performance.now() - started);
 
 for (const failure of summary.failures) process.stderr.write(`error: ${failure.message}\n`);
+if (summary.sampleDaysRemoved > 0) {
+  process.stdout.write(
+    `Removed ${summary.sampleDaysRemoved} days of sample data (generated, not Eskom's) before storing real data\n`,
+  );
+}
 for (const repair of summary.repaired) process.stderr.write(`repaired: ${repair.message}\n`);
 const skipped = [
   `${summary.skipped.blank} blank (hour not yet published)`,
@@ -45,6 +50,7 @@ process.stdout.write(
     `  hours written:  ${summary.hoursChanged} (${summary.hoursAdded} new, ${summary.hoursRevised} revised; old values kept in revisions/)`,
     `  days touched:   ${summary.daysTouched} (${summary.daysWritten} rewritten)`,
     `  rows skipped:   ${skipped}`,
+    ...(summary.sample ? ["  The store holds generated sample data, not Eskom's."] : []),
   ].join("\n") + "\n",
 );
 process.exitCode = summary.failures.length > 0 ? 1 : 0;

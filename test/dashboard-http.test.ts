@@ -5,7 +5,7 @@ import { createAccount, setAccountDisabled, resetPassword } from "../src/account
 import { createKey } from "../src/keys/key-admin.ts";
 import { readKeys } from "../src/keys/key-file.ts";
 import { account, Client, dashboardServer, PASSWORD } from "./dashboard-helpers.ts";
-import { startServer } from "./helpers.ts";
+import { exportCsv, ingestTexts, sast, startServer, tempDir } from "./helpers.ts";
 
 const DATA = "/api/v1/grid/system-state?start=2025-06-05&end=2025-06-06";
 const HOUR = 3_600_000;
@@ -294,7 +294,9 @@ test("the home page shows the account's requests per scope, counted by the serve
       )
       .find((cells) => cells[0] === scope);
   assert.deepEqual(row("normalized_data"), ["normalized_data", "3", "3", "0"]);
-  assert.match(page, /The data is stale/, "the sample data ends in 2025, long before the test's clock");
+  // The sample ends in 2025, long before the test's clock: a sample is labelled, never called stale.
+  assert.match(page, /Sample data: generated, not Eskom's\./);
+  assert.doesNotMatch(page, /The data is stale/);
   assert.deepEqual(
     row("features"),
     ["features", "1", "1", "1"],
@@ -424,4 +426,21 @@ test("behind a trusted proxy, the address limit counts each client, and a forged
   const colleague = new Client(server.url);
   const res = await colleague.signIn("analyst", PASSWORD, from("198.51.100.2"));
   assert.equal(res.status, 303, "another client behind the same proxy still signs in");
+});
+
+test("the overview of a store of real data shows no sample notice, and calls old data stale", async (t) => {
+  const dir = tempDir(t);
+  const hours = Array.from({ length: 30 }, (_, h) => [
+    sast(Date.parse("2024-03-01T00:00:00Z") + h * 3_600_000),
+    21_000,
+    900,
+  ]);
+  ingestTexts(dir, { "ESK0001.csv": exportCsv(["Thermal Generation", "Wind"], hours) });
+  const server = await startServer(t, dir);
+  await account(dir, "analyst");
+  const client = new Client(server.url);
+  assert.equal((await client.signIn("analyst", PASSWORD)).status, 303);
+  const page = await (await client.get("/dashboard")).text();
+  assert.match(page, /The data is stale/);
+  assert.doesNotMatch(page, /Sample data/);
 });

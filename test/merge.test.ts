@@ -23,6 +23,7 @@ function file(rows: [number, number, number][]): PortalFile {
     })),
     rowsRead: rows.length,
     skipped: { blank: 0, placeholder: 0 },
+    sample: false,
   };
 }
 

@@ -51,13 +51,22 @@ test("make serve's script seeds an empty store, creates one key, prints a workin
     first.child.on("exit", (code) => reject(new Error(`serve exited ${code}: ${first.out().stderr}`)));
   });
   const { stderr } = first.out();
-  assert.match(stderr, /generating 365 days of sample data/);
+  assert.match(stderr, /generating 365 days of SAMPLE DATA, up to \d{4}-\d{2}-\d{2}T\d{2}:00:00\+00:00/);
+  assert.match(stderr, /NOT Eskom.s/);
+  assert.match(stderr, /make pull/);
   const curl = /curl -H 'X-API-KEY: (gds_\S+)' '(http:\/\/\S+)'/.exec(stderr);
   assert.ok(curl, stderr);
   const res = await fetch(curl[2]!, { headers: { "X-API-KEY": curl[1]! } });
   assert.equal(res.status, 200);
-  const body = (await res.json()) as { data: unknown[] };
+  assert.equal(res.headers.get("data-source"), "sample");
+  const body = (await res.json()) as { meta: { sample?: boolean; last_available: string }; data: unknown[] };
   assert.equal(body.data.length, 6);
+  assert.equal(body.meta.sample, true);
+  // The sample ends at the last whole hour: it looks current, and says it is a sample.
+  const age = Date.now() - Date.parse(body.meta.last_available);
+  assert.ok(age >= 3_600_000 && age < 2 * 3_600_000 + 60_000, `${age} ms old`);
+  const health = (await (await fetch(new URL("/healthz", curl[2]))).json()) as Record<string, unknown>;
+  assert.deepEqual([health.status, health.stale, health.sample], ["sample", false, true]);
   first.child.kill("SIGTERM");
   await first.done;
 

@@ -7,7 +7,7 @@ import { type Dataset, type FieldDoc, INTERVALS } from "../datasets/dataset.ts";
 import { WINDOW_MS } from "../limits/scopes.ts";
 import type { ReadingStore, StoreSnapshot } from "../store/reading-store.ts";
 import { dayStart, formatInstant, HOUR_MS } from "../time.ts";
-import { SCHEMA_VERSION } from "./dataset-handler.ts";
+import { SAMPLE_HEADERS, SCHEMA_VERSION } from "./dataset-handler.ts";
 import { FORMATS } from "./negotiation.ts";
 import * as v from "valibot";
 import type { RouteDoc } from "./route-doc.ts";
@@ -59,6 +59,12 @@ export const CatalogBody = v.object({
     last_available: described(v.nullable(v.string()), "The newest actual hour."),
   }),
   last_ingest: described(v.nullable(v.string()), "When an ingest last changed the store."),
+  sample: v.optional(
+    described(
+      v.literal(true),
+      "Present when the store holds generated sample data, not Eskom's: every dataset answer says so too.",
+    ),
+  ),
 });
 
 /** The route's documentation. */
@@ -71,7 +77,7 @@ export const CATALOG_ROUTE: RouteDoc = {
   responses: {
     "200": {
       description: "The catalog.",
-      headers: ["X-Request-Id", "RateLimit", "RateLimit-Policy"],
+      headers: ["X-Request-Id", "RateLimit", "RateLimit-Policy", "Data-Source"],
       body: CatalogBody,
       bodyName: "Catalog",
     },
@@ -138,11 +144,13 @@ export function catalogHandler(datasets: readonly Dataset[], store: ReadingStore
         last_available: snapshot.lastActual === null ? null : formatInstant(snapshot.lastActual),
       },
       last_ingest: snapshot.modified === null ? null : new Date(snapshot.modified).toISOString(),
+      ...(snapshot.sample ? { sample: true } : {}),
     };
     send(req, res, {
       body: JSON.stringify(body),
       contentType: "application/json",
       cacheControl: "private, no-cache",
+      ...(snapshot.sample ? { headers: SAMPLE_HEADERS } : {}),
     });
   };
 }

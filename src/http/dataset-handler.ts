@@ -25,6 +25,12 @@ import { type Instant, InstantSchema } from "./instant.ts";
 /** The `meta.schema_version` of every envelope. */
 export const SCHEMA_VERSION = "1.0";
 
+/**
+ * The header every answer from a store of generated sample data carries (README: "Sample
+ * data"), beside `meta.sample` in JSON; CSV readers check it. Answers from real data have neither.
+ */
+export const SAMPLE_HEADERS: Readonly<Record<string, string>> = { "Data-Source": "sample" };
+
 /** `format`, accepted by every dataset: it overrides the Accept header. */
 export const FORMAT_PARAMETER: DatasetParameter = {
   schema: v.picklist(FORMATS),
@@ -96,6 +102,8 @@ function entityTag(dataset: Dataset, range: ParsedRange, format: Format, snapsho
       range.options,
       format,
       snapshot.lastActual,
+      // Only a sample store's tags change: a real store's stay as they were.
+      ...(snapshot.sample ? ["sample"] : []),
     ]),
   );
   for (let day = firstDayRead(dataset, from); day < to; day += DAY_MS)
@@ -119,7 +127,13 @@ export interface DatasetHandlerOptions {
 }
 
 // The envelope's `meta` (README: "meta").
-function envelopeMeta(dataset: Dataset, range: ParsedRange, lastAvailable: number | null, asOf?: Instant) {
+function envelopeMeta(
+  dataset: Dataset,
+  range: ParsedRange,
+  lastAvailable: number | null,
+  sample: boolean,
+  asOf?: Instant,
+) {
   return {
     dataset: dataset.id,
     interval: range.interval,
@@ -132,6 +146,7 @@ function envelopeMeta(dataset: Dataset, range: ParsedRange, lastAvailable: numbe
     last_available: lastAvailable === null ? null : formatInstant(lastAvailable),
     data_delay: lastAvailable === null || covered(range).to > lastAvailable + HOUR_MS,
     ...(asOf === undefined ? {} : { as_of: formatInstant(asOf.ms, asOf.fractional) }),
+    ...(sample ? { sample: true } : {}),
   };
 }
 
@@ -149,6 +164,7 @@ class DatasetBody implements BodySource {
     private readonly store: ReadingStore,
     private readonly asOf: { instant: Instant; source: ReadingStore } | undefined,
     private readonly lastAvailable: number | null,
+    private readonly sample: boolean,
   ) {}
 
   // The past is computed afresh; the present comes from the per-day record cache.
@@ -171,12 +187,19 @@ class DatasetBody implements BodySource {
             .records(asOf.source, range)
             .map((record) => JSON.stringify(record))
             .join(",");
-    const meta = envelopeMeta(dataset, range, this.lastAvailable, asOf?.instant);
+    const meta = envelopeMeta(dataset, range, this.lastAvailable, this.sample, asOf?.instant);
     return `{"meta":${JSON.stringify(meta)},"data":[${data}]}`;
   }
 }
 
 const CSV_TYPE = "text/csv; charset=utf-8";
+
+// The answer's own headers: CSV's file name, and the sample data's mark.
+function responseHeaders(format: Format, sample: boolean, dataset: Dataset, range: ParsedRange) {
+  if (format !== "csv") return sample ? SAMPLE_HEADERS : undefined;
+  const disposition = { "Content-Disposition": `attachment; filename="${filename(dataset, range)}"` };
+  return sample ? { ...disposition, ...SAMPLE_HEADERS } : disposition;
+}
 
 interface ParsedQuery {
   readonly version: number;
@@ -215,17 +238,15 @@ export function datasetHandler(
         ? undefined
         : { instant: asOfInstant, source: storeFor(store, asOfInstant.ms, now()) };
     const lastAvailable = asOf === undefined ? snapshot.lastActual : asOf.source.refresh().lastActual;
+    const { sample } = snapshot;
     send(req, res, {
-      body: new DatasetBody(dataset, range, format, options.records, store, asOf, lastAvailable),
+      body: new DatasetBody(dataset, range, format, options.records, store, asOf, lastAvailable, sample),
       contentType: format === "csv" ? CSV_TYPE : "application/json",
       etag,
       lastModified: snapshot.modified,
       cacheControl: cacheControlAt(now()),
       vary: "Accept",
-      headers:
-        format === "csv"
-          ? { "Content-Disposition": `attachment; filename="${filename(dataset, range)}"` }
-          : undefined,
+      headers: responseHeaders(format, sample, dataset, range),
       cache: options.responses,
     });
   };

@@ -1,8 +1,9 @@
 /**
  * `GET /healthz`, no key: is the service up, and how fresh is its data. `stale` turns true when
  * the newest actual hour is older than the threshold (3 hours by default): the service still
- * answers (200, so a load balancer keeps it), but a monitor should alert. See the README's
- * "Keeping the data current".
+ * answers (200, so a load balancer keeps it), but a monitor should alert. A store of generated
+ * sample data is never stale (there is nothing to pull into it): its status is `sample`. See
+ * the README's "Keeping the data current".
  */
 import { lastSuccessfulPull } from "../pull/pull-state.ts";
 import type { ReadingStore, StoreSnapshot } from "../store/reading-store.ts";
@@ -11,6 +12,7 @@ import * as v from "valibot";
 import type { RouteDoc } from "./route-doc.ts";
 import type { Handler } from "./router.ts";
 import type { ServerResponse } from "node:http";
+import { SAMPLE_HEADERS } from "./dataset-handler.ts";
 
 const nullableString = (description?: string) =>
   description === undefined
@@ -21,15 +23,23 @@ const seconds = v.nullable(v.pipe(v.number(), v.integer()));
 /** The 200 body. */
 export const HealthBody = v.strictObject({
   status: v.pipe(
-    v.picklist(["ok", "stale"]),
-    v.description("stale: the newest actual hour is older than STALE_AFTER_H (still 200)."),
+    v.picklist(["ok", "stale", "sample"]),
+    v.description(
+      "stale: the newest actual hour is older than STALE_AFTER_H (still 200). sample: the store holds generated sample data, not Eskom's; never stale.",
+    ),
   ),
   last_available: nullableString("The newest hour holding an actual reading."),
   data_age_seconds: v.pipe(seconds, v.description("Seconds since that hour began.")),
   stale: v.pipe(
     v.boolean(),
     v.description(
-      "True when the newest actual hour is more than 3 hours old (or there is none): alert on it.",
+      "True when the newest actual hour is more than 3 hours old (or there is none): alert on it. Always false for sample data.",
+    ),
+  ),
+  sample: v.optional(
+    v.pipe(
+      v.literal(true),
+      v.description("Present when the store holds generated sample data, not Eskom's."),
     ),
   ),
   days_stored: v.pipe(v.number(), v.integer(), v.minValue(0)),
@@ -64,7 +74,7 @@ export const HEALTH_ROUTE: RouteDoc = {
   responses: {
     "200": {
       description: "Up, with the age of the newest hour.",
-      headers: ["X-Request-Id"],
+      headers: ["X-Request-Id", "Data-Source"],
       body: HealthBody,
       bodyName: "Health",
     },
@@ -85,12 +95,13 @@ export function isStale(last: number | null, now: number, staleAfterMs = STALE_A
 }
 
 // A JSON answer that no cache keeps.
-function answer(res: ServerResponse, status: number, body: unknown): void {
+function answer(res: ServerResponse, status: number, body: unknown, sample = false): void {
   const text = JSON.stringify(body);
   res.writeHead(status, {
     "Content-Type": "application/json",
     "Content-Length": Buffer.byteLength(text),
     "Cache-Control": "no-store",
+    ...(sample ? SAMPLE_HEADERS : {}),
   });
   res.end(text);
 }
@@ -111,9 +122,10 @@ function freshness(
 ) {
   const last = snapshot.lastActual;
   const pulled = lastSuccessfulPull(store.dir);
-  const stale = isStale(last, t, staleAfterMs);
+  const { sample } = snapshot;
+  const stale = !sample && isStale(last, t, staleAfterMs);
   return {
-    status: stale ? "stale" : "ok",
+    status: sample ? "sample" : stale ? "stale" : "ok",
     last_available: last === null ? null : formatInstant(last),
     // The age of the newest hour: how long ago the newest reading's hour began.
     data_age_seconds: last === null ? null : Math.max(0, Math.floor((t - last) / 1000)),
@@ -123,6 +135,7 @@ function freshness(
     last_pull: pulled === null ? null : new Date(pulled).toISOString(),
     last_pull_age_seconds: pulled === null ? null : Math.max(0, Math.floor((t - pulled) / 1000)),
     ...(redis === undefined ? {} : { redis: redis.up() ? "ok" : "unavailable" }),
+    ...(sample ? { sample: true } : {}),
   };
 }
 
@@ -163,6 +176,6 @@ export function healthHandler(
         damaged_days: [...damaged.keys()].sort(),
       });
     }
-    answer(res, 200, freshness(store, snapshot, now(), options.staleAfterMs, redis));
+    answer(res, 200, freshness(store, snapshot, now(), options.staleAfterMs, redis), snapshot.sample);
   };
 }

@@ -68,9 +68,14 @@ function metaSchema(dataset: Dataset, interval: Interval): Schema {
     data_delay: { type: "boolean", description: "True when the range reaches past last_available." },
   };
   const asOf = { ...instant, description: "With as_of: the instant the values are as of, in UTC." };
+  const sample = {
+    const: true,
+    description:
+      "Present only when the store holds generated sample data, not Eskom's (also the Data-Source: sample header).",
+  };
   return {
     type: "object",
-    properties: { ...properties, as_of: asOf },
+    properties: { ...properties, as_of: asOf, sample },
     required: Object.keys(properties),
     additionalProperties: false,
   };
@@ -105,6 +110,11 @@ const HEADERS: Record<string, Schema> = {
     schema: { type: "string" },
   },
   Vary: { description: "`Accept, Accept-Encoding`.", schema: { type: "string" } },
+  "Data-Source": {
+    description:
+      "`sample` when the store holds generated sample data, not Eskom's; absent for real data. Check it when reading CSV.",
+    schema: { const: "sample" },
+  },
   "Content-Disposition": {
     description: 'For CSV: `attachment; filename="<dataset>_<interval>_<start>_<end>.csv"`.',
     schema: { type: "string" },
@@ -233,7 +243,15 @@ function datasetOperation(dataset: Dataset, limits: Readonly<Record<string, numb
   const own = Object.entries(dataset.parameters ?? {}).map(([name, p]) => parameter(name, p));
   const ok = {
     description: "The records of the range; JSON by default, CSV with format=csv or Accept: text/csv.",
-    headers: headers(...RATE, "ETag", "Last-Modified", "Cache-Control", "Vary", "Content-Disposition"),
+    headers: headers(
+      ...RATE,
+      "ETag",
+      "Last-Modified",
+      "Cache-Control",
+      "Vary",
+      "Content-Disposition",
+      "Data-Source",
+    ),
     content: {
       "application/json": { schema: { oneOf: envelopes } },
       "text/csv": {

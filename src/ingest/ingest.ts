@@ -4,6 +4,10 @@
  * changes is first appended to the revision history (old values are never lost), then each
  * touched day is rewritten atomically only when its bytes change, and the manifest last, so a
  * killed ingest leaves every file whole and a re-run completes the same store.
+ *
+ * Generated sample files and real ones never share a store (README: "Sample data"): the
+ * first real ingest into a sample store removes the whole sample first, and sample files are
+ * refused beside real files or into a store that holds real data.
  */
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
@@ -26,6 +30,13 @@ import { recoverDay } from "./recover-day.ts";
 import { monthOf, PACKS } from "../store/month-pack.ts";
 import { INGEST_LOCK } from "../store/reading-store.ts";
 import { type DayChange, diffDay, recordRevisions } from "../store/revisions.ts";
+import {
+  finishSampleRemoval,
+  isSampleStore,
+  markSample,
+  removeSample,
+  sampleRemovalPending,
+} from "../store/sample-mark.ts";
 
 /** What one call did; `failures` lists the files refused, with the reason. */
 export interface IngestSummary {
@@ -43,6 +54,10 @@ export interface IngestSummary {
   readonly failures: { file: string; kind: "source" | "day"; message: string }[];
   /** Damaged day files (not as the manifest recorded them) that this ingest rewrote whole. */
   readonly repaired: { file: string; message: string }[];
+  /** Whether the store holds generated sample data after this call. */
+  readonly sample: boolean;
+  /** Day files of generated sample data this call removed before storing real data. */
+  readonly sampleDaysRemoved: number;
 }
 
 /** Progress as the work goes, for a terminal. */
@@ -110,11 +125,40 @@ function dayLoader(dir: string, now: () => number, failures: Failures, repaired:
   return { days, corrupt, loadDay };
 }
 
+/**
+ * Keeps sample and real data apart, under the ingest lock: finishes a removal a killed ingest
+ * left, refuses sample files beside real data, and removes a sample store's days before real
+ * files land. Returns the files to merge, whether the store is a sample one, and the days removed.
+ */
+function separateSample(dir: string, parsed: readonly PortalFile[], failures: Failures) {
+  let removed = sampleRemovalPending(dir) ? finishSampleRemoval(dir) : 0;
+  const real = parsed.filter((file) => !file.sample);
+  const refuse = (why: string) => (file: PortalFile) =>
+    failures.push({
+      file: file.name,
+      kind: "source",
+      message: `Cannot ingest "${file.name}": it is generated sample data, not Eskom's, and ${why}`,
+    });
+  if (real.length > 0) {
+    parsed.filter((file) => file.sample).forEach(refuse("is not ingested with real files"));
+    if (isSampleStore(dir)) removed += removeSample(dir);
+    return { files: real, sample: false, removed };
+  }
+  if (parsed.length === 0) return { files: [], sample: isSampleStore(dir), removed };
+  if (!isSampleStore(dir) && loadManifest(dir).size > 0) {
+    parsed.forEach(refuse("this store holds real data (start from an empty DATA_DIR for a sample)"));
+    return { files: [], sample: false, removed };
+  }
+  markSample(dir);
+  return { files: parsed, sample: true, removed };
+}
+
 // The changed day files, new ones written before any replaces its file, then packs and manifest.
 function writeDays(
   dir: string,
   keys: readonly string[],
   loaded: ReturnType<typeof dayLoader>,
+  sample: boolean,
   onProgress?: IngestProgress,
 ): number {
   const readingsDir = join(dir, READINGS_DIR);
@@ -128,7 +172,7 @@ function writeDays(
     const text = serializeDay(day);
     if (text === "") return;
     if (text !== before) writes.push({ path: join(readingsDir, dayFileName(key)), data: text });
-    manifest.set(key, dayEntry(day, text));
+    manifest.set(key, dayEntry(day, text, sample));
   });
   // All new days are written before any replaces its file: a full disk changes no day.
   writeFilesAtomic(writes);
@@ -156,26 +200,28 @@ export function ingestFiles(
   mkdirSync(readingsDir, { recursive: true });
   const failures: Failures = [];
   const parsed = parseAll(paths, failures, onProgress);
-  const skipped: Record<SkipReason, number> = { blank: 0, placeholder: 0 };
-  let rowsRead = 0;
-  for (const file of parsed) {
-    rowsRead += file.rowsRead;
-    skipped.blank += file.skipped.blank;
-    skipped.placeholder += file.skipped.placeholder;
-  }
 
   return withLock(join(dir, INGEST_LOCK), () => {
     removeStaleTempFiles(readingsDir);
     // Only ingest writes the manifest, under this lock; other files in DATA_DIR have other writers.
     removeStaleTempFiles(dir, MANIFEST_FILE);
     const repaired: IngestSummary["repaired"] = [];
+    const { files, sample, removed } = separateSample(dir, parsed, failures);
+    mkdirSync(readingsDir, { recursive: true }); // a removed sample took the folder with it
+    const skipped: Record<SkipReason, number> = { blank: 0, placeholder: 0 };
+    let rowsRead = 0;
+    for (const file of files) {
+      rowsRead += file.rowsRead;
+      skipped.blank += file.skipped.blank;
+      skipped.placeholder += file.skipped.placeholder;
+    }
     const loaded = dayLoader(dir, now, failures, repaired);
     let hoursChanged = 0;
-    for (const file of parsed) hoursChanged += mergeFile(file, loaded.loadDay);
+    for (const file of files) hoursChanged += mergeFile(file, loaded.loadDay);
     const keys = [...loaded.days.keys()].filter((k) => !loaded.corrupt.has(k)).sort();
     const { changes, created, hoursAdded, hoursRevised } = collectChanges(keys, loaded.days);
     recordRevisions(dir, now(), changes, created);
-    const daysWritten = writeDays(dir, keys, loaded, onProgress);
+    const daysWritten = writeDays(dir, keys, loaded, sample, onProgress);
     return {
       files: paths.length,
       rowsRead,
@@ -187,6 +233,8 @@ export function ingestFiles(
       daysWritten,
       skipped,
       failures,
+      sample,
+      sampleDaysRemoved: removed,
     };
   });
 }

@@ -22,6 +22,8 @@ export interface FileOutcome {
   readonly hoursRevised?: number;
   readonly placeholdersSkipped?: number;
   readonly blankSkipped?: number;
+  /** Days of generated sample data the ingest removed before storing this real file. */
+  readonly sampleDaysRemoved?: number;
   /** Why it failed. */
   readonly error?: string;
 }
@@ -120,6 +122,7 @@ async function pullFile(
       hoursRevised: summary.hoursRevised,
       placeholdersSkipped: summary.skipped.placeholder,
       blankSkipped: summary.skipped.blank,
+      ...(summary.sampleDaysRemoved > 0 ? { sampleDaysRemoved: summary.sampleDaysRemoved } : {}),
     };
   } catch (error) {
     if (error instanceof Refused || error instanceof DownloadError) {
@@ -148,8 +151,12 @@ export async function pullPortal(options: PullOptions): Promise<{ ok: boolean; f
 export function describe(outcome: FileOutcome): string {
   if (outcome.result === "not-modified") return `${outcome.file}: not modified`;
   if (outcome.result === "failed") return `${outcome.file}: FAILED: ${outcome.error}`;
+  const removed =
+    outcome.sampleDaysRemoved === undefined
+      ? ""
+      : `removed ${outcome.sampleDaysRemoved} days of sample data (generated, not Eskom's) first, `;
   return (
-    `${outcome.file}: ${outcome.hoursAdded} hours added, ${outcome.hoursRevised} hours revised, ` +
+    `${outcome.file}: ${removed}${outcome.hoursAdded} hours added, ${outcome.hoursRevised} hours revised, ` +
     `${outcome.placeholdersSkipped} placeholders skipped, ${outcome.blankSkipped} blank rows skipped`
   );
 }

@@ -4,8 +4,9 @@
  * exports (demand of 18 to 35 GW with morning and evening peaks and a winter high, nuclear at two
  * ~930 MW units, OCGT and load reduction at tight evening peaks, wind and PV by weather and sun,
  * outages of 10 to 16 GW); no row of a real file is reproduced. The same options give the same bytes.
+ * Every row carries the sample column, so that whatever ingests the file knows it is generated.
  */
-import { columnIndex, normalizeColumnName, TIMESTAMP_COLUMNS } from "../source/columns.ts";
+import { columnIndex, normalizeColumnName, SAMPLE_COLUMN, TIMESTAMP_COLUMNS } from "../source/columns.ts";
 import { HOUR_MS } from "../time.ts";
 
 /**
@@ -57,21 +58,30 @@ const EXPORT_COLUMNS = [
   "Ingula Gen Unit Hours",
 ] as const;
 
+/** The column no real export has, on every sample row: the file is generated, not Eskom's. */
+const SAMPLE_HEADER = "Generated Sample Not Eskom Data";
+
 const EXPORT_KEYS = EXPORT_COLUMNS.map(normalizeColumnName);
 for (const key of EXPORT_KEYS) {
   if (columnIndex(key) < 0 && !TIMESTAMP_COLUMNS.has(key))
     throw new Error(`Sample column ${key} is not in the catalog`);
 }
+if (normalizeColumnName(SAMPLE_HEADER) !== SAMPLE_COLUMN) throw new Error("The sample column's name drifted");
 
-/** The verbatim export header. */
-export const EXPORT_HEADER = EXPORT_COLUMNS.join(",");
+/** The verbatim export header, and the sample column after it. */
+export const EXPORT_HEADER = [...EXPORT_COLUMNS, SAMPLE_HEADER].join(",");
 
-export interface SampleOptions {
-  /** First day, SAST, `YYYY-MM-DD`. */
-  readonly firstDay: string;
-  readonly days: number;
-  readonly seed?: number;
-}
+/** How much sample to generate, and where it starts or ends. */
+export type SampleOptions = (
+  | {
+      /** First day, SAST, `YYYY-MM-DD`: the sample starts at its 00:00 SAST. */
+      readonly firstDay: string;
+    }
+  | {
+      /** The last hour (its beginning, UTC ms): the sample ends with it. */
+      readonly lastHour: number;
+    }
+) & { readonly days: number; readonly seed?: number };
 
 // mulberry32: a small, well-distributed PRNG; deterministic for a seed.
 function prng(seed: number): () => number {
@@ -286,10 +296,16 @@ function exportRow(t: When, drift: Drift, draws: Draws): string {
     palmiet_gen_unit_hours: fmt(20 + 38 * drift.storage),
     ingula_gen_unit_hours: fmt(10 + 55 * drift.storage),
   };
-  return EXPORT_KEYS.map((key) => values[key]).join(",");
+  return EXPORT_KEYS.map((key) => values[key]).join(",") + ",1";
 }
 
-/** The CSV text of `days` days of hourly export rows, starting at 00:00 SAST of `firstDay`. */
+/** SAST is UTC+02:00 all year: the sample's calendar runs on it, as the export's stamps do. */
+const SAST_MS = 2 * HOUR_MS;
+
+/**
+ * The CSV text of `days` days of hourly export rows, from 00:00 SAST of `firstDay` or up to and
+ * including `lastHour`.
+ */
 export function generateSampleExport(options: SampleOptions): string {
   const random = prng(options.seed ?? 20250101);
   const gauss = () => {
@@ -297,7 +313,10 @@ export function generateSampleExport(options: SampleOptions): string {
     return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random());
   };
   const drift: Drift = { demandNoise: 0, windState: 0.35, cloud: 0.8, uclf: 11_500, oclf: 900, storage: 0.6 };
-  const first = Date.parse(`${options.firstDay}T00:00:00Z`);
+  const first =
+    "firstDay" in options
+      ? Date.parse(`${options.firstDay}T00:00:00Z`)
+      : options.lastHour + SAST_MS - (options.days * 24 - 1) * HOUR_MS;
   const lines = [EXPORT_HEADER];
   for (let h = 0; h < options.days * 24; h++)
     lines.push(exportRow(when(first + h * HOUR_MS), drift, { random, gauss }));

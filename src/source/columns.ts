@@ -81,6 +81,13 @@ const INDEX = new Map(COLUMNS.map((column, i) => [column.name, i]));
 /** The header names (normalized) that hold the hour-beginning timestamp. */
 export const TIMESTAMP_COLUMNS: ReadonlySet<string> = new Set(["date_time_hour_beginning", "datetimekey"]);
 
+/**
+ * The header (normalized) of the column that Grid Data Service's own generated sample files carry
+ * on every row: a file with it is generated sample data, never the utility's (README:
+ * "Sample data"). Its values are not readings and are not stored.
+ */
+export const SAMPLE_COLUMN = "generated_sample_not_eskom_data";
+
 /** Turns a portal header name into the snake_case name the store uses. */
 export function normalizeColumnName(header: string): string {
   return header

@@ -6,10 +6,12 @@
  * - live portal downloads: `;` delimiter, `,` decimals, CRLF, 24-hour stamps, unsorted rows,
  *   blank rows for unpublished hours and all-zero placeholder rows.
  *
+ * A file that carries the `SAMPLE_COLUMN` is the project's own generated sample, and says so.
+ *
  * Columns are matched by header name, never by position. Any defect refuses the whole file with
  * a `PortalCsvError` naming the file and the line, so that nothing of a bad file is stored.
  */
-import { columnIndex, normalizeColumnName, TIMESTAMP_COLUMNS } from "./columns.ts";
+import { columnIndex, normalizeColumnName, SAMPLE_COLUMN, TIMESTAMP_COLUMNS } from "./columns.ts";
 import { parseSastStamp } from "./sast-stamp.ts";
 
 /** Which of the two portal layouts a file uses. */
@@ -34,6 +36,8 @@ export interface PortalFile {
   readonly rows: readonly PortalRow[];
   readonly rowsRead: number;
   readonly skipped: Readonly<Record<SkipReason, number>>;
+  /** Whether the file is generated sample data (it carries the sample column), not the utility's. */
+  readonly sample: boolean;
 }
 
 /** A file that is not a valid portal CSV; `line` is 1-based. */
@@ -60,6 +64,8 @@ interface Layout {
   readonly decimalComma: boolean;
   readonly headerNames: readonly string[];
   readonly stampAt: number;
+  /** The generated sample's marker column, whose values are not readings; -1 if none. */
+  readonly sampleAt: number;
   readonly columns: number[];
   readonly columnNames: string[];
   readonly format: PortalFormat;
@@ -73,6 +79,7 @@ function readHeader(header: string, fail: Fail): Layout {
   const headerNames = splitFields(header, delimiter);
   if (headerNames.length < 2) fail(1, "the header names no columns; expected a timestamp and readings");
   let stampAt = -1;
+  let sampleAt = -1;
   const columns: number[] = [];
   const columnNames: string[] = [];
   const seen = new Set<string>();
@@ -82,6 +89,10 @@ function readHeader(header: string, fail: Fail): Layout {
     seen.add(normalized);
     if (TIMESTAMP_COLUMNS.has(normalized)) {
       stampAt = i;
+      continue;
+    }
+    if (normalized === SAMPLE_COLUMN) {
+      sampleAt = i;
       continue;
     }
     const index = columnIndex(normalized);
@@ -95,7 +106,7 @@ function readHeader(header: string, fail: Fail): Layout {
   const format: PortalFormat =
     decimalComma || headerNames[stampAt]!.trim() !== EXPORT_STAMP ? "live" : "export";
   const quirkAt = decimalComma ? -1 : headerNames.findIndex((h) => normalizeColumnName(h) === UCLF_OCLF);
-  return { delimiter, decimalComma, headerNames, stampAt, columns, columnNames, format, quirkAt };
+  return { delimiter, decimalComma, headerNames, stampAt, sampleAt, columns, columnNames, format, quirkAt };
 }
 
 // One data line's fields, the export's split decimal-comma field joined again.
@@ -122,7 +133,7 @@ function rowValues(fields: readonly string[], lineNo: number, layout: Layout, fa
   let nonZero = 0;
   let v = 0;
   for (let f = 0; f < fields.length; f++) {
-    if (f === layout.stampAt) continue;
+    if (f === layout.stampAt || f === layout.sampleAt) continue;
     const raw = fields[f]!.trim();
     if (raw === "") {
       values[v++] = NaN;
@@ -180,7 +191,7 @@ export function parsePortalCsv(text: string, name: string): PortalFile {
     rows.push({ line: lineNo, hour, values });
   }
   const { format, columns, columnNames } = layout;
-  return { name, format, columns, columnNames, rows, rowsRead, skipped };
+  return { name, format, columns, columnNames, rows, rowsRead, skipped, sample: layout.sampleAt >= 0 };
 }
 
 // Splits one line; fields in double quotes may hold the delimiter (real files have none).

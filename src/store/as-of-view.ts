@@ -50,6 +50,7 @@ export function storeAsOf(store: ReadingStore, history: History, asOf: number): 
         lastActual: lastActual(),
         version: current.version,
         modified: current.modified,
+        sample: current.sample,
       }),
     day,
     reading(hour: number): Reading | undefined {

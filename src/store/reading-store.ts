@@ -36,6 +36,8 @@ export interface StoreSnapshot {
   readonly version: number;
   /** When an ingest last changed the store (the manifest's mtime, UTC ms), or null when empty. */
   readonly modified: number | null;
+  /** Whether the store holds generated sample data, not the utility's (README: "Sample data"). */
+  readonly sample: boolean;
 }
 
 /** The lock an ingest holds while it changes the store. */
@@ -92,7 +94,13 @@ export function createReadingStore(options: {
   const manifestPath = join(dir, MANIFEST_FILE);
   const cache = new Lru<string, { hash: string; day: Day }>(options.cacheDays ?? 1000);
   let stamp = "";
-  let snapshot: StoreSnapshot = { manifest: new Map(), lastActual: null, version: 0, modified: null };
+  let snapshot: StoreSnapshot = {
+    manifest: new Map(),
+    lastActual: null,
+    version: 0,
+    modified: null,
+    sample: false,
+  };
   const broken = new Map<string, { hash: string; why: string }>();
   const recheck = createRecheck(options.gate);
 
@@ -106,12 +114,15 @@ export function createReadingStore(options: {
     // A day rewritten by an ingest is judged afresh.
     for (const [key, { hash }] of broken) if (manifest.get(key)?.hash !== hash) broken.delete(key);
     let lastActual: number | null = null;
+    let sample = false;
     for (const entry of manifest.values()) {
       if (entry.lastActual !== null && (lastActual === null || entry.lastActual > lastActual)) {
         lastActual = entry.lastActual;
       }
+      if (entry.sample) sample = true;
     }
-    snapshot = { manifest, lastActual, version: snapshot.version + 1, modified: stat ? stat.mtimeMs : null };
+    const modified = stat ? stat.mtimeMs : null;
+    snapshot = { manifest, lastActual, version: snapshot.version + 1, modified, sample };
     return snapshot;
   }
 

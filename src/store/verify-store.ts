@@ -17,6 +17,7 @@ import {
   READINGS_DIR,
 } from "./manifest.ts";
 import { isPack, monthOf, packedHash, packName, unpackDay } from "./month-pack.ts";
+import { SAMPLE_REMOVING_FILE, sampleRemovalPending } from "./sample-mark.ts";
 
 /** One damaged or inconsistent file, and what to do. */
 export interface StoreProblem {
@@ -97,8 +98,25 @@ function checkPacks(dir: string, manifest: Manifest): StoreProblem[] {
   return problems;
 }
 
+/** What the store at `dir` holds: its days of real data and of generated sample data. */
+export function storeMakeUp(dir: string): { realDays: number; sampleDays: number } {
+  let sampleDays = 0;
+  const manifest = loadManifest(dir);
+  for (const entry of manifest.values()) if (entry.sample) sampleDays++;
+  return { realDays: manifest.size - sampleDays, sampleDays };
+}
+
 /** Every problem in the store at `dir`; none for a whole store. */
 export function verifyStore(dir: string): StoreProblem[] {
+  if (sampleRemovalPending(dir)) {
+    return [
+      {
+        file: SAMPLE_REMOVING_FILE,
+        problem:
+          "says a removal of sample data was cut short; the store reads as empty; the next ingest (npm run ingest or make pull) finishes it",
+      },
+    ];
+  }
   const problems = checkManifest(dir);
   const manifest = loadManifest(dir);
   for (const [key, entry] of manifest) {

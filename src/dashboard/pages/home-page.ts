@@ -16,6 +16,8 @@ export interface HomeData {
   readonly lastAvailable: string | null;
   /** Whether that hour is more than 3 hours old (as /healthz says). */
   readonly stale: boolean;
+  /** Whether the store holds generated sample data, not Eskom's. */
+  readonly sample: boolean;
   /** When `pull` last succeeded, or null. */
   readonly lastPull: string | null;
   /** A ready-to-run request, with a placeholder for the key. */
@@ -69,6 +71,15 @@ function dailyBars(data: HomeData): Html {
   </ol>`;
 }
 
+// Shown instead of the stale warning: a sample is not meant to be current, and must not pass as real.
+function sampleNotice(): Html {
+  return html`<p class="warning sample" role="status">
+    <strong>Sample data: generated, not Eskom's.</strong> Every number on this page and in every API answer
+    (marked <code>meta.sample</code> and <code>Data-Source: sample</code>) was made up by this service for
+    trying it out. The operator replaces it with the portal's data by running <code>make pull</code>.
+  </p>`;
+}
+
 /** The home page. */
 export function homePage(data: HomeData): string {
   return layout({
@@ -77,6 +88,7 @@ export function homePage(data: HomeData): string {
     current: "home",
     notice: data.notice,
     body: html`<h1 class="page-title">Hello, ${data.viewer.account}</h1>
+      ${data.sample ? sampleNotice() : ""}
       <div class="grid">
         <section class="card">
           <h2>Your requests</h2>
@@ -107,7 +119,7 @@ export function homePage(data: HomeData): string {
           ${when(data.lastPull)}. Hourly, UTC, in GW, from <code>/api/v1/generation/mix</code>.
         </p>
         ${
-          data.stale
+          data.stale && !data.sample
             ? html`<p class="warning" role="status">
                 The data is stale: the newest actual reading is more than 3 hours old. Scripts still get
                 answers, with <code>meta.data_delay</code> true for recent ranges.

@@ -16,7 +16,7 @@ export function homeRoute(ctx: DashboardContext): Route {
   const handler = guarded(ctx, {
     get: (req, res, who) => {
       const keys = readKeys(ctx.dir).filter((k) => k.account === who.account.name);
-      const last = ctx.store.refresh().lastActual;
+      const { lastActual: last, sample } = ctx.store.refresh();
       const pulled = lastSuccessfulPull(ctx.dir);
       // The ready request asks for the newest stored day, so it returns data on any store.
       const day = last === null ? dayKey(ctx.now()) : dayKey(last);
@@ -31,6 +31,7 @@ export function homeRoute(ctx: DashboardContext): Route {
           chart: ctx.chart(),
           lastAvailable: last === null ? null : formatInstant(last).replace("+00:00", "Z"),
           stale: isStale(last, ctx.now()),
+          sample,
           lastPull: pulled === null ? null : new Date(pulled).toISOString(),
           curl: `curl -H "X-API-KEY: YOUR_KEY" "${ctx.baseUrl(req)}/api/v1/grid/system-state?start=${day}&end=${next}"`,
           notice: notice(req),
