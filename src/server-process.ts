@@ -23,7 +23,6 @@ import { createRequestCounter } from "./usage/request-counts.ts";
 import { createHardenedServer } from "./http/hardened-server.ts";
 import { createShutdown } from "./http/graceful-shutdown.ts";
 import { createChangeGate } from "./files/change-gate.ts";
-import { keepTickShape } from "./http/tick-shape.ts";
 
 // The access log goes to stdout in batches (README: "Errors", the access log). Workers of one
 // primary share its stdout: their batches stay within PIPE_BUF, which a pipe writes whole, so two
@@ -113,7 +112,6 @@ function reportLoopDelayOnSignal(): void {
 
 /** Serves `config` in this process until stopped. */
 export async function runServerProcess(config: Config): Promise<void> {
-  keepTickShape();
   const { limiter, redis } = await sharedState(config);
   const { gate, store, accounts, registry, sessions, counter } = openStores(config);
   checkStore(store);

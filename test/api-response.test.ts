@@ -70,15 +70,14 @@ test("the writer's value replaces a waiting one; flat and nested arrays and a re
 test("a waiting header named again after one node:http reads is still replaced, not sent twice", async (t) => {
   const head = await rawHead(t, (res) => {
     addHeader(res, "X-A", "waiting");
-    addHeader(res, "X-B", "kept", true);
+    addHeader(res, "X-B", "kept");
     res.writeHead(200, ["Content-Length", 2, "X-C", "new", "x-a", "writer's", "x-b", "writer's too"]);
     res.end("ok");
   });
   assert.deepEqual(head, ["200", "X-A: writer's", "X-B: writer's too", "Content-Length: 2", "X-C: new"]);
 });
 
-test("names beyond the first 30 still merge when repeated, and are written once when not", async (t) => {
-  // Uses up the bits kept for the first 30 names (the module's state lives for the whole file).
+test("a head of many names still merges repeated ones, and writes the others once", async (t) => {
   const many = Array.from({ length: 32 }, (_, i) => [`X-Fill-${i}`, String(i)]).flat();
   await rawHead(t, (res) => {
     res.writeHead(200, [...many, "Content-Length", 0]);
@@ -86,7 +85,7 @@ test("names beyond the first 30 still merge when repeated, and are written once 
   });
   const repeated = await rawHead(t, (res) => {
     addHeader(res, "X-Late-A", "waiting");
-    addHeader(res, "X-Late-B", "kept", true);
+    addHeader(res, "X-Late-B", "kept");
     res.writeHead(200, ["X-Late-C", "new", "x-late-a", "writer's", "Content-Length", 0]);
     res.end();
   });
@@ -197,17 +196,19 @@ async function rawBytes(
     .replace(/\r\nDate: [^\r]*/, "\r\nDate: -");
 }
 
-// Runs `write`; when it throws, writes a 500 naming the error's code (with `reason`, if given).
+// Runs `write`; when node:http refuses it, writes a 500 (with `reason`, if given). The error's
+// code is left out: node names the same refusal differently on its setHeader and writeHead paths,
+// and from one Node line to the next.
 function orErrorHead(res: ServerResponse, write: () => void, reason?: string): void {
   try {
     write();
-  } catch (error) {
+  } catch {
     if (reason !== undefined) res.statusMessage = reason;
-    res.writeHead(500, ["X-Error", (error as { code: string }).code, "Content-Length", 0]);
+    res.writeHead(500, ["X-Error", "refused", "Content-Length", 0]);
   }
 }
 
-test("the checked head is node:http's own, byte for byte, whatever the writer passes", async (t) => {
+test("the head is the one node:http writes for the same headers set with setHeader, byte for byte", async (t) => {
   const writers: [string, (res: ServerResponse) => void][] = [
     [
       "the service's usual head",
@@ -301,27 +302,20 @@ test("the checked head is node:http's own, byte for byte, whatever the writer pa
       },
     ],
     [
-      "values vouched for, as the pipeline adds the request id and the RateLimit count",
+      "the pipeline's own headers: the request id, nosniff and the RateLimit count",
       (res) => {
-        addHeader(res, "X-Request-Id", "3f9a0c1d2e4b-2", true);
+        addHeader(res, "X-Request-Id", "3f9a0c1d2e4b-2");
         addHeader(res, "X-Content-Type-Options", "nosniff");
-        addHeader(res, "RateLimit", '"normalized_data";r=8;t=60', true);
+        addHeader(res, "RateLimit", '"normalized_data";r=8;t=60');
         res.writeHead(200, ["Vary", "Accept", "Content-Type", "application/json", "Content-Length", 2]);
         res.end("{}");
       },
     ],
     [
-      "a value vouched for, replaced by the writer's bad one",
-      (res) => {
-        addHeader(res, "X-A", "ok", true);
-        orErrorHead(res, () => res.writeHead(200, ["x-a", "a\r\nX-Evil: 1"]));
-      },
-    ],
-    [
-      "a value vouched for, replaced by a bad one not vouched for",
+      "a waiting value replaced by a bad one before the head",
       (res) => {
         try {
-          addHeader(res, "X-A", "ok", true);
+          addHeader(res, "X-A", "ok");
           addHeader(res, "X-A", "a\u0001"); // a plain response refuses it here, ours at writeHead
           res.writeHead(200, ["Content-Length", 0]);
         } catch (error) {
@@ -333,7 +327,7 @@ test("the checked head is node:http's own, byte for byte, whatever the writer pa
     [
       "waiting headers, then the writer's with an array value in the middle",
       (res) => {
-        addHeader(res, "X-Request-Id", "r-9", true);
+        addHeader(res, "X-Request-Id", "r-9");
         res.writeHead(200, ["X-A", "1", "Set-Cookie", ["a=1", "b=2"], "X-B", "2", "Content-Length", 0]);
       },
     ],
@@ -342,12 +336,11 @@ test("the checked head is node:http's own, byte for byte, whatever the writer pa
       (res) => {
         addHeader(res, "X-A", "1");
         addHeader(res, "Content-Disposition", "attachment");
-        addHeader(res, "X-B", "2", true);
+        addHeader(res, "X-B", "2");
         res.writeHead(200, ["X-C", "3", "Content-Length", 0]);
       },
     ],
-    // Repeated heads, one value changing at a time: lines and runs of lines remembered from the
-    // last head must never stand in for changed ones.
+    // Repeated heads, one value changing at a time.
     ...[
       ["1", "1", "1"],
       ["1", "1", "1"],
@@ -360,7 +353,7 @@ test("the checked head is node:http's own, byte for byte, whatever the writer pa
       `repeated head ${i}`,
       (res) => {
         addHeader(res, "X-Run-A", a!);
-        addHeader(res, "X-Request-Id", `r-${i}`, true);
+        addHeader(res, "X-Request-Id", `r-${i}`);
         res.writeHead(200, ["X-Run-A2", a!, "X-Run-B", b!, "X-Run-C", c!, "Content-Length", 0]);
       },
     ]),
@@ -368,7 +361,7 @@ test("the checked head is node:http's own, byte for byte, whatever the writer pa
     [
       "a name that is not a string, after waiting headers",
       (res) => {
-        addHeader(res, "X-Request-Id", "r-5", true);
+        addHeader(res, "X-Request-Id", "r-5");
         // The error's head still carries the request id, on both.
         orErrorHead(res, () => res.writeHead(200, [5, "x", "X-A", "ok"]), "Refused");
       },
@@ -376,7 +369,7 @@ test("the checked head is node:http's own, byte for byte, whatever the writer pa
     [
       "a bad status after waiting headers: the error's head still carries them",
       (res) => {
-        addHeader(res, "X-Request-Id", "r-6", true);
+        addHeader(res, "X-Request-Id", "r-6");
         addHeader(res, "X-Content-Type-Options", "nosniff");
         orErrorHead(res, () => res.writeHead(1000, ["X-A", "ok"]));
       },
@@ -401,7 +394,16 @@ test("the checked head is node:http's own, byte for byte, whatever the writer pa
   );
 });
 
-test("after a failed writeHead, nothing checked is left over for the next head", async (t) => {
+test("a waiting header the writer replaced with a bad value is back, as it was, on the error's head", async (t) => {
+  const bytes = await rawBytes(t, ApiResponse, (res) => {
+    addHeader(res, "X-A", "ok");
+    orErrorHead(res, () => res.writeHead(200, ["x-a", "a\r\nX-Evil: 1"]));
+  });
+  assert.match(bytes, /^HTTP\/1\.1 500 [^\r]*\r\nX-A: ok\r\nX-Error: refused\r\n/);
+  assert.doesNotMatch(bytes, /X-Evil/);
+});
+
+test("after a failed writeHead, nothing of the writer's is left over for the next head", async (t) => {
   const bytes = await rawBytes(t, ApiResponse, (res) => {
     assert.throws(() => res.writeHead(1000, ["X-Left", "over"]), { code: "ERR_HTTP_INVALID_STATUS_CODE" });
     res.writeHead(200, ["Content-Length", 0]);

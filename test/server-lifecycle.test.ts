@@ -11,7 +11,8 @@ import { createHardenedServer } from "../src/http/hardened-server.ts";
 import { createShutdown } from "../src/http/graceful-shutdown.ts";
 import { createKey } from "../src/keys/key-admin.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
-import { ingestTexts, tempDir } from "./helpers.ts";
+import { freePort, ingestTexts, tempDir } from "./helpers.ts";
+import { readdirSync } from "node:fs";
 
 const ROOT = join(import.meta.dirname, "..");
 const BIG = "/api/v1/grid/system-state?start=2025-01-01&end=2026-01-01&format=csv";
@@ -97,7 +98,7 @@ test("SIGTERM lets every response in flight finish whole, refuses new connection
   assert.match(server.stderr(), /SIGTERM: no new connections/);
 });
 
-test("a second signal exits at once, whatever is in flight", async (t) => {
+test("a copy of the signal within a second is the same stop; one after that exits at once, whatever is in flight", async (t) => {
   const server = await startProcess(t, { SHUTDOWN_GRACE_S: "60", REQUEST_TIMEOUT_S: "60" });
   // A form post whose body never finishes arriving: its request stays in flight.
   const stuck = connect(server.port, "127.0.0.1");
@@ -108,14 +109,65 @@ test("a second signal exits at once, whatever is in flight", async (t) => {
   );
   await new Promise((resolve) => setTimeout(resolve, 300));
   signal(server.child, "SIGTERM");
-  await new Promise((resolve) => setTimeout(resolve, 500));
-  assert.equal(server.child.exitCode, null, "the first signal waits for the request");
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  signal(server.child, "SIGTERM"); // as make relays it, or a supervisor signalling a group twice
+  await new Promise((resolve) => setTimeout(resolve, 1_200));
+  assert.equal(server.child.exitCode, null, "the first signal, and its copy, wait for the request");
+  assert.match(server.stderr(), /SIGTERM again within a second \(relayed\): still finishing/);
   const sent = Date.now();
   signal(server.child, "SIGINT");
   const { code, at } = await server.exited;
   assert.equal(code, 1);
   assert.ok(at - sent < 5_000, `exited ${at - sent} ms after the second signal, not after the 60 s grace`);
   stuck.destroy();
+});
+
+test("make serve drains on a SIGTERM or SIGINT to its process group: every response in flight is whole, nothing is left behind", async (t) => {
+  const dir = tempDir(t);
+  ingestTexts(dir, { "sample.csv": generateSampleExport({ firstDay: "2025-01-01", days: 366 }) });
+  const { key } = createKey(dir, { name: "load", account: "tests", limits: { normalized_data: 1_000_000 } });
+  // make's own variables would leak into the child make from a `make test` run.
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !["MAKEFLAGS", "MFLAGS", "MAKELEVEL"].includes(name)),
+  );
+  for (const name of ["SIGTERM", "SIGINT"] as const) {
+    const port = await freePort();
+    // Its own process group, as a terminal's foreground job or a supervisor's child has.
+    const make = spawn("make", ["--no-print-directory", "serve"], {
+      cwd: ROOT,
+      env: { ...env, DATA_DIR: dir, PORT: String(port), SHUTDOWN_GRACE_S: "20" },
+      stdio: ["ignore", "ignore", "pipe"],
+      detached: true,
+    });
+    t.after(() => {
+      if (make.exitCode === null && make.signalCode === null) process.kill(-make.pid!, "SIGKILL");
+    });
+    let stderr = "";
+    make.stderr.on("data", (chunk) => (stderr += chunk));
+    const ended = new Promise<number>((resolve) => make.on("exit", () => resolve(Date.now())));
+    await new Promise<void>((resolve, reject) => {
+      make.stderr.on("data", () => stderr.includes("listening on") && resolve());
+      make.on("exit", () => reject(new Error(`make serve exited: ${stderr}`)));
+    });
+    const inFlight = await Promise.all(Array.from({ length: 8 }, () => held(port, key)));
+    const sent = Date.now();
+    process.kill(-make.pid!, name);
+    const bodies = await Promise.all(inFlight.map((r) => r.read()));
+    for (const [i, body] of bodies.entries()) {
+      assert.equal(
+        body.length,
+        Number(inFlight[i]!.res.headers["content-length"]),
+        `${name}: response ${i} is whole`,
+      );
+      assert.ok(body.length > 200_000);
+    }
+    const at = await ended;
+    assert.ok(at - sent < 20_000, `${name}: stopped ${at - sent} ms after the signal`);
+    assert.match(stderr, /stopped: every request finished and the state is written/, stderr);
+    assert.doesNotMatch(stderr, /exiting now/);
+    const left = readdirSync(dir, { recursive: true }).filter((f) => String(f).includes(".tmp-"));
+    assert.deepEqual(left, [], `${name}: no temp file left`);
+  }
 });
 
 /** A hardened server on port 0 answering "ok". */
@@ -198,11 +250,13 @@ test("shutdown waits for slow responses to finish, and closes idle keep-alive co
   const port = (server.address() as AddressInfo).port;
   const exits: number[] = [];
   const flushed: string[] = [];
+  let clock = 0;
   const shutdown = createShutdown(server, {
     graceMs: 10_000,
     log: () => {},
     flush: () => Promise.resolve(void flushed.push("flushed")),
     exit: (code) => exits.push(code),
+    now: () => clock,
   });
   const idle = connect(port, "127.0.0.1");
   const idleClosed = new Promise((resolve) => idle.on("close", resolve));
@@ -227,8 +281,12 @@ test("shutdown waits for slow responses to finish, and closes idle keep-alive co
   await new Promise((resolve) => setTimeout(resolve, 50));
   assert.deepEqual(flushed, ["flushed"]);
   assert.deepEqual(exits, [0]);
+  clock += 999;
+  shutdown("SIGTERM");
+  assert.deepEqual(exits, [0], "a copy within a second is the same stop");
+  clock += 1;
   shutdown("SIGINT");
-  assert.deepEqual(exits, [0, 1], "a second signal exits at once");
+  assert.deepEqual(exits, [0, 1], "a second signal a second later exits at once");
 });
 
 // A hardened server on a free port and its graceful shutdown, the exit codes it asks for recorded.

@@ -80,7 +80,7 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
   return (req, res) => {
     const ctx = new Context(req, performance.now());
     // The id is ours or matched REQUEST_ID: characters any header value may hold.
-    addHeader(res, "X-Request-Id", ctx.requestId, true);
+    addHeader(res, "X-Request-Id", ctx.requestId);
     addHeader(res, "X-Content-Type-Options", "nosniff");
     // "close" comes after the last byte, or when the client went away first: either way, one line.
     // The entry's time and request id are the pipeline's own (an ISO time; REQUEST_ID's characters).

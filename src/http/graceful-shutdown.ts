@@ -2,8 +2,13 @@
  * Stopping without dropping a request: on the first SIGTERM or SIGINT the server stops accepting,
  * connections with no request in progress close at once (idle keep-alive ones, and ones that never
  * sent a request), and requests in flight finish (their connections then close too), within a
- * grace period; then pending writes are flushed and the process exits 0. A second signal exits at
- * once; the end of the grace period closes what is left.
+ * grace period; then pending writes are flushed and the process exits 0. The end of the grace
+ * period closes what is left.
+ *
+ * A copy of the signal that comes within a second of the first is the same stop, relayed: `make`
+ * passes a SIGTERM on to its child, which also got it from the process group, and a supervisor may
+ * signal a group twice. A signal a second or more after the first is a person insisting: it exits
+ * at once.
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
@@ -17,21 +22,27 @@ export interface ShutdownOptions {
   readonly log: (line: string) => void;
   /** Ends the process; injected for tests. */
   readonly exit?: (code: number) => void;
+  /** The clock that tells a relayed copy of the signal from a second one; injected for tests. */
+  readonly now?: () => number;
 }
+
+/** A signal this soon after the first is the same stop, relayed (see above). */
+export const REPEAT_WITHIN_MS = 1_000;
 
 /**
  * Watches `server`'s connections from now on, and returns the function that begins a graceful
- * shutdown; calling it again (a second signal) exits at once.
+ * shutdown; calling it again a second or more later exits at once.
  */
 export function createShutdown(server: Server, options: ShutdownOptions): (signal: string) => void {
   const exit = options.exit ?? ((code: number) => process.exit(code));
+  const now = options.now ?? Date.now;
   // Every open connection: node's own idle sweep misses connections that never sent a request.
-  // Nothing is done per request, on the request path (README: "Performance").
   const sockets = new Set<Socket>();
   server.on("connection", (socket: Socket) => {
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
   });
+  const inFlight = trackResponses(server);
   // A connection closes now when it is idle, else right after its responses. A response not yet
   // begun says so with Connection: close (a pipelining client then sends what follows it again on
   // a new connection, as HTTP/1.1 says); after one already begun, a pipelined one may follow.
@@ -45,14 +56,18 @@ export function createShutdown(server: Server, options: ShutdownOptions): (signa
     res.once("close", () => closeWhenIdle(socket)); // a pipelined request may be next
   };
 
-  let started = false;
+  let startedAt: number | undefined;
   return (signal) => {
-    if (started) {
+    if (startedAt !== undefined) {
+      if (now() - startedAt < REPEAT_WITHIN_MS) {
+        options.log(`${signal} again within a second (relayed): still finishing requests in flight`);
+        return;
+      }
       options.log(`${signal} again: exiting now`);
       exit(1);
       return;
     }
-    started = true;
+    startedAt = now();
     // A request that still arrives (pipelined behind one in flight) ends its connection too; this
     // listener runs before the app's, which may answer at once.
     server.prependListener("request", (_req: IncomingMessage, res: ServerResponse) => {
@@ -70,7 +85,10 @@ export function createShutdown(server: Server, options: ShutdownOptions): (signa
     server.close(() => {
       clearTimeout(deadline);
       void options.flush().then(
-        () => exit(0),
+        () => {
+          options.log("stopped: every request finished and the state is written");
+          exit(0);
+        },
         () => exit(1),
       );
     });
@@ -79,11 +97,20 @@ export function createShutdown(server: Server, options: ShutdownOptions): (signa
 }
 
 /**
- * The response a connection is serving, if it has not finished: node:http keeps it in the
- * socket's `_httpMessage`, which node's own public `server.closeIdleConnections()` reads the same
- * way (there is no public accessor).
+ * The response each connection is serving, if any. node:http answers a connection's requests in
+ * order (a pipelined one waits behind the one in service), so the first of its responses not yet
+ * finished is the one being served, and the connection is idle when none is left. Finished ones
+ * are dropped as the next request comes: a keep-alive connection holds at most the one it serves.
  */
-function inFlight(socket: Socket): ServerResponse | undefined {
-  const res = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
-  return res === null || res === undefined || res.writableFinished ? undefined : res;
+function trackResponses(server: Server): (socket: Socket) => ServerResponse | undefined {
+  const open = new WeakMap<Socket, ServerResponse[]>();
+  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+    const queue = open.get(req.socket);
+    if (queue === undefined) open.set(req.socket, [res]);
+    else {
+      while (queue.length > 0 && queue[0]!.writableFinished) queue.shift();
+      queue.push(res);
+    }
+  });
+  return (socket) => open.get(socket)?.find((res) => !res.writableFinished);
 }

@@ -93,14 +93,7 @@ function apply(
   counter?.count(caller.id, scope, result.success);
   const texts = textsOf(scope);
   addHeader(res, "RateLimit-Policy", texts.policy(result.limit));
-  // The remaining count differs on every request: its text is made without V8's number cache,
-  // and from a scope's name (a token of the code's routes) and digits, so it needs no test.
-  addHeader(
-    res,
-    "RateLimit",
-    `${texts.remaining}${decimalText(result.remaining)}${resetText(result.reset)}`,
-    true,
-  );
+  addHeader(res, "RateLimit", `${texts.remaining}${decimalText(result.remaining)}${resetText(result.reset)}`);
   if (!result.success) {
     throw new HttpError(429, throttledDetail(result.reset), {
       headers: { "Retry-After": String(result.reset) },
