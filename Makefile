@@ -32,7 +32,7 @@ typecheck: node_modules/.installed
 
 # typescript-eslint's type-checked recommended rules (eslint.config.js says what is relaxed in tests, and why).
 lint: node_modules/.installed
-	$(NODE_BIN)/eslint src scripts test
+	$(NODE_BIN)/eslint src scripts bench test
 
 format-check: node_modules/.installed
 	$(NODE_BIN)/prettier --check .
@@ -73,7 +73,7 @@ test: node_modules/.installed typecheck lint format-check browser redis
 # whole) that hangs fails after 10 minutes instead of holding the run open; the suite takes about 3.
 test-suite: node_modules/.installed
 	@echo "Running the suite on Node $$(node --version)"
-	$(NODE_BIN)/c8 --reporter=text-summary --reporter=text --all --src src --exclude 'test/**' --exclude 'scripts/**' \
+	$(NODE_BIN)/c8 --reporter=text-summary --reporter=text --all --src src --exclude 'test/**' --exclude 'scripts/**' --exclude 'bench/**' \
 		node --import tsx --test --test-reporter=spec --test-timeout=600000 $(TESTS)
 
 # The suite again on another Node LTS line, whose binary comes from the npm registry's
@@ -99,7 +99,7 @@ bench: node_modules/.installed $(call node_bin,$(NODE24_VERSION))/node
 	@if [[ ",$$BENCH_PARTS," == *,instructions,* ]] && ! command -v valgrind >/dev/null 2>&1; then \
 	  { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null; } || echo "the instructions part needs valgrind: apt-get install -y valgrind"; \
 	fi
-	BENCH_NODE24=$(call node_bin,$(NODE24_VERSION))/node $(NODE_BIN)/tsx scripts/bench.ts
+	BENCH_NODE24=$(call node_bin,$(NODE24_VERSION))/node $(NODE_BIN)/tsx bench/bench.ts
 
 evaluate-stress: node_modules/.installed
 	$(NODE_BIN)/tsx scripts/evaluate-stress.ts

@@ -2,7 +2,7 @@
  * `make serve`: seeds an empty store with a year of generated sample data (through the real
  * ingest path), ending at the last whole hour, creates a first key and the `admin` account when
  * there are none, then starts the service. Every answer from the sample says it is one; the first
- * real ingest (`make pull`) removes it (README: "Sample data").
+ * real ingest (`make pull`) removes it (docs/data.md: "Sample data").
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

@@ -106,7 +106,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const workers = settings.WORKERS === "auto" ? availableParallelism() : settings.WORKERS;
   if (workers > 1 && settings.REDIS_URL === undefined) {
     throw new TypeError(
-      `Invalid WORKERS: "${workers}" needs REDIS_URL: several processes must share one set of limits and keys (README: "Running on more than one core or VM")`,
+      `Invalid WORKERS: "${workers}" needs REDIS_URL: several processes must share one set of limits and keys (docs/operations.md: "Running on more than one core or VM")`,
     );
   }
   return {

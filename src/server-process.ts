@@ -24,7 +24,7 @@ import { createHardenedServer } from "./http/hardened-server.ts";
 import { createShutdown } from "./http/graceful-shutdown.ts";
 import { createChangeGate } from "./files/change-gate.ts";
 
-// The access log goes to stdout in batches (README: "Errors", the access log). Workers of one
+// The access log goes to stdout in batches (docs/api.md: "Errors", the access log). Workers of one
 // primary share its stdout: their batches stay within PIPE_BUF, which a pipe writes whole, so two
 // workers' lines never interleave mid-line.
 const PIPE_BUF = 4096;
@@ -42,7 +42,7 @@ const log = (line: string) => process.stderr.write(line + "\n");
 async function sharedState(config: Config): Promise<{ limiter: Limiter; redis?: RedisConnection }> {
   if (config.redisUrl === undefined) return { limiter: createLimiter() };
   // Loaded only here: without REDIS_URL the Redis client's code (about 1 MB of the heap) is never
-  // loaded, and every major GC has that much less to mark (README: "Performance").
+  // loaded, and every major GC has that much less to mark (docs/performance.md).
   const { connectRedis } = await import("./shared/redis-connection.ts");
   const redis = connectRedis(config.redisUrl, { log });
   if (!(await redis.ready(3_000))) {

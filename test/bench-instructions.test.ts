@@ -1,12 +1,12 @@
 /**
- * `scripts/bench-instructions.ts`: a window's requests shared among its connections; and
- * `scripts/bench.ts` refusing a bad BENCH_CONNECTIONS.
+ * `bench/bench-instructions.ts`: a window's requests shared among its connections; and
+ * `bench/bench.ts` refusing a bad BENCH_CONNECTIONS.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-import { shares } from "../scripts/bench-instructions.ts";
+import { shares } from "../bench/bench-instructions.ts";
 
 test("a window's requests are shared as evenly as they go among the connections, all of them sent", () => {
   assert.deepEqual(shares(1000, 1), [1000]);
@@ -29,7 +29,7 @@ test("a window's requests are shared as evenly as they go among the connections,
 
 test("make bench refuses a BENCH_CONNECTIONS that is not a whole number from 1 to 100, before any work", () => {
   for (const value of ["0", "101", "2.5", "many"]) {
-    const run = spawnSync(process.execPath, ["--import", "tsx", "scripts/bench.ts"], {
+    const run = spawnSync(process.execPath, ["--import", "tsx", "bench/bench.ts"], {
       cwd: join(import.meta.dirname, ".."),
       env: { ...process.env, BENCH_CONNECTIONS: value, BENCH_PARTS: "instructions" },
       encoding: "utf8",

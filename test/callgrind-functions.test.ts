@@ -1,7 +1,7 @@
-/** `scripts/callgrind-functions.ts`: a callgrind dump's own costs by function, V8's code named from a perf map. */
+/** `bench/callgrind-functions.ts`: a callgrind dump's own costs by function, V8's code named from a perf map. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readPerfMap, selfCosts } from "../scripts/callgrind-functions.ts";
+import { readPerfMap, selfCosts } from "../bench/callgrind-functions.ts";
 
 // A dump as callgrind writes one: compressed names, a call whose inclusive cost must not count as
 // the caller's own, and two functions that are only addresses (V8's code).

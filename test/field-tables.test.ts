@@ -1,4 +1,4 @@
-/** `src/datasets/field-tables.ts`: the README's field tables are the dataset tables' fields. */
+/** `src/datasets/field-tables.ts`: the field tables of docs/api.md are the dataset tables' fields. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -7,18 +7,22 @@ import { fieldTableCells, withFieldTables } from "../src/datasets/field-tables.t
 import type { Dataset } from "../src/datasets/dataset.ts";
 import { DATASETS } from "../src/service.ts";
 
-const README = readFileSync(join(import.meta.dirname, "..", "README.md"), "utf8");
+const PAGE = readFileSync(join(import.meta.dirname, "..", "docs", "api.md"), "utf8");
 
-test("every dataset and interval has a field table in the README equal to its fields", () => {
-  const inReadme = fieldTableCells(README);
-  const generated = fieldTableCells(withFieldTables(README, DATASETS));
+test("every dataset and interval has a field table in docs/api.md equal to its fields", () => {
+  const inPage = fieldTableCells(PAGE);
+  const generated = fieldTableCells(withFieldTables(PAGE, DATASETS));
   assert.deepEqual(
-    [...inReadme.keys()].sort(),
+    [...inPage.keys()].sort(),
     DATASETS.flatMap((d) => [`${d.id} 1h`, `${d.id} 1d`]).sort(),
     "one marked table per dataset and interval",
   );
   for (const [key, cells] of generated) {
-    assert.deepEqual(inReadme.get(key), cells, `README table ${key} is stale: run \`npm run field-tables\``);
+    assert.deepEqual(
+      inPage.get(key),
+      cells,
+      `docs/api.md's table ${key} is stale: run \`npm run field-tables\``,
+    );
   }
 });
 

@@ -23,9 +23,11 @@ function has(command: string, args: string[]): boolean {
   return spawnSync(command, args, { stdio: "ignore" }).status === 0;
 }
 
+// The examples ask for recent days, as make serve's sample holds them: one ending at the last whole hour.
 async function live(t: Parameters<typeof tempDir>[0]) {
   const dir = tempDir(t);
-  ingestTexts(dir, { "sample.csv": generateSampleExport({ firstDay: "2025-05-25", days: 20 }) });
+  const lastHour = Math.floor(Date.now() / 3_600_000) * 3_600_000 - 3_600_000;
+  ingestTexts(dir, { "sample.csv": generateSampleExport({ lastHour, days: 20 }) });
   const server = await startServer(t, dir);
   return { env: { ...process.env, GDS_URL: server.url, GDS_KEY: server.key }, server };
 }
@@ -50,7 +52,8 @@ test("the README's curl example returns CSV", async (t) => {
 test("the README's Python (urllib) example runs with the machine's python3", async (t) => {
   const { env } = await live(t);
   const out = await run(PYTHON, ["-c", example("python-urllib")], env);
-  assert.match(out, /^24 2025-06-01T00:00:00\+00:00 \d+(\.\d+)?\n$/);
+  const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+  assert.match(out, new RegExp(`^24 ${yesterday}T00:00:00\\+00:00 \\d+(\\.\\d+)?\n$`));
 });
 
 test(

@@ -82,7 +82,7 @@ test("make serve's script seeds an empty store, creates one key, prints a workin
   await second.done;
 });
 
-test("npm run evaluate-stress reports the figures the README states", { skip: REAL_DATA_SKIP }, async () => {
+test("npm run evaluate-stress reports the figures docs/api.md states", { skip: REAL_DATA_SKIP }, async () => {
   const evaluate = run("scripts/evaluate-stress.ts", [], {});
   assert.equal(await evaluate.done, 0, evaluate.out().stderr);
   const { stdout } = evaluate.out();

@@ -1,4 +1,4 @@
-/** Reading the dashboard's cookies and writing them with the attributes the README documents. */
+/** Reading the dashboard's cookies and writing them with the attributes docs/dashboard.md documents. */
 import type { IncomingMessage } from "node:http";
 
 /** The session cookie's name. */

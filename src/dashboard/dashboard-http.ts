@@ -1,6 +1,6 @@
 /**
  * What every dashboard response has in common: the security headers, HTML pages, redirects, and
- * the viewer's session read from its cookie. The headers are those the README's Dashboard section
+ * the viewer's session read from its cookie. The headers are those docs/dashboard.md
  * documents: a CSP with no inline script and no framing, `nosniff`, `same-origin` referrers, and
  * `no-store`, since every page is private and some show a secret.
  */

@@ -2,7 +2,7 @@
  * The account dashboard under `/dashboard`: sign-in, change password, the account's keys (create,
  * shown once, revoke), its use of the API and a look at the data, and for admins every account and
  * key. Server-rendered HTML that works without JavaScript; every state change is a POST carrying
- * an anti-forgery token. The README's Dashboard section documents the cookie, CSRF and sign-in rules.
+ * an anti-forgery token. docs/dashboard.md documents the cookie, CSRF and sign-in rules.
  */
 import type { Route } from "../http/router.ts";
 import { createDashboardContext, type DashboardOptions } from "./dashboard-context.ts";

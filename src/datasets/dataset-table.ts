@@ -36,7 +36,7 @@ export type HourValue = number | string | null | Readonly<Record<string, number 
 
 /** A served hourly field: its description and how one hour's value is computed. */
 export interface HourlyField<H> extends FieldText {
-  /** The value of one hour; numbers are served rounded to 3 decimals (README: "Rounding"). */
+  /** The value of one hour; numbers are served rounded to 3 decimals (docs/api.md: "System state, `interval=1h`"). */
   readonly value: (hour: H) => HourValue;
   /** Whole days before an hour's own day that `value` reads (0 when it reads only that hour). */
   readonly lookbackDays?: number;

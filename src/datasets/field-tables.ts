@@ -1,7 +1,7 @@
 /**
- * The README's field tables, generated from the dataset tables: one Markdown table per dataset and
+ * The field tables of docs/api.md, generated from the dataset tables: one Markdown table per dataset and
  * interval between `<!-- fields: <dataset id> <interval> -->` and `<!-- /fields -->`.
- * `npm run field-tables` rewrites them; a test fails when the README and the code disagree.
+ * `npm run field-tables` rewrites them; a test fails when the page and the code disagree.
  */
 import type { Dataset, FieldDoc, Interval } from "./dataset.ts";
 
@@ -25,7 +25,7 @@ const MARKER = /<!-- fields: (\S+) (1h|1d) -->\n[\s\S]*?<!-- \/fields -->/g;
 export function withFieldTables(readme: string, datasets: readonly Dataset[]): string {
   return readme.replace(MARKER, (_all, id: string, interval: Interval) => {
     const dataset = datasets.find((d) => d.id === id);
-    if (dataset === undefined) throw new Error(`README: a field table names ${id}, which is no dataset`);
+    if (dataset === undefined) throw new Error(`docs/api.md: a field table names ${id}, which is no dataset`);
     return `<!-- fields: ${id} ${interval} -->\n\n${fieldTable(dataset, interval)}\n\n<!-- /fields -->`;
   });
 }

@@ -77,7 +77,7 @@ export const gridStress = defineDataset({
   id: "features.grid_stress_index",
   path: "/api/v1/features/grid-stress",
   scope: "features",
-  description: `${INDEX_DESCRIPTION} Its formula is published in the README.`,
+  description: `${INDEX_DESCRIPTION} Its formula is published in the API reference (docs/api.md).`,
   derived: { "1h": true, "1d": true },
   parameters: {
     components: {

@@ -10,7 +10,7 @@
  * arrays giving each record's time and where its text ends. The garbage collector marks a handful
  * of objects a day rather than a record object, its numbers and its text per hour (about 17 an
  * hour); with a year of hours cached that was 150,000 objects to mark in every major GC, which
- * stalls the event loop (README: "Performance"). CSV, which needs the records themselves, parses
+ * stalls the event loop (docs/performance.md). CSV, which needs the records themselves, parses
  * them back from the text: JSON gives back every finite number exactly.
  */
 import { Lru } from "../cache/lru.ts";

@@ -1,5 +1,5 @@
 /**
- * How served fields are read from stored source columns (README: "Loading real data" and the field
+ * How served fields are read from stored source columns (docs/data.md: "Loading real data" and the field
  * tables of the API reference), shared by every
  * dataset so that a field means the same thing wherever it appears.
  */
@@ -26,7 +26,7 @@ export const COL = {
 } as const;
 
 /**
- * The generation-mix fields (README: "Generation mix") in served order: field, source column and
+ * The generation-mix fields (docs/api.md: "Generation mix") in served order: field, source column and
  * meaning. Their sum is the generation total of the renewable share.
  */
 export const MIX_FIELDS = [

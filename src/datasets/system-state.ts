@@ -1,6 +1,6 @@
 /**
  * `grid.system_state`: residual demand, forecast, renewables, trade and the derived metrics of
- * the README's API reference ("System state, interval=1h"), hourly or aggregated per UTC day
+ * docs/api.md ("System state, interval=1h"), hourly or aggregated per UTC day
  * ("System state, interval=1d"). One table: each field, its meaning, its hourly computation from
  * stored columns and its daily rule.
  */
@@ -69,7 +69,7 @@ export const systemState = defineDataset({
       ...SHARE_TEXT,
       description:
         "100 * total_re_mw / generation, where generation is the sum of the ten generation-mix fields.",
-      // As the README writes it, 100 * total_re / generation, evaluated left to right.
+      // As docs/api.md writes it, 100 * total_re / generation, evaluated left to right.
       value: (h) => {
         const r = re(h);
         return ratioOrNull(r === null ? null : 100 * r, generation(h));

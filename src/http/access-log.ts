@@ -1,8 +1,8 @@
 /**
- * The access log: one JSON line per request, the same bytes as `JSON.stringify(entry)` (README:
+ * The access log: one JSON line per request, the same bytes as `JSON.stringify(entry)` (docs/api.md:
  * "Errors" names the fields), written in batches.
  *
- * Lines are gathered into a batch (README: "Performance"); a line with text JSON escapes, text
+ * Lines are gathered into a batch (docs/performance.md); a line with text JSON escapes, text
  * beyond ASCII or an unusual number is `JSON.stringify`'s, in UTF-8. A batch is written when the
  * next line would take it past its size, and otherwise at most `FLUSH_MS` after its first line, as
  * nginx's `access_log ... buffer= flush=` does; each write gets a buffer of its own, so a stream
@@ -56,7 +56,7 @@ export function createAccessLog(
 ): AccessLog {
   // The batch is kept as one string of joined lines, encoded once when written: V8 joins strings
   // as pairs of pieces, so adding a line copies nothing, and the batch is copied into one piece
-  // once for all its lines (README: "Performance").
+  // once for all its lines (docs/performance.md).
   let batch = "";
   let bytes = 0;
   let ascii = true;

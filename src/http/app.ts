@@ -1,5 +1,5 @@
 /**
- * The request pipeline on bare `node:http`, in the order the README's "Errors" section documents:
+ * The request pipeline on bare `node:http`, in the order docs/api.md's "Errors" section documents:
  * unknown path (404), authentication (401), throttling (429), wrong method (405), then the
  * handler, whose validation gives 400. Every error, thrown anywhere, is written in one place.
  */

@@ -26,7 +26,7 @@ import { type Instant, InstantSchema } from "./instant.ts";
 export const SCHEMA_VERSION = "1.0";
 
 /**
- * The header every answer from a store of generated sample data carries (README: "Sample
+ * The header every answer from a store of generated sample data carries (docs/api.md: "Sample
  * data"), beside `meta.sample` in JSON; CSV readers check it. Answers from real data have neither.
  */
 export const SAMPLE_HEADERS: Readonly<Record<string, string>> = { "Data-Source": "sample" };
@@ -126,7 +126,7 @@ export interface DatasetHandlerOptions {
   readonly now?: () => number;
 }
 
-// The envelope's `meta` (README: "meta").
+// The envelope's `meta` (docs/api.md: "`meta`").
 function envelopeMeta(
   dataset: Dataset,
   range: ParsedRange,

@@ -4,7 +4,7 @@
  * that differs on every request (the RateLimit field's remaining count) leaves one string a request
  * that survives the young generation and dies later, in the old one: under steady load that was
  * about 1 MB a second of old-space garbage and a mark-compact every few seconds, each a stall of
- * 10 to 20 ms (README: "Performance"). Text built here from fixed pieces is garbage at once.
+ * 10 to 20 ms (docs/performance.md). Text built here from fixed pieces is garbage at once.
  */
 
 // "0" to "999", and the same padded to three digits, made once.

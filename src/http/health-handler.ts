@@ -3,7 +3,7 @@
  * the newest actual hour is older than the threshold (3 hours by default): the service still
  * answers (200, so a load balancer keeps it), but a monitor should alert. A store of generated
  * sample data is never stale (there is nothing to pull into it): its status is `sample`. See
- * the README's "Keeping the data current".
+ * docs/operations.md: "Keeping the data current".
  */
 import { lastSuccessfulPull } from "../pull/pull-state.ts";
 import type { ReadingStore, StoreSnapshot } from "../store/reading-store.ts";

@@ -1,7 +1,7 @@
 /** The one error type the HTTP layer throws, and the one function that writes any error. */
 import type { ServerResponse } from "node:http";
 
-/** 400 codes (README: API reference, "Errors"), in the order that decides which one a request gets. */
+/** 400 codes (docs/api.md: "Errors"), in the order that decides which one a request gets. */
 export const BAD_REQUEST_CODES = [
   "missing_params",
   "unknown_parameter",
@@ -27,7 +27,7 @@ export class HttpError extends Error {
     options: { code?: BadRequestCode; headers?: Record<string, string> } = {},
   ) {
     // An HttpError is an answer, not a fault: its stack is never logged, so none is captured
-    // (capturing one cost a 429 more than the rest of its path; README: "Performance").
+    // (capturing one cost a 429 more than the rest of its path; docs/performance.md).
     const stackTraceLimit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
     super(detail);

@@ -1,5 +1,5 @@
 /**
- * Validates the query string of a dataset request (README: API reference, "Ranges") into a `RangeRequest`.
+ * Validates the query string of a dataset request (docs/api.md: "Ranges") into a `RangeRequest`.
  * When several rules are broken, the first in the order of `BAD_REQUEST_CODES` is reported.
  */
 import * as v from "valibot";

@@ -1,7 +1,7 @@
 /**
  * The route table is plain data: a path, the methods it answers, and a handler. The router only
  * finds the route for a path; the app decides 404 (no route) and 405 (wrong method), in the order
- * the README's "Errors" section gives.
+ * docs/api.md's "Errors" section gives.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { rememberLast } from "../cache/remember-last.ts";
@@ -39,6 +39,6 @@ export interface Route {
 /** Finds the route for a path; a single trailing slash is ignored. */
 export function createRouter(routes: readonly Route[]): (path: string) => Route | undefined {
   const table = new Map(routes.map((route) => [route.path, route]));
-  // A polling client repeats its path, the same string each time (README: "Performance").
+  // A polling client repeats its path, the same string each time (docs/performance.md).
   return rememberLast((path) => table.get(path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path));
 }

@@ -46,7 +46,7 @@ function compress(body: Buffer, encoding: Encoding): Buffer {
 }
 
 // Header values a representation repeats, made once each: node:http checks every value it is
-// given, and an already-made string is checked fastest (README: "Performance"). Bounded: the
+// given, and an already-made string is checked fastest (docs/performance.md). Bounded: the
 // ETags of a busy server's distinct queries come and go.
 const TEXTS_MAX = 10_000;
 const varyTexts = rememberMany(TEXTS_MAX, (vary: string | undefined) =>

@@ -5,7 +5,7 @@
  * touched day is rewritten atomically only when its bytes change, and the manifest last, so a
  * killed ingest leaves every file whole and a re-run completes the same store.
  *
- * Generated sample files and real ones never share a store (README: "Sample data"): the
+ * Generated sample files and real ones never share a store (docs/data.md: "Sample data"): the
  * first real ingest into a sample store removes the whole sample first, and sample files are
  * refused beside real files or into a store that holds real data.
  */

@@ -1,6 +1,6 @@
 /**
  * The limiter every process shares through Redis, with the failure policy of `REDIS_FAILURE`
- * (README: "Running on more than one core or VM"): while Redis is unreachable or slower than the
+ * (docs/operations.md: "Running on more than one core or VM"): while Redis is unreachable or slower than the
  * connection's 100 ms bound, `closed` (the default) answers 503 `Service temporarily unavailable.`
  * with `Retry-After`, never a 500 or a hang; `open` falls back to this process's own limiter,
  * logging the switch each way. Either way the service returns to Redis by itself when it is back.

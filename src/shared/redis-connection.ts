@@ -1,5 +1,5 @@
 /**
- * The connection to Redis, where the shared state lives when `REDIS_URL` is set (README: "Running
+ * The connection to Redis, where the shared state lives when `REDIS_URL` is set (docs/operations.md: "Running
  * on more than one core or VM"). Every command is bounded: nothing queues while Redis is away
  * (`enableOfflineQueue: false`), and a command that gets no answer in `commandTimeoutMs` (100 ms by
  * default) fails, so a request never waits longer on Redis. The client reconnects by itself, every

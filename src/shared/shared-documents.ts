@@ -1,6 +1,6 @@
 /**
  * The JSON documents every process must agree on (keys, accounts, sessions), kept in Redis when
- * `REDIS_URL` is set (README: "Running on more than one core or VM"). Redis holds the one true
+ * `REDIS_URL` is set (docs/operations.md: "Running on more than one core or VM"). Redis holds the one true
  * text of each; every process keeps a copy at the usual path in its `DATA_DIR`, which the file
  * readers (key and account registries, the dashboard) read as before.
  *

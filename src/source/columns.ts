@@ -83,7 +83,7 @@ export const TIMESTAMP_COLUMNS: ReadonlySet<string> = new Set(["date_time_hour_b
 
 /**
  * The header (normalized) of the column that Grid Data Service's own generated sample files carry
- * on every row: a file with it is generated sample data, never the utility's (README:
+ * on every row: a file with it is generated sample data, never the utility's (docs/data.md:
  * "Sample data"). Its values are not readings and are not stored.
  */
 export const SAMPLE_COLUMN = "generated_sample_not_eskom_data";

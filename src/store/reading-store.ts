@@ -36,7 +36,7 @@ export interface StoreSnapshot {
   readonly version: number;
   /** When an ingest last changed the store (the manifest's mtime, UTC ms), or null when empty. */
   readonly modified: number | null;
-  /** Whether the store holds generated sample data, not the utility's (README: "Sample data"). */
+  /** Whether the store holds generated sample data, not the utility's (docs/data.md: "Sample data"). */
   readonly sample: boolean;
 }
 

@@ -11,7 +11,7 @@
  *
  * Lines are appended and fsynced before the day files change. A line whose change did not land
  * (a killed ingest) holds the values the day still has, so undoing it changes nothing: the log is
- * safe to replay however an ingest ended. See the README's "Revisions and as_of".
+ * safe to replay however an ingest ended. See docs/data.md: "Revisions and `as_of`".
  */
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";

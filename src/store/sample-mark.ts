@@ -1,6 +1,6 @@
 /**
  * Whether a store holds generated sample data, and its removal when real data arrives
- * (README: "Sample data"). A store is never a mix: it holds sample days only, or real days
+ * (docs/data.md: "Sample data"). A store is never a mix: it holds sample days only, or real days
  * only. The mark is `sample.json` in the data directory, written before the first sample day, so
  * it survives restarts and a rebuild of the manifest from the day files.
  *

@@ -2,7 +2,7 @@
  * `verify-store`: checks every file of the store against the manifest, without changing any. A
  * day file must exist, hash to the manifest's hash and parse; each month pack's slots must carry
  * their checksum; the manifest must parse. What a problem means and how to repair it is in each
- * message; the README's "Damaged data" section says more.
+ * message; docs/data.md's "Damaged data" section says more.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";

@@ -302,7 +302,7 @@ function storeWithYears(
 
 /**
  * The instructions a request of (a) costs the service and the bare server under callgrind, warm
- * and after an idle period (scripts/bench-instructions.ts says how).
+ * and after an idle period (bench/bench-instructions.ts says how).
  */
 async function instructions(store: { dir: string; key: string }, path: string): Promise<void> {
   if (!callgrindAvailable()) {

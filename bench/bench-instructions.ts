@@ -1,6 +1,6 @@
 /**
  * `BENCH_PARTS=instructions make bench`: the instructions a request of (a) costs the service and
- * the bare server, counted by valgrind's callgrind (README: "Performance"). This VM exposes no
+ * the bare server, counted by valgrind's callgrind (docs/performance.md). This VM exposes no
  * hardware counters and its speed drifts by a third within a minute, but callgrind counts the
  * instructions the process executes whatever else the host is doing: the same build gives the
  * same count to a few percent, so a change of 5% is seen in one run where CPU time needs many

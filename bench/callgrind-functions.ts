@@ -1,5 +1,5 @@
 /**
- * Which functions a callgrind count went to, JavaScript included (README: "Performance", "Where the
+ * Which functions a callgrind count went to, JavaScript included (docs/performance.md, "Where the
  * instructions went"). Callgrind names native functions itself, but code V8 compiled at run time is
  * only an address to it; `node --perf-basic-prof` writes where V8 put each compiled function
  * (`/tmp/perf-<pid>.map`: address, size and name in hex, one a line, later lines for reused
@@ -8,7 +8,7 @@
  *
  *   valgrind --tool=callgrind --instr-atstart=no node --perf-basic-prof ... src/main.ts
  *   callgrind_control -i on <pid>; (requests); callgrind_control -d <pid>
- *   npx tsx scripts/callgrind-functions.ts callgrind.out.<pid>.1 /tmp/perf-<pid>.map 1000 [top]
+ *   npx tsx bench/callgrind-functions.ts callgrind.out.<pid>.1 /tmp/perf-<pid>.map 1000 [top]
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
