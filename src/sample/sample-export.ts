@@ -8,6 +8,21 @@
  */
 import { columnIndex, normalizeColumnName, SAMPLE_COLUMN, TIMESTAMP_COLUMNS } from "../source/columns.ts";
 import { HOUR_MS } from "../time.ts";
+import {
+  CSP_CAP,
+  dispatch,
+  type Draws,
+  type Drift,
+  INSTALLED,
+  OTHER_CAP,
+  outages,
+  prng,
+  PV_CAP,
+  weather,
+  when,
+  type When,
+  WIND_CAP,
+} from "./sample-model.ts";
 
 /**
  * The export's 42 column names, verbatim and in order. Each normalizes to a catalog column of
@@ -83,24 +98,6 @@ export type SampleOptions = (
     }
 ) & { readonly days: number; readonly seed?: number };
 
-// mulberry32: a small, well-distributed PRNG; deterministic for a seed.
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-// Relative demand by SAST hour: night trough, morning peak, midday dip, evening peak.
-const DAILY_SHAPE = [
-  0.84, 0.82, 0.81, 0.81, 0.83, 0.88, 0.96, 1.03, 1.06, 1.05, 1.03, 1.01, 0.99, 0.98, 0.97, 0.97, 0.99, 1.05,
-  1.13, 1.14, 1.1, 1.03, 0.95, 0.89,
-];
-
 function fmt(value: number): string {
   const rounded = Math.round(value * 1000) / 1000;
   return Number.isInteger(rounded) ? `${rounded}.0` : String(rounded);
@@ -112,128 +109,6 @@ function stamp(localMs: number): string {
   const h12 = h24 % 12 === 0 ? 12 : h24 % 12;
   const p = (n: number) => String(n).padStart(2, "0");
   return `${d.getUTCFullYear()}-${p(d.getUTCMonth() + 1)}-${p(d.getUTCDate())} ${p(h12)}:00:00 ${h24 < 12 ? "AM" : "PM"}`;
-}
-
-// The installed fleet the sample assumes, MW.
-const INSTALLED = 46_000;
-const WIND_CAP = 3_450;
-const PV_CAP = 2_290;
-const CSP_CAP = 500;
-const OTHER_CAP = 27.5;
-
-/** The draws of a seeded generator: uniform in [0, 1) and standard normal. */
-interface Draws {
-  readonly random: () => number;
-  readonly gauss: () => number;
-}
-
-/** What drifts from hour to hour: demand noise, wind, cloud, outages and pumped storage. */
-interface Drift {
-  demandNoise: number;
-  windState: number;
-  cloud: number;
-  uclf: number;
-  oclf: number;
-  storage: number;
-}
-
-/** The calendar of one SAST hour. */
-interface When {
-  readonly local: number;
-  readonly hour: number;
-  readonly doy: number;
-  /** +1 mid-July, -1 mid-January. */
-  readonly winter: number;
-  readonly weekend: number;
-}
-
-function when(local: number): When {
-  const date = new Date(local);
-  const doy = Math.floor((local - Date.UTC(date.getUTCFullYear(), 0, 1)) / 86_400_000);
-  return {
-    local,
-    hour: date.getUTCHours(),
-    doy,
-    winter: Math.cos((2 * Math.PI * (doy - 196)) / 365),
-    weekend: date.getUTCDay() === 0 || date.getUTCDay() === 6 ? 0.92 : 1,
-  };
-}
-
-// Demand, wind and sun of one hour. The draws happen in a fixed order: the same seed, the same bytes.
-function weather(t: When, drift: Drift, { random, gauss }: Draws) {
-  drift.demandNoise = 0.9 * drift.demandNoise + 160 * gauss();
-  const contracted = (26_400 + 2_300 * t.winter) * DAILY_SHAPE[t.hour]! * t.weekend + drift.demandNoise;
-  drift.windState = Math.min(
-    0.95,
-    Math.max(0.02, drift.windState + 0.04 * gauss() + 0.02 * (0.36 - drift.windState)),
-  );
-  const wind = WIND_CAP * drift.windState;
-  if (t.hour === 0)
-    drift.cloud = Math.min(1, Math.max(0.25, drift.cloud + 0.15 * gauss() + 0.1 * (0.8 - drift.cloud)));
-  const dayLength = 12 - 1.5 * t.winter;
-  const sunrise = 12 - dayLength / 2;
-  const sun = Math.max(0, Math.sin((Math.PI * (t.hour + 0.5 - sunrise)) / dayLength));
-  const pv = PV_CAP * 0.82 * sun * drift.cloud;
-  const csp =
-    CSP_CAP * Math.min(1, 0.9 * sun * drift.cloud + (t.hour >= 17 && t.hour <= 21 ? 0.5 * drift.cloud : 0));
-  const other = OTHER_CAP * (0.6 + 0.1 * random());
-  const totalRe = wind + pv + csp + other;
-  return { contracted, wind, pv, csp, other, totalRe, residual: contracted - totalRe };
-}
-
-// Outages drift slowly; planned maintenance is heavier in summer.
-function outages(t: When, drift: Drift, { gauss }: Draws) {
-  if (t.hour === 0) {
-    drift.uclf = Math.min(17_500, Math.max(8_000, drift.uclf + 450 * gauss() + 0.05 * (11_500 - drift.uclf)));
-    drift.oclf = Math.min(3_500, Math.max(150, drift.oclf + 180 * gauss() + 0.1 * (900 - drift.oclf)));
-  }
-  const pclf = 4_300 - 1_600 * t.winter + 150 * Math.sin(t.doy);
-  return { pclf, available: INSTALLED - pclf - drift.uclf - drift.oclf };
-}
-
-// Storage and hydro, then diesel peakers for what the rest of the fleet cannot cover; load is shed beyond them.
-function dispatch(t: When, drift: Drift, residual: number, available: number, { random, gauss }: Draws) {
-  const nuclear = t.doy % 420 < 40 ? 930 : 1_860; // one unit out for refuelling part of the year
-  const hydro = t.hour >= 6 && t.hour <= 21 ? 350 + 250 * random() : 40 * random();
-  const peak = t.hour >= 17 && t.hour <= 21;
-  const pumpedGen = peak
-    ? Math.min(2_700, 900 + 1_800 * drift.storage * random())
-    : t.hour >= 7 && t.hour <= 9
-      ? 600
-      : 0;
-  const pumping = t.hour <= 5 || t.hour >= 23 ? -(1_200 + 1_000 * random()) : 0;
-  drift.storage = Math.min(1, Math.max(0.1, drift.storage + (pumping < 0 ? 0.03 : 0) - pumpedGen / 40_000));
-  const need = residual + 1_500 - (available - 1_500) - pumpedGen - hydro;
-  const ocgt = Math.min(2_400, Math.max(0, need) * (0.75 + 0.25 * random()));
-  const ippOcgt = Math.min(1_000, Math.max(0, need - 2_400) * 0.6);
-  const beyond = need - ocgt - ippOcgt;
-  const mlr = beyond < 300 ? 0 : Math.ceil(beyond / 1_000) * 1_000 - 40 * random();
-  const ils = need > 1_500 ? Math.min(900, 300 + 500 * random()) : 0;
-  const ios = need > 500 ? 300 * random() - 50 : 20 * gauss();
-  const dispatchable = residual - mlr - ils - ios;
-  const imports = 1_150 + 120 * random();
-  const exports = 1_450 + 250 * t.winter + 150 * gauss();
-  const gas = 0;
-  const thermal = Math.max(
-    18_000,
-    dispatchable - nuclear - hydro - pumpedGen - ocgt - ippOcgt - gas + exports - imports + pumping * 0.3,
-  );
-  return {
-    nuclear,
-    hydro,
-    pumpedGen,
-    pumping,
-    ocgt,
-    ippOcgt,
-    mlr,
-    ils,
-    ios,
-    dispatchable,
-    imports,
-    exports,
-    gas,
-    thermal,
-  };
 }
 
 // One CSV row, written by column name (`EXPORT_KEYS` orders it). The literal's order is the draws' order.

@@ -1,0 +1,175 @@
+/**
+ * The dataset operations of the OpenAPI document, built from the dataset tables: each record's
+ * fields, the envelope's `meta`, the query parameters (the same valibot schemas that validate
+ * them), and the responses.
+ */
+import { type Dataset, type FieldDoc, type Interval, INTERVALS } from "../datasets/dataset.ts";
+import { AS_OF_PARAMETER, FORMAT_PARAMETER, SCHEMA_VERSION } from "./dataset-handler.ts";
+import { RANGE_PARAMETERS } from "./range-query.ts";
+import { jsonSchema, type QueryParameter, type Schema } from "./route-doc.ts";
+import { headers, RATE, ref, scopeText } from "./openapi-components.ts";
+
+function fieldSchema(field: FieldDoc): Schema {
+  const unit = field.unit ? ` Unit: ${field.unit}.` : "";
+  const schema: Schema = {
+    type: field.nullable ? [field.type, "null"] : field.type,
+    description: field.description + unit,
+  };
+  if (field.unit) schema["x-unit"] = field.unit;
+  if (field.format) schema.format = field.format;
+  if (field.enum) schema.enum = field.nullable ? [...field.enum, null] : [...field.enum];
+  if (field.minimum !== undefined) schema.minimum = field.minimum;
+  if (field.maximum !== undefined) schema.maximum = field.maximum;
+  if (field.properties) Object.assign(schema, objectSchema(field.properties));
+  return schema;
+}
+
+function objectSchema(fields: readonly FieldDoc[]): Schema {
+  return {
+    properties: Object.fromEntries(fields.map((f) => [f.name, fieldSchema(f)])),
+    required: fields.filter((f) => !f.optional).map((f) => f.name),
+    additionalProperties: false,
+  };
+}
+
+function schemaName(dataset: Dataset, interval: Interval, suffix: string): string {
+  const base = dataset.id
+    .split(/[._]/)
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join("");
+  return `${base}${interval === "1h" ? "Hourly" : "Daily"}${suffix}`;
+}
+
+function metaSchema(dataset: Dataset, interval: Interval): Schema {
+  const extra = dataset.meta(interval);
+  const instant = {
+    type: "string",
+    pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3})?\\+00:00$",
+  };
+  const properties: Record<string, Schema> = {
+    dataset: { const: dataset.id },
+    interval: { const: interval, description: "The requested resolution." },
+    timezone: { const: "UTC" },
+    schema_version: { const: SCHEMA_VERSION },
+    derived: { const: dataset.derived[interval], description: "Whether the service computed the values." },
+    ...Object.fromEntries(Object.entries(extra).map(([k, v]) => [k, { const: v }])),
+    start: { ...instant, description: "The requested start, in UTC." },
+    end: { ...instant, description: "The requested end (excluded), in UTC." },
+    last_available: {
+      type: ["string", "null"],
+      description: "The newest hour holding an actual (not forecast) reading; null on an empty store.",
+    },
+    data_delay: { type: "boolean", description: "True when the range reaches past last_available." },
+  };
+  const asOf = { ...instant, description: "With as_of: the instant the values are as of, in UTC." };
+  const sample = {
+    const: true,
+    description:
+      "Present only when the store holds generated sample data, not Eskom's (also the Data-Source: sample header).",
+  };
+  return {
+    type: "object",
+    properties: { ...properties, as_of: asOf, sample },
+    required: Object.keys(properties),
+    additionalProperties: false,
+  };
+}
+
+/** The query parameters every dataset accepts, shared under `#/components/parameters`. */
+export const SHARED_PARAMETERS: Readonly<Record<string, QueryParameter>> = {
+  ...RANGE_PARAMETERS,
+  format: FORMAT_PARAMETER,
+  as_of: AS_OF_PARAMETER,
+};
+
+export function parameter(name: string, p: QueryParameter): Schema {
+  const schema = {
+    ...jsonSchema(p.schema),
+    ...(p.default === undefined ? {} : { default: String(p.default) }),
+  };
+  return {
+    name,
+    in: "query",
+    required: p.required ?? false,
+    description: p.description,
+    schema,
+    ...(p.example === undefined ? {} : { example: p.example }),
+  };
+}
+
+// The record and envelope schemas of a dataset at each interval; returns the envelopes' refs.
+export function datasetSchemas(dataset: Dataset, schemas: Record<string, Schema>): Schema[] {
+  return INTERVALS.map((interval) => {
+    const record = schemaName(dataset, interval, "Record");
+    const envelope = schemaName(dataset, interval, "Envelope");
+    schemas[record] = { type: "object", ...objectSchema(dataset.fields[interval]) };
+    schemas[envelope] = {
+      type: "object",
+      properties: {
+        meta: metaSchema(dataset, interval),
+        data: {
+          type: "array",
+          items: ref("schemas", record),
+          description: "Records in ascending time order.",
+        },
+      },
+      required: ["meta", "data"],
+      additionalProperties: false,
+    };
+    return ref("schemas", envelope);
+  });
+}
+
+const DATASET_RESPONSES = {
+  "304": "NotModified",
+  "400": "BadRequest",
+  "401": "Unauthorized",
+  "405": "MethodNotAllowed",
+  "429": "TooManyRequests",
+  "500": "InternalError",
+  "503": "DamagedData",
+};
+
+export function datasetOperation(
+  dataset: Dataset,
+  limits: Readonly<Record<string, number>>,
+  envelopes: Schema[],
+) {
+  const own = Object.entries(dataset.parameters ?? {}).map(([name, p]) => parameter(name, p));
+  const ok = {
+    description: "The records of the range; JSON by default, CSV with format=csv or Accept: text/csv.",
+    headers: headers(
+      ...RATE,
+      "ETag",
+      "Last-Modified",
+      "Cache-Control",
+      "Vary",
+      "Content-Disposition",
+      "Data-Source",
+    ),
+    content: {
+      "application/json": { schema: { oneOf: envelopes } },
+      "text/csv": {
+        schema: {
+          type: "string",
+          description: "A header row (ts or date first), one row per record, empty cells for nulls.",
+        },
+      },
+    },
+  };
+  return {
+    operationId: `get${schemaName(dataset, "1h", "").replace(/Hourly$/, "")}`,
+    summary: dataset.description,
+    description: `${scopeText(dataset.scope, limits)} A 304 counts like any allowed request.`,
+    tags: ["datasets"],
+    parameters: [...Object.keys(SHARED_PARAMETERS).map((name) => ref("parameters", name)), ...own],
+    responses: {
+      "200": ok,
+      ...Object.fromEntries(
+        Object.entries(DATASET_RESPONSES).map(([s, name]) => [s, ref("responses", name)]),
+      ),
+    },
+  };
+}
+
+// The operation of a documented route; named body schemas go to `schemas`.
