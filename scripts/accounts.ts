@@ -6,10 +6,12 @@ import { resolve } from "node:path";
 import { text } from "node:stream/consumers";
 import { runAccountsCli } from "../src/accounts/accounts-cli.ts";
 import { withSharedDocuments } from "../src/shared/shared-cli.ts";
+import type { SharedDocuments } from "../src/shared/shared-documents.ts";
 
-const run = () =>
+const run = (shared?: SharedDocuments) =>
   runAccountsCli(process.argv.slice(2), {
     dir: resolve(process.env.DATA_DIR || "data"),
+    shared,
     io: {
       stdout: (t) => process.stdout.write(t),
       stderr: (t) => process.stderr.write(t),

@@ -12,7 +12,8 @@ import { createKeyRegistry } from "./keys/key-registry.ts";
 import { createLimiter, type Limiter } from "./limits/limiter.ts";
 import { createSharedLimiter } from "./limits/shared-limiter.ts";
 import type { RedisConnection } from "./shared/redis-connection.ts";
-import { shareDocuments, sharedDocuments } from "./shared/shared-documents.ts";
+import { type SharedDocuments, sharedDocuments } from "./shared/shared-documents.ts";
+import { sharedStateUnavailable } from "./http/shared-state-unavailable.ts";
 import { createRedisRevealStore } from "./shared/redis-reveals.ts";
 import { createService, DATASETS } from "./service.ts";
 import { warmUp } from "./datasets/warm-up.ts";
@@ -39,7 +40,9 @@ const log = (line: string) => process.stderr.write(line + "\n");
 // The state processes must share: without REDIS_URL this process's own limiter (and DATA_DIR's
 // files); with it the limiter on Redis, and the keys, accounts, sessions and counts Redis holds,
 // followed into DATA_DIR.
-async function sharedState(config: Config): Promise<{ limiter: Limiter; redis?: RedisConnection }> {
+async function sharedState(
+  config: Config,
+): Promise<{ limiter: Limiter; redis?: RedisConnection; documents?: SharedDocuments }> {
   if (config.redisUrl === undefined) return { limiter: createLimiter() };
   // Loaded only here: without REDIS_URL the Redis client's code (about 1 MB of the heap) is never
   // loaded, and every major GC has that much less to mark (docs/performance.md).
@@ -49,19 +52,20 @@ async function sharedState(config: Config): Promise<{ limiter: Limiter; redis?: 
     log(`Starting without Redis for now (REDIS_FAILURE=${config.redisFailure}); it is retried every second`);
   }
   const documents = sharedDocuments(redis);
-  shareDocuments(documents);
   documents.follow(config.dataDir, log);
   const limiter = createSharedLimiter({
     connection: redis,
     failure: config.redisFailure,
     local: createLimiter(),
     log,
+    unavailable: sharedStateUnavailable,
   });
-  return { limiter, redis };
+  return { limiter, redis, documents };
 }
 
-// The stores and registries over DATA_DIR, gated by one stat of the directory per request.
-function openStores(config: Config) {
+// The stores and registries over DATA_DIR, gated by one stat of the directory per request; with
+// REDIS_URL, the kept documents' changes go to Redis's copies (`shared`), which DATA_DIR follows.
+function openStores(config: Config, shared: SharedDocuments | undefined) {
   const gate = createChangeGate(config.dataDir);
   const store = createReadingStore({ dir: config.dataDir, cacheDays: config.cacheDays, gate });
   // The record cache lives on the V8 heap (the other caches hold buffers outside it): warn when the
@@ -79,9 +83,10 @@ function openStores(config: Config) {
     onError: logError,
     isDisabled: (account) => accounts.isDisabled(account),
     gate,
+    shared,
   });
-  const sessions = createSessionStore({ dir: config.dataDir, onError: logError });
-  const counter = createRequestCounter({ dir: config.dataDir, onError: logError });
+  const sessions = createSessionStore({ dir: config.dataDir, onError: logError, shared });
+  const counter = createRequestCounter({ dir: config.dataDir, onError: logError, shared });
   return { gate, store, accounts, registry, sessions, counter };
 }
 
@@ -112,8 +117,8 @@ function reportLoopDelayOnSignal(): void {
 
 /** Serves `config` in this process until stopped. */
 export async function runServerProcess(config: Config): Promise<void> {
-  const { limiter, redis } = await sharedState(config);
-  const { gate, store, accounts, registry, sessions, counter } = openStores(config);
+  const { limiter, redis, documents } = await sharedState(config);
+  const { gate, store, accounts, registry, sessions, counter } = openStores(config, documents);
   checkStore(store);
   const server = createHardenedServer(
     createService({
@@ -135,6 +140,7 @@ export async function runServerProcess(config: Config): Promise<void> {
         trustedProxies: config.trustedProxies,
         // With several processes, a secret shown once waits in Redis for the process that shows it.
         reveals: redis === undefined ? undefined : createRedisRevealStore(redis.client),
+        shared: documents,
       },
       staleAfterMs: config.staleAfterMs,
       corsOrigins: config.corsOrigins,

@@ -184,7 +184,7 @@ test("a password change ends every other session; a disabled account loses its s
 
   const { key } = createKey(dir, { name: "bot", account: "analyst" });
   assert.equal((await server.raw(DATA, { headers: { "X-API-KEY": key } })).status, 200);
-  await setAccountDisabled(dir, "analyst", true, new Date(c.now()));
+  await setAccountDisabled(dir, "analyst", true, { now: new Date(c.now()) });
   assert.equal((await client.get("/dashboard")).status, 303);
   assert.equal((await server.raw(DATA, { headers: { "X-API-KEY": key } })).status, 401);
   const refused = await client.signIn("analyst", next);

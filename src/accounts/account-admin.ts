@@ -3,6 +3,7 @@
  * password, change one's own, disable, enable, list. Passwords are hashed before the store's lock
  * is taken, so the lock is held for a read and a write only.
  */
+import type { SharedDocuments } from "../shared/shared-documents.ts";
 import { ACCOUNT_NAME, type AccountRecord, readAccounts, updateAccounts } from "./account-file.ts";
 import { generatePassword, hashPassword, passwordProblem } from "./password.ts";
 
@@ -51,7 +52,7 @@ export interface PasswordOutcome {
 /** Creates an account; without `password` it gets a one-time password to change at first sign-in. */
 export async function createAccount(
   dir: string,
-  options: { name: string; admin?: boolean; password?: string; now?: Date },
+  options: { name: string; admin?: boolean; password?: string; now?: Date; shared?: SharedDocuments },
 ): Promise<PasswordOutcome> {
   const name = normalizeAccountName(options.name);
   const { password, oneTime, hash } = await newPassword(options.password);
@@ -65,11 +66,15 @@ export async function createAccount(
     disabled: null,
     sessionsValidAfter: stamp,
   };
-  await updateAccounts(dir, (accounts) => {
-    if (accounts.some((a) => a.name === name))
-      throw new AccountError(`An account named "${name}" exists already`);
-    accounts.push(account);
-  });
+  await updateAccounts(
+    dir,
+    (accounts) => {
+      if (accounts.some((a) => a.name === name))
+        throw new AccountError(`An account named "${name}" exists already`);
+      accounts.push(account);
+    },
+    options.shared,
+  );
   return { account, oneTimePassword: oneTime ? password : undefined };
 }
 
@@ -77,16 +82,20 @@ export async function createAccount(
 export async function resetPassword(
   dir: string,
   name: string,
-  options: { password?: string; now?: Date } = {},
+  options: { password?: string; now?: Date; shared?: SharedDocuments } = {},
 ): Promise<PasswordOutcome> {
   const { password, oneTime, hash } = await newPassword(options.password);
-  const account = await updateAccounts(dir, (accounts) => {
-    const account = find(accounts, name);
-    account.password = hash;
-    account.mustChangePassword = oneTime;
-    account.sessionsValidAfter = (options.now ?? new Date()).toISOString();
-    return { ...account };
-  });
+  const account = await updateAccounts(
+    dir,
+    (accounts) => {
+      const account = find(accounts, name);
+      account.password = hash;
+      account.mustChangePassword = oneTime;
+      account.sessionsValidAfter = (options.now ?? new Date()).toISOString();
+      return { ...account };
+    },
+    options.shared,
+  );
   return { account, oneTimePassword: oneTime ? password : undefined };
 }
 
@@ -95,16 +104,21 @@ export async function changePassword(
   dir: string,
   name: string,
   password: string,
-  now = new Date(),
+  options: { now?: Date; shared?: SharedDocuments } = {},
 ): Promise<AccountRecord> {
   const { hash } = await newPassword(password);
-  return updateAccounts(dir, (accounts) => {
-    const account = find(accounts, name);
-    account.password = hash;
-    account.mustChangePassword = false;
-    account.sessionsValidAfter = now.toISOString();
-    return { ...account };
-  });
+  const now = options.now ?? new Date();
+  return updateAccounts(
+    dir,
+    (accounts) => {
+      const account = find(accounts, name);
+      account.password = hash;
+      account.mustChangePassword = false;
+      account.sessionsValidAfter = now.toISOString();
+      return { ...account };
+    },
+    options.shared,
+  );
 }
 
 /** Disables (its sessions end, its keys stop working at once) or enables an account. */
@@ -112,17 +126,22 @@ export function setAccountDisabled(
   dir: string,
   name: string,
   disabled: boolean,
-  now = new Date(),
+  options: { now?: Date; shared?: SharedDocuments } = {},
 ): Promise<AccountRecord> {
-  return updateAccounts(dir, (accounts) => {
-    const account = find(accounts, name);
-    if (disabled && account.disabled === null) {
-      account.disabled = now.toISOString();
-      account.sessionsValidAfter = now.toISOString();
-    }
-    if (!disabled) account.disabled = null;
-    return { ...account };
-  });
+  const now = options.now ?? new Date();
+  return updateAccounts(
+    dir,
+    (accounts) => {
+      const account = find(accounts, name);
+      if (disabled && account.disabled === null) {
+        account.disabled = now.toISOString();
+        account.sessionsValidAfter = now.toISOString();
+      }
+      if (!disabled) account.disabled = null;
+      return { ...account };
+    },
+    options.shared,
+  );
 }
 
 /** Every account, in creation order. */

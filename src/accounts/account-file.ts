@@ -4,7 +4,7 @@
  * read-modify-write and an atomic replace, so the CLI and the dashboard never lose each other's
  * changes; a file that does not parse is refused with a message naming what is wrong.
  */
-import { activeSharedDocuments } from "../shared/shared-documents.ts";
+import type { SharedDocuments } from "../shared/shared-documents.ts";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
@@ -67,9 +67,12 @@ function serialize(accounts: readonly AccountRecord[]): string {
  * Changes the accounts under the store's lock; `change` returns its result. Waiting for the lock
  * does not block the event loop, so the dashboard can call it on a running server.
  */
-export function updateAccounts<T>(dir: string, change: (accounts: AccountRecord[]) => T): Promise<T> {
+export function updateAccounts<T>(
+  dir: string,
+  change: (accounts: AccountRecord[]) => T,
+  shared?: SharedDocuments,
+): Promise<T> {
   // With shared documents (REDIS_URL) the change is made to Redis's copy, which every process follows.
-  const shared = activeSharedDocuments();
   if (shared !== undefined) {
     return shared.update(ACCOUNTS_FILE, dir, (text) => {
       // The first change in Redis starts from DATA_DIR's accounts, so none is lost.

@@ -3,6 +3,7 @@
  * stdout is the one thing a script needs (a generated one-time password, else the account name);
  * everything else a command says goes to stderr, except listings.
  */
+import type { SharedDocuments } from "../shared/shared-documents.ts";
 import { parseArgs } from "node:util";
 import { readKeys } from "../keys/key-file.ts";
 import {
@@ -74,13 +75,19 @@ function reportPassword(io: AccountsCliIo, outcome: PasswordOutcome): void {
   io.stdout(outcome.oneTimePassword + "\n");
 }
 
-type Command = (rest: readonly string[], dir: string, io: AccountsCliIo) => void | Promise<void>;
+// `shared`: with REDIS_URL, the documents every process follows, where changes go.
+type Command = (
+  rest: readonly string[],
+  dir: string,
+  io: AccountsCliIo,
+  shared: SharedDocuments | undefined,
+) => void | Promise<void>;
 
 const COMMANDS: Readonly<Record<string, Command>> = {
-  async create(rest, dir, io) {
+  async create(rest, dir, io, shared) {
     const { name, flags } = parse(rest, ["admin", "password-stdin"], true);
     const password = flags["password-stdin"] ? await stdinPassword(io) : undefined;
-    const outcome = await createAccount(dir, { name: name!, admin: flags.admin === true, password });
+    const outcome = await createAccount(dir, { name: name!, admin: flags.admin === true, password, shared });
     const role = outcome.account.admin ? "an admin account" : "an account";
     io.stderr(`Created ${role} "${outcome.account.name}".\n`);
     reportPassword(io, outcome);
@@ -129,21 +136,21 @@ const COMMANDS: Readonly<Record<string, Command>> = {
         .join("\n") + "\n",
     );
   },
-  async "reset-password"(rest, dir, io) {
+  async "reset-password"(rest, dir, io, shared) {
     const { name, flags } = parse(rest, ["password-stdin"], true);
     const password = flags["password-stdin"] ? await stdinPassword(io) : undefined;
-    const outcome = await resetPassword(dir, normalizeAccountName(name!), { password });
+    const outcome = await resetPassword(dir, normalizeAccountName(name!), { password, shared });
     io.stderr(`Set a new password for "${outcome.account.name}"; its sessions have ended.\n`);
     reportPassword(io, outcome);
   },
-  async disable(rest, dir, io) {
+  async disable(rest, dir, io, shared) {
     const { name } = parse(rest, [], true);
-    const account = await setAccountDisabled(dir, normalizeAccountName(name!), true);
+    const account = await setAccountDisabled(dir, normalizeAccountName(name!), true, { shared });
     io.stderr(`Disabled "${account.name}": its sessions have ended and its keys are refused.\n`);
   },
-  async enable(rest, dir, io) {
+  async enable(rest, dir, io, shared) {
     const { name } = parse(rest, [], true);
-    const account = await setAccountDisabled(dir, normalizeAccountName(name!), false);
+    const account = await setAccountDisabled(dir, normalizeAccountName(name!), false, { shared });
     io.stderr(`Enabled "${account.name}": it can sign in, and its active keys work again.\n`);
   },
 };
@@ -151,9 +158,9 @@ const COMMANDS: Readonly<Record<string, Command>> = {
 /** Runs one command against the store in `dir`; resolves to the exit code. */
 export async function runAccountsCli(
   argv: readonly string[],
-  options: { dir: string; io: AccountsCliIo },
+  options: { dir: string; io: AccountsCliIo; shared?: SharedDocuments },
 ): Promise<number> {
-  const { dir, io } = options;
+  const { dir, io, shared } = options;
   const [command, ...rest] = argv;
   if (command === "help" || command === "--help" || command === "-h") {
     io.stdout(USAGE);
@@ -164,7 +171,7 @@ export async function runAccountsCli(
     if (run === undefined) {
       throw new UsageError(command === undefined ? "a command is required" : `unknown command "${command}"`);
     }
-    await run(rest, dir, io);
+    await run(rest, dir, io, shared);
     return 0;
   } catch (error) {
     if (error instanceof UsageError || (error as NodeJS.ErrnoException).code?.startsWith("ERR_PARSE_ARGS")) {

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import * as v from "valibot";
 import { writeFileAtomic } from "../files/atomic-write.ts";
 import { fileStamp } from "../files/file-stamp.ts";
-import { activeSharedDocuments } from "../shared/shared-documents.ts";
+import type { SharedDocuments } from "../shared/shared-documents.ts";
 
 export const SESSIONS_FILE = "sessions.json";
 export const IDLE_MS = 12 * 3_600_000;
@@ -94,7 +94,10 @@ export function createSessionStore(options: {
   dir: string;
   now?: () => number;
   onError?: (error: unknown) => void;
+  /** With REDIS_URL: the shared documents every process keeps its sessions in. */
+  shared?: SharedDocuments;
 }): SessionStore {
+  const { shared } = options;
   const now = options.now ?? Date.now;
   const onError = options.onError ?? ((error) => console.error(error));
   const path = join(options.dir, SESSIONS_FILE);
@@ -105,7 +108,7 @@ export function createSessionStore(options: {
 
   // Shared: take what other processes wrote, keeping the later last-seen times of this one.
   function reread(): void {
-    if (activeSharedDocuments() === undefined || fileStamp(path) === stamp) return;
+    if (shared === undefined || fileStamp(path) === stamp) return;
     stamp = fileStamp(path);
     const fresh = load(path, onError);
     for (const [hash, s] of fresh) {
@@ -119,7 +122,6 @@ export function createSessionStore(options: {
     if (timer !== undefined) clearTimeout(timer);
     timer = undefined;
     change(sessions);
-    const shared = activeSharedDocuments();
     // Writes are chained, so a slow one never lands after a newer one.
     writing = writing.then(async () => {
       const t = now();
@@ -170,11 +172,11 @@ export function createSessionStore(options: {
     },
     async end(id) {
       const hash = sessionHash(id);
-      if (sessions.has(hash) || activeSharedDocuments() !== undefined) await write((map) => map.delete(hash));
+      if (sessions.has(hash) || shared !== undefined) await write((map) => map.delete(hash));
     },
     async endAll(account) {
       const any = [...sessions.values()].some((s) => s.account === account);
-      if (!any && activeSharedDocuments() === undefined) return;
+      if (!any && shared === undefined) return;
       const ended = (map: Map<string, Session>) => {
         for (const [hash, s] of map) if (s.account === account) map.delete(hash);
       };

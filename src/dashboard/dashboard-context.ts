@@ -1,4 +1,5 @@
 /** What every dashboard route shares: its settings, clocks, stores, and small helpers. */
+import type { SharedDocuments } from "../shared/shared-documents.ts";
 import type { IncomingMessage } from "node:http";
 import { randomBytes } from "node:crypto";
 import type { AccountRegistry } from "../accounts/account-registry.ts";
@@ -35,6 +36,8 @@ export interface DashboardOptions {
   readonly throttle?: SignInThrottle;
   readonly reveals?: RevealStore;
   readonly logError?: (error: unknown) => void;
+  /** With REDIS_URL: the shared documents the dashboard's changes go to (keys, accounts). */
+  readonly shared?: SharedDocuments;
 }
 
 /** The options with every default filled in, and the helpers the routes share. */

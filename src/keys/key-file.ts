@@ -6,7 +6,7 @@
  * never rewritten behind their back.
  */
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
-import { activeSharedDocuments } from "../shared/shared-documents.ts";
+import type { SharedDocuments } from "../shared/shared-documents.ts";
 import { join } from "node:path";
 import * as v from "valibot";
 import { writeFileAtomic } from "../files/atomic-write.ts";
@@ -70,11 +70,14 @@ export function updateKeys<T>(dir: string, change: (keys: KeyRecord[]) => T): T 
 }
 
 /**
- * `updateKeys` for the server: waiting for the lock does not block the event loop. With shared
+ * `updateKeys` for the server: waiting for the lock does not block the event loop. With `shared`
  * documents (REDIS_URL) the change is made to Redis's copy, which every process follows.
  */
-export function updateKeysAsync<T>(dir: string, change: (keys: KeyRecord[]) => T): Promise<T> {
-  const shared = activeSharedDocuments();
+export function updateKeysAsync<T>(
+  dir: string,
+  change: (keys: KeyRecord[]) => T,
+  shared?: SharedDocuments,
+): Promise<T> {
   if (shared !== undefined) {
     return shared.update(KEYS_FILE, dir, (text) => {
       // The first change in Redis starts from DATA_DIR's keys, so none is lost.
@@ -99,8 +102,8 @@ export function readUsage(dir: string): KeyUsage {
   }
 }
 
-/** Merges last-use times into the usage file, keeping the later time of each key. */
-export function recordUsage(dir: string, seen: Readonly<KeyUsage>): Promise<void> {
+/** Merges last-use times into the usage file (or `shared`'s copy), keeping the later time of each key. */
+export function recordUsage(dir: string, seen: Readonly<KeyUsage>, shared?: SharedDocuments): Promise<void> {
   // Each key keeps the later of the stored time and this process's.
   const later = (usage: KeyUsage): string => {
     for (const [id, time] of Object.entries(seen)) {
@@ -108,7 +111,6 @@ export function recordUsage(dir: string, seen: Readonly<KeyUsage>): Promise<void
     }
     return JSON.stringify(usage, null, 2) + "\n";
   };
-  const shared = activeSharedDocuments();
   if (shared !== undefined) {
     return shared.update(USAGE_FILE, dir, (text) => {
       const parsed = text === null ? undefined : v.safeParse(UsageSchema, JSON.parse(text));

@@ -12,6 +12,7 @@ import { timingSafeEqual } from "node:crypto";
 import { join } from "node:path";
 import { hashKey, keyPrefix, looksLikeKey } from "./api-key.ts";
 import { KEYS_FILE, type KeyRecord, readKeys, recordUsage } from "./key-file.ts";
+import type { SharedDocuments } from "../shared/shared-documents.ts";
 
 /** Who a request is, once its key is accepted. */
 export interface Caller {
@@ -54,6 +55,8 @@ export function createKeyRegistry(options: {
   dir: string;
   now?: () => number;
   onError?: (error: unknown) => void;
+  /** With REDIS_URL: the shared documents the last-use times are added into. */
+  shared?: SharedDocuments;
   /** Whether an account is disabled: its keys are refused. */
   isDisabled?: (account: string) => boolean;
   /** The data directory's change gate: `keys.json` is restatted only when it may have changed. */
@@ -102,7 +105,7 @@ export function createKeyRegistry(options: {
     const batch = Object.fromEntries(pending);
     pending.clear();
     try {
-      await recordUsage(dir, batch);
+      await recordUsage(dir, batch, options.shared);
     } catch (error) {
       onError(error);
     }

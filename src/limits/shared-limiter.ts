@@ -5,7 +5,6 @@
  * with `Retry-After`, never a 500 or a hang; `open` falls back to this process's own limiter,
  * logging the switch each way. Either way the service returns to Redis by itself when it is back.
  */
-import { sharedStateUnavailable } from "../shared/unavailable.ts";
 import type { RedisConnection } from "../shared/redis-connection.ts";
 import type { Limiter, LimitResult, LocalLimiter } from "./limiter.ts";
 import { createRedisLimiter } from "./redis-limiter.ts";
@@ -16,13 +15,15 @@ export function createSharedLimiter(options: {
   failure: "closed" | "open";
   local: LocalLimiter;
   log: (line: string) => void;
+  /** The error a request meets under `closed` while Redis is away (the HTTP layer's 503). */
+  unavailable: () => Error;
   now?: () => number;
 }): Limiter {
-  const { connection, failure, local, log } = options;
+  const { connection, failure, local, log, unavailable } = options;
   const shared = createRedisLimiter(connection.client, { now: options.now });
   let fallingBack = false;
   const fallback = (key: string, scope: string, limit: number, why: string): LimitResult => {
-    if (failure === "closed") throw sharedStateUnavailable();
+    if (failure === "closed") throw unavailable();
     if (!fallingBack)
       log(`REDIS_FAILURE=open: limiting in this process alone while Redis is unreachable (${why})`);
     fallingBack = true;

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { KEYS_FILE, USAGE_FILE } from "../keys/key-file.ts";
 import { connectRedis, redactedUrl } from "./redis-connection.ts";
-import { shareDocuments, sharedDocuments, type SharedDocuments } from "./shared-documents.ts";
+import { sharedDocuments, type SharedDocuments } from "./shared-documents.ts";
 
 export interface CliIo {
   stdout(text: string): void;
@@ -25,11 +25,8 @@ export async function withSharedDocuments<T>(
   const connection = connectRedis(url, { log: () => {}, commandTimeoutMs: 2_000 });
   try {
     if (!(await connection.ready(3_000))) throw new Error(`Redis at ${redactedUrl(url)} is unreachable`);
-    const documents = sharedDocuments(connection);
-    shareDocuments(documents);
-    return await work(documents);
+    return await work(sharedDocuments(connection));
   } finally {
-    shareDocuments(undefined);
     await connection.close();
   }
 }

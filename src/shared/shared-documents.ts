@@ -19,7 +19,7 @@ import type { Redis } from "ioredis";
 import { writeFileAtomic } from "../files/atomic-write.ts";
 import { HttpError } from "../http/http-error.ts";
 import type { RedisConnection } from "./redis-connection.ts";
-import { sharedStateUnavailable } from "./unavailable.ts";
+import { sharedStateUnavailable } from "../http/shared-state-unavailable.ts";
 
 /**
  * The documents Redis holds, by their file name in DATA_DIR: keys, accounts and sessions, and the
@@ -202,16 +202,4 @@ export function sharedDocuments(connection: RedisConnection): SharedDocuments {
     },
     follow: (dir, log) => follower(connection, read, dir, log),
   };
-}
-
-let active: SharedDocuments | undefined;
-
-/** Makes this process keep its shared documents in Redis (the server and the CLIs, with REDIS_URL). */
-export function shareDocuments(documents: SharedDocuments | undefined): void {
-  active = documents;
-}
-
-/** The shared documents of this process, or undefined when DATA_DIR's files are the truth. */
-export function activeSharedDocuments(): SharedDocuments | undefined {
-  return active;
 }

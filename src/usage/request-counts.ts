@@ -11,7 +11,7 @@ import { join } from "node:path";
 import * as v from "valibot";
 import { writeFileAtomicAsync } from "../files/atomic-write.ts";
 import { withLockAsync } from "../files/lock-file.ts";
-import { activeSharedDocuments } from "../shared/shared-documents.ts";
+import type { SharedDocuments } from "../shared/shared-documents.ts";
 import { DAY_MS, dayKey } from "../time.ts";
 
 export const COUNTS_FILE = "request-counts.json";
@@ -98,6 +98,8 @@ export function createRequestCounter(options: {
   dir: string;
   now?: () => number;
   onError?: (error: unknown) => void;
+  /** With REDIS_URL: the shared documents the counts are added into, so every VM's requests count. */
+  shared?: SharedDocuments;
 }): RequestCounter {
   const now = options.now ?? Date.now;
   const onError = options.onError ?? ((error) => console.error(error));
@@ -134,7 +136,7 @@ export function createRequestCounter(options: {
     const batch = pending;
     pending = {};
     try {
-      const shared = activeSharedDocuments();
+      const { shared } = options;
       if (shared !== undefined) {
         // Several VMs: added into Redis's counts, which every process follows.
         await shared.update(COUNTS_FILE, options.dir, (text) => ({

@@ -104,7 +104,10 @@ async function changeOwnPassword(
   }
   const problem = await passwordFormProblem(who, form);
   if (problem !== undefined) return again(problem);
-  await changePassword(ctx.dir, who.account.name, form.get("new_password")!, new Date(ctx.now()));
+  await changePassword(ctx.dir, who.account.name, form.get("new_password")!, {
+    now: new Date(ctx.now()),
+    shared: ctx.shared,
+  });
   await ctx.sessions.endAll(who.account.name);
   const { id } = await ctx.sessions.create(who.account.name);
   redirect(res, "/dashboard?notice=password-changed", { "Set-Cookie": ctx.sessionCookie(id) });

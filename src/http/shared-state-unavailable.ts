@@ -1,5 +1,5 @@
 /** What a request meets when the shared state (Redis) is out of reach: a 503 to retry, never a 500. */
-import { HttpError } from "../http/http-error.ts";
+import { HttpError } from "./http-error.ts";
 
 /** `503 {"detail": "Service temporarily unavailable."}` with `Retry-After: 1`. */
 export function sharedStateUnavailable(): HttpError {
