@@ -12,6 +12,7 @@ import { generateSampleExport } from "../src/sample/sample-export.ts";
 import { loadManifest } from "../src/store/manifest.ts";
 import { isSampleStore } from "../src/store/sample-mark.ts";
 import { formatInstant, HOUR_MS } from "../src/time.ts";
+import { VERSION } from "../src/version.ts";
 import { createKey } from "../src/keys/key-admin.ts";
 import { readKeys } from "../src/keys/key-file.ts";
 import { createAccount } from "../src/accounts/account-admin.ts";
@@ -20,6 +21,7 @@ import { readAccounts } from "../src/accounts/account-file.ts";
 const SAMPLE_DAYS = 365;
 
 const config = loadConfig();
+process.stderr.write(`Grid Data Service ${VERSION} (changes: CHANGELOG.md)\n`);
 mkdirSync(config.dataDir, { recursive: true });
 if (loadManifest(config.dataDir).size === 0) {
   // The last whole hour: the sample looks current on first start.

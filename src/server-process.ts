@@ -24,6 +24,8 @@ import { createRequestCounter } from "./usage/request-counts.ts";
 import { createHardenedServer } from "./http/hardened-server.ts";
 import { createShutdown } from "./http/graceful-shutdown.ts";
 import { createChangeGate } from "./files/change-gate.ts";
+import { upgradeInBackground } from "./store/migrations.ts";
+import { VERSION } from "./version.ts";
 
 // The access log goes to stdout in batches (docs/api.md: "Errors", the access log). Workers of one
 // primary share its stdout: their batches stay within PIPE_BUF, which a pipe writes whole, so two
@@ -152,9 +154,16 @@ export async function runServerProcess(config: Config): Promise<void> {
     const address = server.address();
     const port = typeof address === "object" && address !== null ? address.port : config.port;
     log(
-      `Grid Data Service listening on http://${config.host}:${port} (data: ${config.dataDir}); ` +
+      `Grid Data Service ${VERSION} listening on http://${config.host}:${port} (data: ${config.dataDir}); ` +
         `dashboard at http://${config.host}:${port}/dashboard`,
     );
+    // Files in an older format are rewritten now, one at a time under the ingest lock, while
+    // requests are served (docs/operations.md: "Upgrades").
+    upgradeInBackground(config.dataDir, log).catch((error: unknown) => {
+      log(
+        `Could not upgrade the store's older files (${(error as Error).message}); run npm run upgrade-store`,
+      );
+    });
   });
   if (process.env.GDS_LOOP_STATS === "1") reportLoopDelayOnSignal();
   const shutdown = createShutdown(server, {

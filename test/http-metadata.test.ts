@@ -1,4 +1,5 @@
 import { test } from "node:test";
+import { VERSION } from "../src/version.ts";
 import { markPullSucceeded } from "../src/pull/pull-state.ts";
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
@@ -86,6 +87,7 @@ test("/healthz needs no key and reports the age of the newest hour", async (t) =
     last_ingest: null,
     last_pull: null,
     last_pull_age_seconds: null,
+    version: VERSION,
   });
   ingestTexts(dir, { "a.csv": exportCsv(["Residual Demand"], [["2025-06-03 09:00:00 PM", "21000.0"]]) });
   const res = await empty.raw("/healthz");

@@ -13,6 +13,7 @@ import type { RouteDoc } from "./route-doc.ts";
 import type { Handler } from "./router.ts";
 import type { ServerResponse } from "node:http";
 import { SAMPLE_HEADERS } from "./dataset-handler.ts";
+import { VERSION } from "../version.ts";
 
 const nullableString = (description?: string) =>
   description === undefined
@@ -46,6 +47,7 @@ export const HealthBody = v.strictObject({
   last_ingest: nullableString(),
   last_pull: nullableString("When `pull` last found every portal file current or ingested."),
   last_pull_age_seconds: seconds,
+  version: v.pipe(v.string(), v.description("The release the service runs (CHANGELOG.md).")),
   redis: v.optional(
     v.pipe(
       v.picklist(["ok", "unavailable"]),
@@ -134,6 +136,7 @@ function freshness(
     last_ingest: snapshot.modified === null ? null : new Date(snapshot.modified).toISOString(),
     last_pull: pulled === null ? null : new Date(pulled).toISOString(),
     last_pull_age_seconds: pulled === null ? null : Math.max(0, Math.floor((t - pulled) / 1000)),
+    version: VERSION,
     ...(redis === undefined ? {} : { redis: redis.up() ? "ok" : "unavailable" }),
     ...(sample ? { sample: true } : {}),
   };

@@ -25,7 +25,7 @@ import {
   writeManifest,
 } from "../store/manifest.ts";
 import { mergeFile } from "./merge.ts";
-import { writeMonthPack } from "./write-month-pack.ts";
+import { writeMonthPack } from "../store/write-month-pack.ts";
 import { recoverDay } from "./recover-day.ts";
 import { monthOf, PACKS } from "../store/month-pack.ts";
 import { INGEST_LOCK } from "../store/reading-store.ts";

@@ -3,6 +3,7 @@
  * as the last line of stdout, and only there, so `KEY=$(npm run --silent keys -- create ...)`
  * works; everything else a command says goes to stderr, except listings.
  */
+import { NAME_FORBIDDEN } from "./key-name.ts";
 import { parseArgs } from "node:util";
 import * as v from "valibot";
 import { configuredLimits, parseLimitAssignments, SCOPES, type Scope } from "../limits/scopes.ts";
@@ -33,7 +34,7 @@ const Label = v.pipe(
   v.trim(),
   v.minLength(1, "must not be empty"),
   v.maxLength(100, "must be at most 100 characters"),
-  v.regex(/^[^\p{Cc}]*$/u, "must not hold control characters"),
+  v.check((text) => !NAME_FORBIDDEN.test(text), "must not hold control characters or bidirectional controls"),
 );
 
 class UsageError extends Error {}

@@ -17,7 +17,9 @@ import { columns, COLUMN_COUNT } from "../source/columns.ts";
 import { type Day, emptyDay } from "./day-file.ts";
 
 const MAGIC = "GDSP";
-const VERSION = 2;
+/** The pack format this release writes; 1 had no slot checksums (releases up to 0.1.0). */
+export const PACK_VERSION = 2;
+const VERSION = PACK_VERSION;
 const SLOTS = 31;
 const SLOT_BYTES = 48;
 const HEADER = 64;
@@ -86,6 +88,22 @@ function slotChecksum(bytes: Buffer, slot: number): Buffer {
 }
 
 /** Whether `bytes` is a whole pack this build can read. */
+/**
+ * What a pack file is to this release: `current`, `outdated` (a pack of an earlier format, or of
+ * an earlier column catalog: whole, but not readable here until rewritten), or `unreadable`
+ * (not a pack, cut, or from a newer release).
+ */
+export function packState(bytes: Buffer): "current" | "outdated" | "unreadable" {
+  if (isPack(bytes)) return "current";
+  if (bytes.length < HEADER || bytes.toString("ascii", 0, 4) !== MAGIC) return "unreadable";
+  const version = bytes.readUInt16LE(4);
+  if (version > VERSION) return "unreadable";
+  // The size an intact pack of its own header has: anything else is a cut file.
+  const expected = HEADER + SLOTS * SLOT_BYTES + SLOTS * 24 * bytes.readUInt16LE(6) * 8;
+  return bytes.length === expected ? "outdated" : "unreadable";
+}
+
+/** Whether `bytes` is a pack this release reads. */
 export function isPack(bytes: Buffer): boolean {
   return (
     PACKS &&

@@ -2,7 +2,8 @@
  * `verify-store`: checks every file of the store against the manifest, without changing any. A
  * day file must exist, hash to the manifest's hash and parse; each month pack's slots must carry
  * their checksum; the manifest must parse. What a problem means and how to repair it is in each
- * message; docs/data.md's "Damaged data" section says more.
+ * message; docs/data.md's "Damaged data" section says more. A file in an older format is not
+ * damage: it is listed apart, with the migration that rewrites it (`migrations.ts`).
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -16,7 +17,8 @@ import {
   parseManifest,
   READINGS_DIR,
 } from "./manifest.ts";
-import { isPack, monthOf, packedHash, packName, unpackDay } from "./month-pack.ts";
+import { isPack, monthOf, packedHash, packName, packState, unpackDay } from "./month-pack.ts";
+import { type Outdated, outdatedFiles } from "./migrations.ts";
 import { SAMPLE_REMOVING_FILE, sampleRemovalPending } from "./sample-mark.ts";
 
 /** One damaged or inconsistent file, and what to do. */
@@ -77,6 +79,7 @@ function checkPacks(dir: string, manifest: Manifest): StoreProblem[] {
     const file = join(READINGS_DIR, packName(month));
     if (!existsSync(join(dir, file))) continue; // packs are optional: readers use the day files
     const bytes = readFileSync(join(dir, file));
+    if (packState(bytes) === "outdated") continue; // whole, in an older format: a migration's
     if (!isPack(bytes)) {
       problems.push({
         file,
@@ -106,7 +109,25 @@ export function storeMakeUp(dir: string): { realDays: number; sampleDays: number
   return { realDays: manifest.size - sampleDays, sampleDays };
 }
 
-/** Every problem in the store at `dir`; none for a whole store. */
+/** What `checkStore` found: the store's state, its damage, its files still to migrate, its make-up. */
+export interface StoreCheck {
+  /** `whole`; `outdated`: whole, with files in an older format to migrate; `damaged`. */
+  readonly state: "whole" | "outdated" | "damaged";
+  readonly problems: StoreProblem[];
+  readonly outdated: Outdated[];
+  readonly realDays: number;
+  readonly sampleDays: number;
+}
+
+/** Checks the store at `dir`: damage first, then what an upgrade would rewrite. */
+export function checkStore(dir: string): StoreCheck {
+  const problems = verifyStore(dir);
+  const outdated = outdatedFiles(dir);
+  const state = problems.length > 0 ? "damaged" : outdated.length > 0 ? "outdated" : "whole";
+  return { state, problems, outdated, ...storeMakeUp(dir) };
+}
+
+/** Every problem in the store at `dir` (files in an older format are none); none for a whole store. */
 export function verifyStore(dir: string): StoreProblem[] {
   if (sampleRemovalPending(dir)) {
     return [

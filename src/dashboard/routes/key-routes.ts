@@ -1,4 +1,5 @@
 /** `/dashboard/keys`: the account's keys, creating one (shown once), and revoking one. */
+import { isKeyName, KEY_NAME_RULE } from "../../keys/key-name.ts";
 import { HttpError } from "../../http/http-error.ts";
 import type { Route } from "../../http/router.ts";
 import { newKey } from "../../keys/key-admin.ts";
@@ -7,8 +8,6 @@ import { type DashboardContext, notice, queryParam } from "../dashboard-context.
 import { redirect, sendPage, type SignedIn } from "../dashboard-http.ts";
 import { guarded } from "../guarded.ts";
 import { keyCreatedPage, keysPage, revokePage } from "../pages/keys-page.ts";
-
-const KEY_NAME = /^[^\p{Cc}]{1,100}$/u;
 
 // Another account's key id gets the same answer as an id that does not exist.
 function ownKey(ctx: DashboardContext, who: SignedIn, id: string | null): KeyRecord {
@@ -36,9 +35,7 @@ export function keyRoutes(ctx: DashboardContext): Route[] {
     },
     post: async (_req, res, who, form) => {
       const name = (form.get("name") ?? "").trim();
-      if (!KEY_NAME.test(name)) {
-        throw new HttpError(400, "A key's name must be 1 to 100 characters, without control characters.");
-      }
+      if (!isKeyName(name)) throw new HttpError(400, KEY_NAME_RULE);
       const { key, record } = newKey({ name, account: who.account.name, now: new Date(ctx.now()) });
       await updateKeysAsync(ctx.dir, (keys) => keys.push(record), ctx.shared);
       // Shown on the next page, once: never in a URL, never on a page a reload could resubmit.
