@@ -1,4 +1,6 @@
 /** Wires the store, the keys, the limiter, the datasets and the HTTP pipeline into one request listener. */
+import { loadReduction } from "./datasets/load-reduction.ts";
+import { availability } from "./datasets/availability.ts";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createHash } from "node:crypto";
 import { generationMix } from "./datasets/generation-mix.ts";
@@ -26,7 +28,7 @@ import type { ChangeGate } from "./files/change-gate.ts";
 const READ_METHODS = ["GET", "HEAD"];
 
 /** Every dataset the service serves. */
-export const DATASETS = [systemState, generationMix, gridStress];
+export const DATASETS = [systemState, generationMix, gridStress, loadReduction, availability];
 
 export interface ServiceOptions {
   readonly store: ReadingStore;

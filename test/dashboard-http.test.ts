@@ -443,4 +443,31 @@ test("the overview of a store of real data shows no sample notice, and calls old
   const page = await (await client.get("/dashboard")).text();
   assert.match(page, /The data is stale/);
   assert.doesNotMatch(page, /Sample data/);
+  assert.match(page, /No stored day carries load-reduction data\./);
+});
+
+test("the overview shows the last 7 stored days of load shedding, as the API sums them", async (t) => {
+  const { server, client } = await signedIn(t);
+  const page = await (await client.get("/dashboard")).text();
+  const bars = /<ol class="bars shedding"[^>]*>([\s\S]*?)<\/ol>/.exec(page)?.[1] ?? "";
+  const titles = [...bars.matchAll(/title="([^"]*)"/g)].map((m) => m[1]!);
+  // The sample's newest day is 2025-06-10: the 7 days up to it.
+  const api = (await (
+    await server.get("/api/v1/grid/load-reduction?start=2025-06-04&end=2025-06-11&interval=1d")
+  ).json()) as {
+    data: {
+      manual_load_reduction_mwh: number;
+      manual_load_reduction_max_mw: number;
+      hours_with_manual_load_reduction: number;
+    }[];
+  };
+  assert.equal(api.data.length, 7);
+  assert.deepEqual(
+    titles,
+    api.data.map(
+      (d) =>
+        `${Math.round(d.manual_load_reduction_mwh).toLocaleString("en-US")} MWh, peak ${Math.round(d.manual_load_reduction_max_mw).toLocaleString("en-US")} MW, ${d.hours_with_manual_load_reduction} h`,
+    ),
+  );
+  assert.doesNotMatch(page, /<script(?! src="\/dashboard\/assets\/dashboard\.js")/, "no new script");
 });

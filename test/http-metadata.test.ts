@@ -38,6 +38,14 @@ test("/api/v1/datasets lists every dataset with fields, units, intervals, scope 
         3,
         { "1h": true, "1d": true },
       ],
+      [
+        "grid.load_reduction",
+        "/api/v1/grid/load-reduction",
+        "normalized_data",
+        500,
+        { "1h": true, "1d": true },
+      ],
+      ["grid.availability", "/api/v1/grid/availability", "normalized_data", 500, { "1h": true, "1d": true }],
     ],
   );
   const state = body.datasets[0];

@@ -1,4 +1,5 @@
 /** What every dashboard route shares: its settings, clocks, stores, and small helpers. */
+import { createRecentShedding } from "./recent-load-reduction.ts";
 import type { SharedDocuments } from "../shared/shared-documents.ts";
 import type { IncomingMessage } from "node:http";
 import { randomBytes } from "node:crypto";
@@ -48,6 +49,8 @@ export interface DashboardContext extends DashboardOptions {
   readonly logError: (error: unknown) => void;
   /** The home page's chart, redrawn only when the store changed. */
   readonly chart: () => Html;
+  /** The home page's load-shedding bars, redrawn only when the store changed. */
+  readonly shedding: () => Html;
   /** A hash unknown usernames are checked against, so a sign-in takes as long either way. */
   readonly decoy: Promise<PasswordHash>;
   /** `Set-Cookie` for a new session, and for deleting a cookie. */
@@ -95,6 +98,7 @@ export function createDashboardContext(options: DashboardOptions): DashboardCont
     reveals: options.reveals ?? createRevealStore({ now }),
     logError: options.logError ?? ((error) => console.error(error)),
     chart: createRecentMixChart(options.store),
+    shedding: createRecentShedding(options.store),
     decoy: hashPassword(randomBytes(16).toString("hex")),
     sessionCookie: (id) => cookie("gds_session", id, { maxAge: LIFETIME_MS / 1000, secure }),
     clearCookie: (name) => cookie(name, "", { maxAge: 0, secure }),

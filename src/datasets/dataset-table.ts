@@ -26,6 +26,9 @@ import type {
 } from "./dataset.ts";
 import { firstDayRead, TIME_FIELDS } from "./dataset.ts";
 import { round3 } from "./source-fields.ts";
+import { type DailyField, dailyPlan, type Rollup } from "./daily-plan.ts";
+
+export type { DailyField, DailyRule } from "./daily-plan.ts";
 import { forEachStoredHour } from "./stored-hours.ts";
 
 /** What the record code may read: stored days and hours. */
@@ -43,23 +46,6 @@ export interface HourlyField<H> extends FieldText {
   /** Served only when this boolean option of the request is true. */
   readonly onlyWith?: string;
 }
-
-/**
- * How a daily field is computed from the day's hours, by the name of an hourly field (or an
- * unserved hourly input): the hour count, a mean, maximum or minimum, the hours whose value
- * equals a label, or an energy-weighted share: `scale * sum(numerator) / sum(denominator)` over
- * the hours that have both, null when none has or the denominator sums to 0.
- */
-export type DailyRule<F extends string> =
-  | { readonly count: true }
-  | { readonly mean: F }
-  | { readonly max: F }
-  | { readonly min: F }
-  | { readonly countOf: F; readonly equals: string }
-  | { readonly share: { readonly numerator: F; readonly denominator: F; readonly scale: number } };
-
-/** A served daily field: its description and its rule. */
-export type DailyField<F extends string> = FieldText & { readonly from: DailyRule<F> };
 
 /** Everything about one dataset. `H` is what one stored hour yields; `C` what a range prepares. */
 export interface DatasetTable<H, C, HF extends string, XF extends string, DF extends string> {
@@ -144,63 +130,6 @@ function fieldDoc(name: string, text: FieldText): FieldDoc {
   const doc: Record<string, unknown> = { name };
   for (const key of DOC_KEYS) if (text[key] !== undefined) doc[key] = text[key];
   return doc as unknown as FieldDoc;
-}
-
-type Rollup = Record<string, unknown>;
-
-// The Arquero rollup of the daily rules, and the per-hour columns it reads.
-function dailyPlan<H>(
-  daily: Readonly<Record<string, DailyField<string>>>,
-  column: (name: string) => (hour: H) => HourValue,
-): { rollup: Rollup; columns: [string, (hour: H) => HourValue][]; finish: (day: Rollup) => DataRecord } {
-  const rollup: Rollup = {};
-  const columns = new Map<string, (hour: H) => HourValue>();
-  const finishers: [string, (day: Rollup) => number | null][] = [];
-  for (const [name, { from: rule }] of Object.entries(daily)) {
-    if ("count" in rule) {
-      rollup[name] = aq.op.count();
-      finishers.push([name, (day) => day[name] as number]);
-    } else if ("countOf" in rule) {
-      const of = column(rule.countOf);
-      columns.set(name, (h) => (of(h) === rule.equals ? 1 : 0));
-      rollup[name] = aq.op.sum(name);
-      finishers.push([name, (day) => day[name] as number]);
-    } else if ("share" in rule) {
-      const { numerator, denominator, scale } = rule.share;
-      const [num, den] = [column(numerator), column(denominator)];
-      const both = (h: H) => num(h) !== null && den(h) !== null;
-      columns.set(`${name}:n`, (h) => (both(h) ? num(h) : null));
-      columns.set(`${name}:d`, (h) => (both(h) ? den(h) : null));
-      Object.assign(rollup, {
-        [`${name}:n`]: aq.op.sum(`${name}:n`),
-        [`${name}:d`]: aq.op.sum(`${name}:d`),
-        [`${name}:c`]: aq.op.valid(`${name}:n`),
-      });
-      finishers.push([
-        name,
-        (day) => {
-          const [n, d, c] = [day[`${name}:n`], day[`${name}:d`], day[`${name}:c`]] as number[];
-          return round3(c! > 0 && d !== 0 ? (scale * n!) / d! : null);
-        },
-      ]);
-    } else {
-      const [op, of] =
-        "mean" in rule
-          ? (["mean", rule.mean] as const)
-          : "max" in rule
-            ? (["max", rule.max] as const)
-            : (["min", rule.min] as const);
-      columns.set(of, column(of));
-      rollup[name] = aq.op[op](of);
-      finishers.push([name, (day) => round3(day[name] as number | null | undefined)]);
-    }
-  }
-  const finish = (day: Rollup): DataRecord => {
-    const record: DataRecord = { date: day.date as string };
-    for (const [name, value] of finishers) record[name] = value(day);
-    return record;
-  };
-  return { rollup, columns: [...columns], finish };
 }
 
 // The inputs of every stored hour in [from, to) that holds any, read through the look-back window.

@@ -23,6 +23,13 @@ export const COL = {
   pv: requireColumn("pv"),
   csp: requireColumn("csp"),
   otherRe: requireColumn("other_re"),
+  manualLoadReduction: requireColumn("manual_load_reduction_mlr"),
+  interruptibleLoad: requireColumn("ils_usage"),
+  otherInterruptions: requireColumn("ios_excl_ils_and_mlr"),
+  installedCapacity: requireColumn("installed_eskom_capacity"),
+  plannedOutages: requireColumn("total_pclf"),
+  unplannedOutages: requireColumn("total_uclf"),
+  otherOutages: requireColumn("total_oclf"),
 } as const;
 
 /**

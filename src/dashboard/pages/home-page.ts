@@ -12,6 +12,8 @@ export interface HomeData {
   readonly usage: Readonly<Record<string, Readonly<Record<string, Tally>>>>;
   readonly activeKeys: number;
   readonly chart: Html;
+  /** The last 7 stored days' load shedding (manual load reduction), as bars. */
+  readonly shedding: Html;
   /** The newest hour with an actual reading, or null. */
   readonly lastAvailable: string | null;
   /** Whether that hour is more than 3 hours old (as /healthz says). */
@@ -127,6 +129,14 @@ export function homePage(data: HomeData): string {
             : ""
         }
         ${data.chart}
+      </section>
+      <section class="card">
+        <h2>Load shedding, last 7 stored days</h2>
+        <p class="hint">
+          Manual load reduction (MLR) instructed by the system operator, per UTC day, from
+          <code>/api/v1/grid/load-reduction</code>.
+        </p>
+        ${data.shedding}
       </section>`,
   });
 }

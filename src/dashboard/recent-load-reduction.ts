@@ -1,0 +1,74 @@
+/**
+ * The home page's load-shedding bars: the manual load reduction of each of the last 7 stored days
+ * (the mix chart's days), from the `grid.load_reduction` dataset, drawn once per store version.
+ * Server-rendered `<meter>` bars: no script.
+ */
+import { loadReduction } from "../datasets/load-reduction.ts";
+import type { ReadingStore } from "../store/reading-store.ts";
+import { DAY_MS, dayKey, dayStart } from "../time.ts";
+import { html, type Html } from "./html.ts";
+import { count } from "./pages/format.ts";
+import { CHART_DAYS } from "./recent-mix.ts";
+
+/** One day's bar: its MWh of manual load reduction (null: no data), peak MW and hours shed. */
+export interface SheddingDay {
+  readonly date: string;
+  readonly mwh: number | null;
+  readonly maxMw: number | null;
+  readonly hours: number | null;
+}
+
+/** The days of the last `CHART_DAYS` up to the newest actual reading's day. */
+export function recentShedding(store: ReadingStore): SheddingDay[] {
+  const { manifest, lastActual } = store.refresh();
+  const newest = lastActual === null ? [...manifest.keys()].at(-1) : dayKey(lastActual);
+  if (newest === undefined) return [];
+  const to = dayStart(newest) + DAY_MS;
+  return loadReduction.dailyRecords(store, to - CHART_DAYS * DAY_MS, to).map((d) => ({
+    date: d.date,
+    mwh: d.manual_load_reduction_mwh,
+    maxMw: d.manual_load_reduction_max_mw,
+    hours: d.hours_with_manual_load_reduction,
+  }));
+}
+
+function label(day: SheddingDay): string {
+  if (day.mwh === null) return "no data";
+  if (day.mwh === 0) return "none";
+  return `${(day.mwh / 1000).toFixed(1)} GWh`;
+}
+
+/** The bars, or a line saying the stored days carry no load-reduction data. */
+export function sheddingBars(days: readonly SheddingDay[]): Html {
+  if (days.length === 0) return html`<p class="hint">No stored day carries load-reduction data.</p>`;
+  const max = Math.max(1, ...days.map((d) => d.mwh ?? 0));
+  return html`<ol class="bars shedding" aria-label="Manual load reduction per day, MWh">
+    ${days.map(
+      (d) =>
+        html`<li>
+          <span class="day">${d.date.slice(5)}</span
+          ><meter
+            min="0"
+            max="${max}"
+            value="${d.mwh ?? 0}"
+            title="${
+              d.mwh === null
+                ? "no data"
+                : `${count(Math.round(d.mwh))} MWh, peak ${count(Math.round(d.maxMw ?? 0))} MW, ${d.hours ?? 0} h`
+            }"
+          ></meter
+          ><span class="n">${label(d)}</span>
+        </li>`,
+    )}
+  </ol>`;
+}
+
+/** A source of the bars that redraws only when an ingest changed the store. */
+export function createRecentShedding(store: ReadingStore): () => Html {
+  let drawn: { version: number; bars: Html } | undefined;
+  return () => {
+    const { version } = store.refresh();
+    if (drawn?.version !== version) drawn = { version, bars: sheddingBars(recentShedding(store)) };
+    return drawn.bars;
+  };
+}

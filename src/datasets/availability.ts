@@ -1,0 +1,89 @@
+/**
+ * `grid.availability`: the utility's installed capacity, its planned, unplanned and other outages,
+ * what is left available, and the energy availability factor (EAF), hourly or per UTC day
+ * (docs/api.md: "Availability"). Only data-request exports carry these columns: the live portal
+ * downloads do not, so hours known only from them have no availability record.
+ */
+import { type Reading, valueAt } from "../source/reading.ts";
+import { HOURS_FIELD, mw } from "./dataset.ts";
+import { defineDataset } from "./dataset-table.ts";
+import { COL, ratioOrNull } from "./source-fields.ts";
+
+const INPUTS = [COL.installedCapacity, COL.plannedOutages, COL.unplannedOutages, COL.otherOutages];
+
+/** The reading of an hour holding at least one capacity or outage column, else null. */
+export function availabilityHour(reading: Reading): Reading | null {
+  return INPUTS.some((column) => valueAt(reading, column) !== null) ? reading : null;
+}
+
+const col = (column: number) => (reading: Reading) => valueAt(reading, column);
+
+/** Installed less the three outages, or null when any is missing. */
+function available(reading: Reading): number | null {
+  const [installed, ...outages] = INPUTS.map((column) => valueAt(reading, column));
+  if (installed === null || outages.some((o) => o === null)) return null;
+  return installed! - outages[0]! - outages[1]! - outages[2]!;
+}
+
+const EAF = { type: "number", unit: "%", nullable: true } as const;
+const mean = <F extends string>(of: F, what: string) => ({ ...mw(what), from: { mean: of } });
+
+/** The `grid.availability` dataset. */
+export const availability = defineDataset({
+  id: "grid.availability",
+  path: "/api/v1/grid/availability",
+  scope: "normalized_data",
+  description:
+    "Plant availability: the utility's installed capacity, planned, unplanned and other outages, available capacity and the energy availability factor, hourly or per UTC day.",
+  derived: { "1h": true, "1d": true },
+  meta: (interval) => ({
+    derivation_method: interval === "1h" ? "computed_from_source" : "aggregation_from_1h",
+  }),
+  hour: availabilityHour,
+  hourly: {
+    installed_capacity_mw: {
+      ...mw("The utility's installed capacity (`Installed Eskom Capacity`)."),
+      value: col(COL.installedCapacity),
+    },
+    planned_outages_mw: {
+      ...mw("Planned capability loss: maintenance (`Total PCLF`)."),
+      value: col(COL.plannedOutages),
+    },
+    unplanned_outages_mw: {
+      ...mw("Unplanned capability loss: breakdowns (`Total UCLF`)."),
+      value: col(COL.unplannedOutages),
+    },
+    other_outages_mw: {
+      ...mw("Other capability loss, outside the utility's control (`Total OCLF`)."),
+      value: col(COL.otherOutages),
+    },
+    available_capacity_mw: {
+      ...mw("installed_capacity_mw - planned_outages_mw - unplanned_outages_mw - other_outages_mw."),
+      value: available,
+    },
+    energy_availability_factor_pct: {
+      ...EAF,
+      description: "100 * available_capacity_mw / installed_capacity_mw.",
+      value: (reading) => {
+        const a = available(reading);
+        return ratioOrNull(a === null ? null : 100 * a, valueAt(reading, COL.installedCapacity));
+      },
+    },
+  },
+  daily: {
+    avg_installed_capacity_mw: mean("installed_capacity_mw", "Mean installed capacity over the day's hours."),
+    avg_planned_outages_mw: mean("planned_outages_mw", "Mean planned outages."),
+    avg_unplanned_outages_mw: mean("unplanned_outages_mw", "Mean unplanned outages."),
+    avg_other_outages_mw: mean("other_outages_mw", "Mean other outages."),
+    avg_available_capacity_mw: mean("available_capacity_mw", "Mean available capacity."),
+    energy_availability_factor_pct: {
+      ...EAF,
+      description:
+        "Energy-weighted: 100 * sum(available_capacity_mw) / sum(installed_capacity_mw) over the hours that have both.",
+      from: {
+        share: { numerator: "available_capacity_mw", denominator: "installed_capacity_mw", scale: 100 },
+      },
+    },
+    hours: { ...HOURS_FIELD, from: { count: true } },
+  },
+});
