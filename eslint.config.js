@@ -10,6 +10,7 @@ export default tseslint.config(
       "data/**",
       "test-output/**",
       "src/dashboard/assets/**",
+      "src/docs/assets/**",
       ".cache/**",
       "test/slowest-files.mjs",
     ],

@@ -1,4 +1,5 @@
 /** Wires the store, the keys, the limiter, the datasets and the HTTP pipeline into one request listener. */
+import { docsRoutes } from "./docs/docs-routes.ts";
 import { loadReduction } from "./datasets/load-reduction.ts";
 import { availability } from "./datasets/availability.ts";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -115,7 +116,7 @@ function apiRoutes(options: ServiceOptions): Route[] {
 /** The service's request listener. */
 export function createService(options: ServiceOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const { store, now, logError } = options;
-  const routes = apiRoutes(options);
+  const routes = [...apiRoutes(options), ...docsRoutes()];
   if (options.dashboard !== undefined) {
     if (options.counter === undefined) throw new TypeError("The dashboard needs a request counter");
     routes.push(

@@ -45,8 +45,8 @@ export const AS_OF_PARAMETER: DatasetParameter = {
   expected: "an ISO-8601 date-time with an offset (e.g. 2024-01-01T12:00:00Z) or a date",
   default: undefined,
   description:
-    "The values as the store held them at this instant, before any later revision (for backtests without look-ahead). Same forms as start; not in the future, not before the first recorded ingest.",
-  example: "2025-06-02T12:00:00Z",
+    "The values as the store held them at this instant, before any later revision (for backtests without look-ahead). Same forms as start, e.g. 2025-06-02T12:00:00Z; not in the future, not before the first recorded ingest.",
+  // No `example`: a reference's "try it" fills it in, and a fixed instant is before most stores' history.
 };
 
 // The store as the request sees it: as it is, or as it was at `as_of` (checked against the history).
