@@ -102,8 +102,8 @@ test(
     const answered = page.waitForResponse((r) => r.url().includes("/api/v1/grid/system-state?"));
     await page.click("#operations-datasets-getGridSystemState .execute");
     const response = await answered;
-  const answer = await response.text();
-  assert.equal(response.status(), 200, `${response.url()} answered ${answer}`);
+    const answer = await response.text();
+    assert.equal(response.status(), 200, `${response.url()} answered ${answer}`);
     assert.equal(response.request().headers()["x-api-key"], server.key, "the key goes in the header");
     assert.ok(!response.url().includes(server.key), "never in the URL");
     await page.waitForSelector("#operations-datasets-getGridSystemState .live-responses-table");
