@@ -85,6 +85,7 @@ export const HEALTH_ROUTE: RouteDoc = {
       headers: ["X-Request-Id"],
       body: HealthUnavailableBody,
     },
+    "405": "MethodNotAllowed",
   },
 };
 

@@ -94,7 +94,6 @@ export const SHARED_RESPONSES: Record<string, Schema> = {
     "Request was throttled. Expected available in 12 seconds.",
     ["Retry-After", ...RATE.slice(1)],
   ),
-  NotFound: detailResponse("Unknown path.", "Not found."),
   InternalError: detailResponse("A bug; the cause is logged, never sent.", "Internal server error."),
   DamagedData: detailResponse(
     "A stored day the range needs does not match the store's record of it (a damaged file): it is never served as data until re-ingested.",

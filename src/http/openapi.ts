@@ -71,6 +71,7 @@ export const OPENAPI_ROUTE: RouteDoc = {
       body: v.record(v.string(), v.unknown()),
     },
     "304": { description: "Your copy is current (If-None-Match).", headers: DOCUMENT_HEADERS },
+    "405": "MethodNotAllowed",
   },
 };
 
@@ -97,6 +98,9 @@ export function buildOpenApi(datasets: readonly Dataset[], limits: Readonly<Reco
   return {
     openapi: "3.1.0",
     info: INFO,
+    // Relative to this document (/api/v1/openapi.json), so it holds behind a proxy that mounts the
+    // service under a path of its own.
+    servers: [{ url: "../..", description: "This service" }],
     security: [{ ApiKey: [] }],
     tags: [
       { name: "datasets", description: "Time series for a range." },
