@@ -1,4 +1,5 @@
 /** Fixtures for dashboard tests: a store with sample data, accounts, a cookie-keeping HTTP client, a browser. */
+import assert from "node:assert/strict";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { TestContext } from "node:test";
@@ -117,4 +118,22 @@ export const SCREENSHOTS = join(import.meta.dirname, "..", "test-output");
 export function screenshotDir(): string {
   mkdirSync(SCREENSHOTS, { recursive: true });
   return SCREENSHOTS;
+}
+
+/** A clock a test moves by hand. */
+export function clock(start = Date.parse("2026-01-01T00:00:00Z")) {
+  let t = start;
+  return { now: () => t, advance: (ms: number) => void (t += ms) };
+}
+
+/** A dashboard server with the account `analyst` (admin if asked), signed in by a cookie-keeping client. */
+export async function signedIn(t: Parameters<typeof dashboardServer>[0], options: { admin?: boolean } = {}) {
+  const c = clock();
+  const { dir, server } = await dashboardServer(t, { now: c.now });
+  await account(dir, "analyst", { ...options, now: c.now });
+  const client = new Client(server.url);
+  const res = await client.signIn("analyst", PASSWORD);
+  assert.equal(res.status, 303);
+  assert.equal(res.headers.get("location"), "/dashboard");
+  return { c, dir, server, client };
 }

@@ -64,7 +64,8 @@ export function layout(page: PageContent): string {
           ${page.body}
         </main>
         <footer>
-          <a href="/api/v1/openapi.json">API reference (OpenAPI)</a> · <a href="/healthz">Service health</a>
+          <a href="/docs">API reference</a> · <a href="/api/v1/openapi.json">OpenAPI JSON</a> ·
+          <a href="/healthz">Service health</a>
         </footer>
       </body>
     </html> `.text;

@@ -5,6 +5,7 @@
 import * as v from "valibot";
 import { BAD_REQUEST_CODES } from "./http-error.ts";
 import { jsonSchema, type Schema } from "./route-doc.ts";
+import { EXAMPLES } from "./openapi-examples.ts";
 
 /** A reference to a component of the document. */
 export const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
@@ -78,11 +79,13 @@ export const SHARED_RESPONSES: Record<string, Schema> = {
   BadRequest: {
     description: "The query is invalid.",
     headers: headers(...RATE),
-    content: { "application/json": { schema: ref("schemas", "BadRequest") } },
+    content: {
+      "application/json": { schema: ref("schemas", "BadRequest"), example: EXAMPLES.errors["400"] },
+    },
   },
   Unauthorized: detailResponse(
     "No key (`Authentication credentials were not provided.`), or an unknown or revoked one (`Invalid API key.`). Never counted.",
-    "Invalid API key.",
+    (EXAMPLES.errors["401"] as { detail: string }).detail,
     ["WWW-Authenticate"],
   ),
   MethodNotAllowed: detailResponse("A method other than GET or HEAD.", 'Method "POST" not allowed.', [
@@ -91,7 +94,7 @@ export const SHARED_RESPONSES: Record<string, Schema> = {
   ]),
   TooManyRequests: detailResponse(
     "Over the key's limit in this scope. Not counted.",
-    "Request was throttled. Expected available in 12 seconds.",
+    (EXAMPLES.errors["429"] as { detail: string }).detail,
     ["Retry-After", ...RATE.slice(1)],
   ),
   InternalError: detailResponse("A bug; the cause is logged, never sent.", "Internal server error."),

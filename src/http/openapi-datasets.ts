@@ -8,6 +8,10 @@ import { AS_OF_PARAMETER, FORMAT_PARAMETER, SCHEMA_VERSION } from "./dataset-han
 import { RANGE_PARAMETERS } from "./range-query.ts";
 import { jsonSchema, type QueryParameter, type Schema } from "./route-doc.ts";
 import { headers, RATE, ref, scopeText } from "./openapi-components.ts";
+import { EXAMPLE_RANGE, EXAMPLES } from "./openapi-examples.ts";
+
+// The examples are real answers of this service, over its generated sample data.
+const EXAMPLE_SUMMARY = `${EXAMPLE_RANGE.replace("&", " to ")}, hourly (first records): computed by this service from generated sample data, not Eskom's`;
 
 function fieldSchema(field: FieldDoc): Schema {
   const unit = field.unit ? ` Unit: ${field.unit}.` : "";
@@ -136,6 +140,7 @@ export function datasetOperation(
   envelopes: Schema[],
 ) {
   const own = Object.entries(dataset.parameters ?? {}).map(([name, p]) => parameter(name, p));
+  const example = EXAMPLES.datasets[dataset.path];
   const ok = {
     description: "The records of the range; JSON by default, CSV with format=csv or Accept: text/csv.",
     headers: headers(
@@ -148,12 +153,18 @@ export function datasetOperation(
       "Data-Source",
     ),
     content: {
-      "application/json": { schema: { oneOf: envelopes } },
+      "application/json": {
+        schema: { oneOf: envelopes },
+        ...(example === undefined
+          ? {}
+          : { examples: { hourly: { summary: EXAMPLE_SUMMARY, value: example.json } } }),
+      },
       "text/csv": {
         schema: {
           type: "string",
           description: "A header row (ts or date first), one row per record, empty cells for nulls.",
         },
+        ...(example === undefined ? {} : { example: example.csv }),
       },
     },
   };

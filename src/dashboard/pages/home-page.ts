@@ -110,7 +110,7 @@ export function homePage(data: HomeData): string {
           <p class="hint">
             Replace <code>YOUR_KEY</code> with your key. Add <code>&amp;format=csv</code> for CSV,
             <code>&amp;interval=1d</code> for daily records. Every endpoint and field:
-            <a href="/api/v1/openapi.json">the API reference</a>.
+            <a href="/docs">the API reference</a>, where you can try each request with your key.
           </p>
         </section>
       </div>
