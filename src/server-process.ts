@@ -3,6 +3,10 @@
  * `WORKERS` > 1 each worker of `cluster/primary.ts` runs this; with `REDIS_URL` the limits are
  * shared through Redis (`limits/shared-limiter.ts`).
  */
+import { AggregatorRegistry } from "prom-client";
+import { createMetrics } from "./metrics/metrics.ts";
+import { startMetricsServer } from "./metrics/metrics-server.ts";
+import type { ReadingStore } from "./store/reading-store.ts";
 import cluster from "node:cluster";
 import { getHeapStatistics } from "node:v8";
 import { monitorEventLoopDelay } from "node:perf_hooks";
@@ -117,11 +121,36 @@ function reportLoopDelayOnSignal(): void {
   });
 }
 
+// With METRICS_PORT: this process's metrics, served on their own listener, or with WORKERS
+// handed to the primary, which serves the sum of every worker's (cluster/primary.ts).
+function startMetrics(config: Config, store: ReadingStore, redis: RedisConnection | undefined) {
+  if (config.metrics === undefined) return undefined;
+  const { registry, observe } = createMetrics({
+    store,
+    datasets: DATASETS,
+    dir: config.dataDir,
+    redisUp: redis === undefined ? undefined : () => redis.up,
+  });
+  if (cluster.isWorker) {
+    new AggregatorRegistry();
+    AggregatorRegistry.setRegistries([registry]);
+  } else {
+    startMetricsServer({
+      ...config.metrics,
+      render: () => registry.metrics(),
+      contentType: registry.contentType,
+      log,
+    });
+  }
+  return observe;
+}
+
 /** Serves `config` in this process until stopped. */
 export async function runServerProcess(config: Config): Promise<void> {
   const { limiter, redis, documents } = await sharedState(config);
   const { gate, store, accounts, registry, sessions, counter } = openStores(config, documents);
   checkStore(store);
+  const metrics = startMetrics(config, store, redis);
   const server = createHardenedServer(
     createService({
       store,
@@ -134,6 +163,7 @@ export async function runServerProcess(config: Config): Promise<void> {
       log: accessLog.log,
       logError,
       counter,
+      metrics,
       dashboard: {
         dir: config.dataDir,
         accounts,

@@ -1,4 +1,5 @@
 /** Wires the store, the keys, the limiter, the datasets and the HTTP pipeline into one request listener. */
+import type { RequestMetrics } from "./metrics/metrics.ts";
 import { docsRoutes } from "./docs/docs-routes.ts";
 import { loadReduction } from "./datasets/load-reduction.ts";
 import { availability } from "./datasets/availability.ts";
@@ -58,6 +59,8 @@ export interface ServiceOptions {
   /** With REDIS_URL: Redis's reachability and the failure policy, for /healthz. */
   readonly redis?: RedisHealth;
   readonly staleAfterMs?: number;
+  /** Where requests, refused keys and throttles are counted for Prometheus (METRICS_PORT). */
+  readonly metrics?: RequestMetrics;
   /** The account dashboard under /dashboard; without it, those paths are 404. */
   readonly dashboard?: Omit<DashboardOptions, "store" | "keys" | "limits" | "counter" | "now" | "logError">;
 }
@@ -136,8 +139,20 @@ export function createService(options: ServiceOptions): (req: IncomingMessage, r
     limiter: options.limiter,
     defaults: options.limits,
     counter: options.counter,
+    observe: options.metrics,
   });
-  const app = createApp({ routes, guard, log: options.log, logError, corsOrigins: options.corsOrigins });
+  const { metrics } = options;
+  const app = createApp({
+    routes,
+    guard,
+    log: options.log,
+    logError,
+    corsOrigins: options.corsOrigins,
+    observe:
+      metrics === undefined
+        ? undefined
+        : (route, method, status, seconds) => metrics.request(route, method, status, seconds),
+  });
   const gate = options.gate;
   if (gate === undefined) return app;
   return (req, res) => {

@@ -6,6 +6,8 @@
  * (`http/graceful-shutdown.ts`), and the primary exits when the last one has; a worker still
  * running after the grace period and 5 s more is killed.
  */
+import { AggregatorRegistry } from "prom-client";
+import { startMetricsServer } from "../metrics/metrics-server.ts";
 import cluster, { type Worker } from "node:cluster";
 import { join } from "node:path";
 import type { Config } from "../config.ts";
@@ -38,6 +40,16 @@ export function runPrimary(config: Config): void {
     else fork();
   });
   for (let i = 0; i < config.workers; i++) fork();
+  if (config.metrics !== undefined) {
+    // One scrape answers the sum over every worker (prom-client's aggregation over cluster IPC).
+    const aggregator = new AggregatorRegistry();
+    startMetricsServer({
+      ...config.metrics,
+      render: () => aggregator.clusterMetrics(),
+      contentType: aggregator.contentType,
+      log,
+    });
+  }
   log(`Primary ${process.pid}: ${config.workers} workers on ${config.host}:${config.port}`);
 
   const stop = (signal: NodeJS.Signals) => {

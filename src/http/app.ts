@@ -35,6 +35,11 @@ export interface AppOptions {
   readonly logError?: (error: unknown, ctx: RequestContext) => void;
   /** Origins allowed to call from a browser (CORS); none by default. */
   readonly corsOrigins?: ReadonlySet<string>;
+  /**
+   * Hears of every finished response, for the metrics: the route's path (`other` for an unknown
+   * one, never the raw path), the method, the status and the seconds it took.
+   */
+  readonly observe?: (route: string, method: string, status: number, seconds: number) => void;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -76,6 +81,7 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
     log: options.log ?? (() => {}),
     logError: options.logError ?? ((error) => console.error(error)),
     cors: options.corsOrigins ?? new Set<string>(),
+    observe: options.observe,
   };
   return (req, res) => {
     const ctx = new Context(req, performance.now());
@@ -84,9 +90,13 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
     addHeader(res, "X-Content-Type-Options", "nosniff");
     // "close" comes after the last byte, or when the client went away first: either way, one line.
     // The entry's time and request id are the pipeline's own (an ISO time; REQUEST_ID's characters).
-    res.on("close", () => pipeline.log(ctx.entry(res.statusCode), true));
+    res.on("close", () => {
+      pipeline.log(ctx.entry(res.statusCode), true);
+      pipeline.observe?.(ctx.route, ctx.method, res.statusCode, ctx.seconds());
+    });
     try {
       const found = pipeline.route(ctx.path);
+      if (found !== undefined) ctx.route = found.path;
       if (applyCors(req, res, pipeline.cors)) return;
       if (found === undefined) throw new HttpError(404, "Not found.");
       const guarded = found.scope === null ? undefined : pipeline.guard?.(req, res, found, ctx);
@@ -109,6 +119,7 @@ interface Pipeline {
   readonly log: (entry: AccessLogEntry, ownText: boolean) => void;
   readonly logError: (error: unknown, ctx: RequestContext) => void;
   readonly cors: ReadonlySet<string>;
+  readonly observe: AppOptions["observe"];
 }
 
 // One request's context: its id, its target split into path and query (a URL is built only when
@@ -119,6 +130,8 @@ class Context implements RequestContext {
   readonly path: string;
   readonly search: string;
   keyPrefix: string | null = null;
+  /** The matched route's path, or `other`. */
+  route = "other";
   limitFor: ((scope: string) => number | undefined) | undefined = undefined;
   readonly #target: string;
   readonly #started: number;
@@ -142,6 +155,11 @@ class Context implements RequestContext {
 
   get url(): URL {
     return (this.#url ??= requestUrl(this.#target));
+  }
+
+  /** Seconds since the request arrived. */
+  seconds(): number {
+    return (performance.now() - this.#started) / 1000;
   }
 
   entry(status: number): AccessLogEntry {

@@ -32,8 +32,14 @@ export function createKeyGuard(options: {
   defaults: Readonly<Record<string, number>>;
   /** Where allowed and throttled requests are counted, per key and scope, for the dashboard. */
   counter?: RequestCounter;
+  /** Hears of each refused key (why) and each throttled request (its scope), for the metrics. */
+  observe?: {
+    refused(reason: "missing" | "invalid" | "revoked" | "disabled"): void;
+    throttled(scope: string): void;
+  };
 }): Guard {
-  const { registry, limiter, defaults, counter } = options;
+  const { registry, limiter, defaults, counter, observe } = options;
+  const onThrottled = observe === undefined ? undefined : (scope: string) => observe.throttled(scope);
   // Each caller's limits over the defaults, made once per caller (the registry keeps its callers
   // until the key file changes).
   const limitsOf = new WeakMap<Caller, (scope: string) => number | undefined>();
@@ -41,6 +47,7 @@ export function createKeyGuard(options: {
     const header = req.headers["x-api-key"];
     const auth = registry.authenticate(Array.isArray(header) ? header.join(",") : header);
     if (!auth.ok) {
+      observe?.refused(auth.reason);
       const detail =
         auth.reason === "missing" ? "Authentication credentials were not provided." : "Invalid API key.";
       throw new HttpError(401, detail, { headers: CHALLENGE });
@@ -58,8 +65,9 @@ export function createKeyGuard(options: {
     if (limit === undefined) throw new TypeError(`No limit is configured for scope "${scope}"`);
     // This process's limiter answers at once; a shared one (Redis) answers later.
     const result = limiter.check(caller.id, scope, limit);
-    if (result instanceof Promise) return result.then((later) => apply(res, caller, scope, later, counter));
-    apply(res, caller, scope, result, counter);
+    if (result instanceof Promise)
+      return result.then((later) => apply(res, caller, scope, later, counter, onThrottled));
+    apply(res, caller, scope, result, counter, onThrottled);
   };
 }
 
@@ -89,12 +97,14 @@ function apply(
   scope: string,
   result: LimitResult,
   counter: RequestCounter | undefined,
+  onThrottled: ((scope: string) => void) | undefined,
 ): void {
   counter?.count(caller.id, scope, result.success);
   const texts = textsOf(scope);
   addHeader(res, "RateLimit-Policy", texts.policy(result.limit));
   addHeader(res, "RateLimit", `${texts.remaining}${decimalText(result.remaining)}${resetText(result.reset)}`);
   if (!result.success) {
+    onThrottled?.(scope);
     throw new HttpError(429, throttledDetail(result.reset), {
       headers: { "Retry-After": String(result.reset) },
     });

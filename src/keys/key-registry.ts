@@ -25,7 +25,7 @@ export interface Caller {
 /** The outcome of authentication: a caller, or why not. */
 export type Authentication =
   | { readonly ok: true; readonly caller: Caller }
-  | { readonly ok: false; readonly reason: "missing" | "invalid" };
+  | { readonly ok: false; readonly reason: "missing" | "invalid" | "revoked" | "disabled" };
 
 export interface KeyRegistry {
   authenticate(presented: string | undefined): Authentication;
@@ -124,7 +124,9 @@ export function createKeyRegistry(options: {
   }
 
   function accept(record: KeyRecord): Authentication {
-    if (record.revoked !== null || isDisabled(record.account)) return { ok: false, reason: "invalid" };
+    // Both answer 401 "Invalid API key." as an unknown key does; the reason is for the metrics.
+    if (record.revoked !== null) return { ok: false, reason: "revoked" };
+    if (isDisabled(record.account)) return { ok: false, reason: "disabled" };
     let accepted = acceptances.get(record);
     if (accepted === undefined) {
       const caller = { id: record.id, account: record.account, prefix: record.prefix, limits: record.limits };

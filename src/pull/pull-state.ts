@@ -51,3 +51,33 @@ export function lastSuccessfulPull(dir: string): number | null {
   const stat = statSync(join(dir, PULL_SUCCEEDED_FILE), { throwIfNoEntry: false });
   return stat === undefined ? null : stat.mtimeMs;
 }
+
+/** The pull's runs by outcome, kept in `pull-runs.json` (for the metrics). */
+export interface PullRuns {
+  ok: number;
+  failed: number;
+}
+
+export const PULL_RUNS_FILE = "pull-runs.json";
+
+const PullRunsSchema = v.object({
+  ok: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  failed: v.pipe(v.number(), v.integer(), v.minValue(0)),
+});
+
+/** The runs recorded so far (none when the file is missing or unreadable: it is only informative). */
+export function readPullRuns(dir: string): PullRuns {
+  try {
+    const parsed = v.safeParse(PullRunsSchema, JSON.parse(readFileSync(join(dir, PULL_RUNS_FILE), "utf8")));
+    return parsed.success ? parsed.output : { ok: 0, failed: 0 };
+  } catch {
+    return { ok: 0, failed: 0 };
+  }
+}
+
+/** Counts one more run with `outcome` (pulls run one at a time, from a timer). */
+export function recordPullRun(dir: string, outcome: keyof PullRuns): void {
+  const runs = readPullRuns(dir);
+  runs[outcome]++;
+  writeFileAtomic(join(dir, PULL_RUNS_FILE), JSON.stringify(runs) + "\n");
+}

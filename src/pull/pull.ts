@@ -10,7 +10,13 @@ import { join } from "node:path";
 import { ingestFiles } from "../ingest/ingest.ts";
 import { download, DownloadError, type DownloadPolicy, type Validators } from "./download.ts";
 import { portalUrls } from "./portal-urls.ts";
-import { type FileState, markPullSucceeded, readPullState, writePullState } from "./pull-state.ts";
+import {
+  type FileState,
+  markPullSucceeded,
+  readPullState,
+  recordPullRun,
+  writePullState,
+} from "./pull-state.ts";
 
 /** What happened to one file. */
 export interface FileOutcome {
@@ -144,6 +150,7 @@ export async function pullPortal(options: PullOptions): Promise<{ ok: boolean; f
   if (files.some((f) => f.result === "ingested")) writePullState(options.dir, state);
   const ok = files.every((f) => f.result !== "failed");
   if (ok) markPullSucceeded(options.dir, (options.now ?? Date.now)());
+  recordPullRun(options.dir, ok ? "ok" : "failed");
   return { ok, files };
 }
 

@@ -1,0 +1,204 @@
+/**
+ * Prometheus metrics on METRICS_PORT: a real server process, a known mix of requests, and the
+ * scrape parsed by a parser this project does not write (the Python client's, Debian's
+ * python3-prometheus-client, which make test installs), its counts checked against the mix.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { createKey, revokeKey } from "../src/keys/key-admin.ts";
+import { generateSampleExport } from "../src/sample/sample-export.ts";
+import { freePort, ingestTexts, tempDir } from "./helpers.ts";
+import { REDIS_SKIP, startRedis } from "./redis-helpers.ts";
+
+const ROOT = join(import.meta.dirname, "..");
+const PYTHON = "/usr/bin/python3";
+const PARSER_MISSING =
+  spawnSync(PYTHON, ["-c", "import prometheus_client.parser"], { stdio: "ignore" }).status === 0
+    ? false
+    : "the Python Prometheus parser is missing: apt-get install -y python3-prometheus-client (make test does this as root)";
+// Under CI a missing parser fails the run rather than skipping.
+const SKIP = process.env.CI === "true" ? false : PARSER_MISSING;
+
+/** Every sample of an exposition, as Prometheus' own Python client parses it. */
+function parse(text: string): { name: string; labels: Record<string, string>; value: number }[] {
+  const script = [
+    "import json, sys",
+    "from prometheus_client.parser import text_string_to_metric_families",
+    "out = [{'name': s.name, 'labels': s.labels, 'value': s.value} for f in text_string_to_metric_families(sys.stdin.read()) for s in f.samples]",
+    "print(json.dumps(out))",
+  ].join("\n");
+  const run = spawnSync(PYTHON, ["-c", script], { input: text, encoding: "utf8" });
+  assert.equal(run.status, 0, `the exposition does not parse: ${run.stderr}`);
+  return JSON.parse(run.stdout) as { name: string; labels: Record<string, string>; value: number }[];
+}
+
+test(
+  "metrics on their own loopback port count a known mix of requests, and parse with Prometheus' parser",
+  { skip: SKIP },
+  async (t) => {
+    const dir = tempDir(t);
+    ingestTexts(dir, { "sample.csv": generateSampleExport({ firstDay: "2025-06-01", days: 5 }) });
+    const unlimited = { normalized_data: 1_000_000, features: 1_000_000, metadata: 1_000_000 };
+    const { key } = createKey(dir, { name: "ok", account: "desk", limits: unlimited });
+    const { key: limited } = createKey(dir, {
+      name: "limited",
+      account: "desk",
+      limits: { normalized_data: 1 },
+    });
+    const { key: revoked, record } = createKey(dir, { name: "old", account: "desk" });
+    revokeKey(dir, record.id);
+    const metricsPort = await freePort();
+    const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+      cwd: ROOT,
+      env: { ...process.env, DATA_DIR: dir, PORT: "0", METRICS_PORT: String(metricsPort) },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    t.after(() => child.kill("SIGKILL"));
+    let stderr = "";
+    const port = await new Promise<number>((resolve, reject) => {
+      child.stderr.on("data", (chunk) => {
+        stderr += chunk;
+        const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(stderr);
+        if (m && stderr.includes("Metrics at")) resolve(Number(m[1]));
+      });
+      child.on("exit", () => reject(new Error(`the server exited: ${stderr}`)));
+    });
+    assert.match(
+      stderr,
+      new RegExp(`Metrics at http://127\\.0\\.0\\.1:${metricsPort}/metrics`),
+      "loopback by default",
+    );
+    const api = (path: string, k?: string) =>
+      fetch(`http://127.0.0.1:${port}${path}`, { headers: k === undefined ? {} : { "X-API-KEY": k } });
+    const DATA = "/api/v1/grid/system-state?start=2025-06-02&end=2025-06-03";
+    for (let i = 0; i < 3; i++) assert.equal((await api(DATA, key)).status, 200);
+    assert.equal((await api(DATA)).status, 401);
+    assert.equal((await api(DATA, "gds_not-a-key")).status, 401);
+    assert.equal((await api(DATA, revoked)).status, 401);
+    assert.equal((await api(DATA, limited)).status, 200);
+    assert.equal((await api(DATA, limited)).status, 429);
+    assert.equal((await api(DATA, limited)).status, 429);
+    assert.equal((await api("/no/such/path?x=1", key)).status, 404);
+    assert.equal((await api("/metrics")).status, 404, "the API's port never serves metrics");
+
+    const scrape = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+    assert.equal(scrape.status, 200);
+    const text = await scrape.text();
+    const samples = parse(text);
+    const value = (name: string, labels: Record<string, string> = {}) =>
+      samples
+        .filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
+        .reduce((sum, s) => sum + s.value, 0);
+    const route = "/api/v1/grid/system-state";
+    assert.equal(value("gds_http_requests_total", { route, method: "GET", status: "200" }), 4);
+    assert.equal(value("gds_http_requests_total", { route, status: "401" }), 3);
+    assert.equal(value("gds_http_requests_total", { route, status: "429" }), 2);
+    assert.equal(value("gds_http_requests_total", { route: "other", status: "404" }), 2);
+    assert.equal(value("gds_http_request_duration_seconds_count", { route }), 9);
+    assert.equal(value("gds_auth_failures_total", { reason: "missing" }), 1);
+    assert.equal(value("gds_auth_failures_total", { reason: "invalid" }), 1);
+    assert.equal(value("gds_auth_failures_total", { reason: "revoked" }), 1);
+    assert.equal(value("gds_auth_failures_total", { reason: "disabled" }), 0);
+    assert.equal(value("gds_throttled_requests_total", { scope: "normalized_data" }), 2);
+    assert.equal(value("gds_store_days"), 6);
+    assert.equal(
+      value("gds_data_newest_hour_timestamp_seconds", { dataset: "grid.system_state" }),
+      Date.parse("2025-06-05T21:00:00Z") / 1000,
+    );
+    assert.equal(value("gds_pull_runs_total", { outcome: "ok" }), 0);
+    for (const name of [
+      "process_cpu_seconds_total",
+      "process_resident_memory_bytes",
+      "nodejs_eventloop_lag_seconds",
+    ])
+      assert.ok(
+        samples.some((s) => s.name === name),
+        name,
+      );
+    assert.ok(!samples.some((s) => s.name === "gds_redis_up"), "no Redis metric without REDIS_URL");
+    // No label carries a key, a key prefix, a raw path or a query.
+    for (const s of samples) {
+      for (const v of Object.values(s.labels)) {
+        assert.doesNotMatch(v, /gds_|\?|\/no\/such/, `${s.name} ${JSON.stringify(s.labels)}`);
+      }
+    }
+    for (const k of [key, limited, revoked])
+      assert.ok(!text.includes(k.slice(0, 8)), "no key prefix anywhere");
+  },
+);
+
+test("the alert rules and the scrape snippet name only metrics the service exports", async () => {
+  const { createMetrics } = await import("../src/metrics/metrics.ts");
+  const { readFileSync } = await import("node:fs");
+  const { registry } = createMetrics({
+    store: { refresh: () => ({ manifest: new Map() }) } as never,
+    datasets: [],
+    dir: "/nonexistent",
+    redisUp: () => true,
+  });
+  const exported = new Set((await registry.getMetricsAsJSON()).map((m) => m.name));
+  const rules = readFileSync(join(ROOT, "deploy", "gds-alerts.yml"), "utf8");
+  const named = new Set(rules.match(/gds_[a-z_]+/g) ?? []);
+  assert.ok(named.size >= 4);
+  for (const name of named) assert.ok(exported.has(name), `${name} is exported`);
+  assert.match(readFileSync(join(ROOT, "deploy", "prometheus.yml"), "utf8"), /gds-alerts\.yml/);
+});
+
+test(
+  "with WORKERS=2 one scrape returns the sum over both workers, and what the store says once",
+  { skip: SKIP || REDIS_SKIP },
+  async (t) => {
+    const redis = await startRedis(t);
+    const dir = tempDir(t);
+    ingestTexts(dir, { "sample.csv": generateSampleExport({ firstDay: "2025-06-01", days: 5 }) });
+    const { key } = createKey(dir, { name: "ok", account: "desk", limits: { normalized_data: 1_000_000 } });
+    const metricsPort = await freePort();
+    const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        DATA_DIR: dir,
+        PORT: "0",
+        WORKERS: "2",
+        REDIS_URL: redis.url,
+        METRICS_PORT: String(metricsPort),
+      },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    t.after(() => {
+      // The workers first: a worker outliving its primary would hold the test's pipes open.
+      const pids = spawnSync("pgrep", ["-P", String(child.pid)], { encoding: "utf8" }).stdout.trim();
+      for (const pid of pids.split("\n").filter(Boolean)) process.kill(Number(pid), "SIGKILL");
+      child.kill("SIGKILL");
+    });
+    let stderr = "";
+    const port = await new Promise<number>((resolve, reject) => {
+      child.stderr.on("data", (chunk) => {
+        stderr += chunk;
+        const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(stderr);
+        if (m && (stderr.match(/listening on/g) ?? []).length === 2 && stderr.includes("Metrics at"))
+          resolve(Number(m[1]));
+      });
+      child.on("exit", () => reject(new Error(`the server exited: ${stderr}`)));
+    });
+    const DATA = "/api/v1/grid/system-state?start=2025-06-02&end=2025-06-03";
+    // New connections each time, so that the primary hands them to both workers.
+    for (let i = 0; i < 10; i++) {
+      const res = await fetch(`http://127.0.0.1:${port}${DATA}`, {
+        headers: { "X-API-KEY": key, Connection: "close" },
+      });
+      assert.equal(res.status, 200);
+      await res.arrayBuffer();
+    }
+    const samples = parse(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text());
+    const value = (name: string, labels: Record<string, string> = {}) =>
+      samples
+        .filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
+        .reduce((sum, s) => sum + s.value, 0);
+    assert.equal(value("gds_http_requests_total", { route: "/api/v1/grid/system-state", status: "200" }), 10);
+    assert.equal(value("gds_store_days"), 6, "the store's days, once, not once per worker");
+    assert.equal(value("gds_redis_up"), 1);
+  },
+);
