@@ -7,7 +7,8 @@
  * the primary sums the workers' counters; what every worker reads alike from the store is taken
  * once (`aggregator: "first"`, or the largest / smallest).
  */
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
+import { httpMetrics } from "./http-metrics.ts";
 import type { TableDataset } from "../datasets/dataset-table.ts";
 import { lastSuccessfulPull, readPullRuns } from "../pull/pull-state.ts";
 import type { ReadingStore } from "../store/reading-store.ts";
@@ -55,19 +56,7 @@ export function createMetrics(options: {
   const { store, datasets, dir } = options;
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const requests = new Counter({
-    name: "gds_http_requests_total",
-    help: "HTTP requests answered, by route, method and status.",
-    labelNames: ["route", "method", "status"],
-    registers: [registry],
-  });
-  const durations = new Histogram({
-    name: "gds_http_request_duration_seconds",
-    help: "Time from a request's arrival to its last byte, by route.",
-    labelNames: ["route"],
-    buckets: DURATION_BUCKETS,
-    registers: [registry],
-  });
+  const request = httpMetrics(registry, DURATION_BUCKETS);
   const throttled = new Counter({
     name: "gds_throttled_requests_total",
     help: "Requests refused with 429, by limiter scope.",
@@ -85,10 +74,8 @@ export function createMetrics(options: {
   return {
     registry,
     observe: {
-      request(route, method, status, seconds) {
-        requests.inc({ route, method: METHODS.has(method) ? method : "other", status: String(status) });
-        durations.observe({ route }, seconds);
-      },
+      request: (route, method, status, seconds) =>
+        request(route, METHODS.has(method) ? method : "other", status, seconds),
       refused: (reason) => refused.inc({ reason }),
       throttled: (scope) => throttled.inc({ scope }),
     },
