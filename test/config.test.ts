@@ -28,6 +28,7 @@ test("defaults: ./data, 127.0.0.1:8000, the spec's limits", () => {
     workers: 1,
     redisUrl: undefined,
     redisFailure: "closed",
+    metrics: undefined,
   });
 });
 
@@ -70,8 +71,14 @@ test("settings come from the environment; empty values mean the default", () => 
     workers: 1,
     redisUrl: undefined,
     redisFailure: "closed",
+    metrics: undefined,
   });
   assert.equal(loadConfig({ PORT: "" }).port, 8000);
+  assert.deepEqual(loadConfig({ METRICS_PORT: "9464" }).metrics, { host: "127.0.0.1", port: 9464 });
+  assert.deepEqual(loadConfig({ METRICS_PORT: "9464", METRICS_HOST: "10.0.0.5" }).metrics, {
+    host: "10.0.0.5",
+    port: 9464,
+  });
 });
 
 test("a bad setting is refused, naming the variable", () => {
