@@ -642,33 +642,21 @@ try {
     }
     const sameHead = await baselineLoad(join(work, "a.json"), ownHead, A, key);
 
+    const row = (n: string, r: Load, rss: number | string) => [
+      n,
+      r.reqPerSec,
+      r.p50Ms,
+      r.p99Ms,
+      r.maxMs,
+      Math.round(r.cpuMsPerReq * 1000),
+      r.loopMaxMs ?? "?",
+      rss,
+    ];
     const rows = [
       ["scenario", "req/s", "p50 ms", "p99 ms", "max ms", "µs CPU/req", "loop max ms", "peak RSS MB"],
-      ...Object.entries(results).map(([n, r]) => [
-        n,
-        r.reqPerSec,
-        r.p50Ms,
-        r.p99Ms,
-        r.maxMs,
-        Math.round(r.cpuMsPerReq * 1000),
-        r.loopMaxMs ?? "?",
-        r.peakRssMb,
-      ]),
-      ...(
-        [
-          ["baseline (bare node:http, a's body)", base],
-          ["baseline with a's whole head", sameHead],
-        ] as const
-      ).map(([n, r]) => [
-        n,
-        r.reqPerSec,
-        r.p50Ms,
-        r.p99Ms,
-        r.maxMs,
-        Math.round(r.cpuMsPerReq * 1000),
-        r.loopMaxMs ?? "?",
-        "-",
-      ]),
+      ...Object.entries(results).map(([n, r]) => row(n, r, r.peakRssMb)),
+      row("baseline (bare node:http, a's body)", base, "-"),
+      row("baseline with a's whole head", sameHead, "-"),
     ].map((r) => r.map(String));
     const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
     process.stdout.write(

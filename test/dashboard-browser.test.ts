@@ -6,13 +6,13 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { readKeys } from "../src/keys/key-file.ts";
 import {
   account,
   BROWSER_SKIP,
-  CHROMIUM,
   dashboardServer,
+  launchBrowser,
   PASSWORD,
   screenshotDir,
 } from "./dashboard-helpers.ts";
@@ -25,16 +25,7 @@ let browser: Browser;
 
 before(async () => {
   if (BROWSER_SKIP) return;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--no-first-run",
-    ],
-  });
+  browser = await launchBrowser();
 });
 after(async () => {
   await browser?.close();

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { TestContext } from "node:test";
+import type { Browser } from "playwright-core";
 import { createAccount } from "../src/accounts/account-admin.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
 import { ingestTexts, startServer, tempDir, type TestServer, type TestServerOptions } from "./helpers.ts";
@@ -110,6 +111,22 @@ export const BROWSER_SKIP: string | false = existsSync(CHROMIUM)
   : process.env.CI === "true"
     ? false // under CI a missing browser must fail the run, not skip it
     : `chromium not found at ${CHROMIUM}; install it with: apt-get install -y chromium (make test does this when run as root)`;
+
+/** Debian's chromium, headless, with the flags these machines need; the caller closes it. Loaded
+ * here, not at the top, so the tests that use no browser do not load playwright-core. */
+export async function launchBrowser(): Promise<Browser> {
+  const { chromium } = await import("playwright-core");
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--no-first-run",
+    ],
+  });
+}
 
 /** Where screenshots go, for a person to look at (ignored by git). */
 export const SCREENSHOTS = join(import.meta.dirname, "..", "test-output");

@@ -6,23 +6,14 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { type Browser, chromium } from "playwright-core";
-import { BROWSER_SKIP, CHROMIUM, dashboardServer, screenshotDir } from "./dashboard-helpers.ts";
+import type { Browser } from "playwright-core";
+import { BROWSER_SKIP, dashboardServer, launchBrowser, screenshotDir } from "./dashboard-helpers.ts";
 
 let browser: Browser;
 
 before(async () => {
   if (BROWSER_SKIP) return;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--no-first-run",
-    ],
-  });
+  browser = await launchBrowser();
 });
 after(async () => {
   await browser?.close();

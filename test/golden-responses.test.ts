@@ -13,7 +13,14 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ingestFiles } from "../src/ingest/ingest.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
-import { REAL_DATA_DIR, REAL_DATA_SKIP, startServer, tempDir, writeFile } from "./helpers.ts";
+import {
+  ingestLiveSnapshot,
+  REAL_DATA_DIR,
+  REAL_DATA_SKIP,
+  startServer,
+  tempDir,
+  writeFile,
+} from "./helpers.ts";
 
 const GOLDEN = join(import.meta.dirname, "golden", "responses.json");
 const UPDATE = process.env.UPDATE_GOLDEN === "1";
@@ -108,19 +115,7 @@ test(
     );
 
     const liveDir = tempDir(t);
-    const live = join(REAL_DATA_DIR, "portal_snapshot_2023-02-21");
-    const files = [
-      "Station_Build_Up.csv",
-      "System_hourly_actual_and_forecasted_demand.csv",
-      "Hourly_Generation.csv",
-    ];
-    assert.deepEqual(
-      ingestFiles(
-        files.map((f) => join(live, f)),
-        { dir: liveDir },
-      ).failures,
-      [],
-    );
+    ingestLiveSnapshot(liveDir);
     const served = await startServer(t, liveDir);
     compare(
       "live_2023",

@@ -1,5 +1,6 @@
 /** Shared test fixtures: temp stores, CSV builders and a real server on port 0. */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import type { ChildProcess } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -200,6 +201,19 @@ export const REAL_DATA_SKIP = existsSync(REAL_DATA_DIR)
   ? false
   : `real Eskom data not found at ${REAL_DATA_DIR}; these tests need ../shared/data/eskom beside the checkout`;
 
+/** The portal's three live files of February 2023, as a pull downloads them. */
+export const LIVE_SNAPSHOT = [
+  "Station_Build_Up.csv",
+  "System_hourly_actual_and_forecasted_demand.csv",
+  "Hourly_Generation.csv",
+].map((f) => join(REAL_DATA_DIR, "portal_snapshot_2023-02-21", f));
+
+/** Ingests the live snapshot into `dir`, which then holds 2023-02-14 to 2023-02-19 (and forecasts past it). */
+export function ingestLiveSnapshot(dir: string): void {
+  const failures = ingestFiles(LIVE_SNAPSHOT, { dir }).failures;
+  if (failures.length > 0) throw new Error(`the live snapshot did not ingest: ${JSON.stringify(failures)}`);
+}
+
 /** A loopback port free right now, for a server a test starts in another process. */
 export function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -218,4 +232,26 @@ export function sampleAndUpdate(t: TestContext, days: number): { before: string;
   const src = tempDir(t);
   const sample = (seed: number) => generateSampleExport({ firstDay: "2024-01-01", days, seed });
   return { before: writeFile(src, "before.csv", sample(1)), update: writeFile(src, "update.csv", sample(2)) };
+}
+
+/**
+ * Kills `child` with SIGKILL as soon as `reached()` holds (polled every millisecond), and resolves
+ * once it has exited: to `label` if it was killed, or to "after exit" if it ended first.
+ */
+export async function killWhen(child: ChildProcess, reached: () => boolean, label: string): Promise<string> {
+  const when = await new Promise<string>((resolve) => {
+    const poll = setInterval(() => {
+      if (!reached()) return;
+      clearInterval(poll);
+      child.kill("SIGKILL");
+      resolve(label);
+    }, 1);
+    child.on("exit", () => {
+      clearInterval(poll);
+      resolve("after exit");
+    });
+  });
+  if (child.exitCode === null && child.signalCode === null)
+    await new Promise((resolve) => child.on("exit", resolve));
+  return when;
 }

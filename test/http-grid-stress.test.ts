@@ -1,13 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { join } from "node:path";
-import { ingestFiles } from "../src/ingest/ingest.ts";
 import { createKey } from "../src/keys/key-admin.ts";
 import {
   exportCsv,
   ingestTexts,
+  ingestLiveSnapshot,
   liveCsv,
-  REAL_DATA_DIR,
   REAL_DATA_SKIP,
   startServer,
   tempDir,
@@ -218,16 +216,7 @@ test(
   { skip: REAL_DATA_SKIP },
   async (t) => {
     const dir = tempDir(t);
-    const live = join(REAL_DATA_DIR, "portal_snapshot_2023-02-21");
-    const files = [
-      "Station_Build_Up.csv",
-      "System_hourly_actual_and_forecasted_demand.csv",
-      "Hourly_Generation.csv",
-    ];
-    ingestFiles(
-      files.map((f) => join(live, f)),
-      { dir },
-    );
+    ingestLiveSnapshot(dir);
     const s = await startServer(t, dir);
     const body = await (
       await s.get(`${PATH}?start=2023-02-13T22:00:00Z&end=2023-02-19T22:00:00Z&components=true`)

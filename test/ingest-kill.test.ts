@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { ingestFiles } from "../src/ingest/ingest.ts";
 import { parseDay, serializeDay } from "../src/store/day-file.ts";
 import { dayAsOf, readRevisions } from "../src/store/revisions.ts";
-import { sampleAndUpdate, snapshotDir, tempDir } from "./helpers.ts";
+import { killWhen, sampleAndUpdate, snapshotDir, tempDir } from "./helpers.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 
@@ -35,22 +35,7 @@ test("an ingest killed part-way, then re-run, gives the same store as one uninte
 
   // Kill the update as soon as it has replaced its first day file.
   const child = runIngest(dir, update);
-  const killedAt = await new Promise<string>((resolve) => {
-    const poll = setInterval(() => {
-      if (statSync(firstDay).mtimeMs !== firstMtime) {
-        clearInterval(poll);
-        child.kill("SIGKILL");
-        resolve("part-way");
-      }
-    }, 1);
-    child.on("exit", () => {
-      clearInterval(poll);
-      resolve("after exit");
-    });
-  });
-  await new Promise((resolve) =>
-    child.exitCode !== null || child.signalCode !== null ? resolve(null) : child.on("exit", resolve),
-  );
+  const killedAt = await killWhen(child, () => statSync(firstDay).mtimeMs !== firstMtime, "part-way");
   t.diagnostic(`killed ${killedAt}`);
 
   // Every day file is whole: either its old bytes or its new bytes, never a mix.

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { ingestFiles } from "../src/ingest/ingest.ts";
 import {
   exportCsv,
+  ingestLiveSnapshot,
   REAL_DATA_DIR,
   REAL_DATA_SKIP,
   sast,
@@ -159,19 +160,7 @@ test(
   { skip: REAL_DATA_SKIP },
   async (t) => {
     const dir = tempDir(t);
-    const live = join(REAL_DATA_DIR, "portal_snapshot_2023-02-21");
-    const files = [
-      "Station_Build_Up.csv",
-      "System_hourly_actual_and_forecasted_demand.csv",
-      "Hourly_Generation.csv",
-    ];
-    assert.deepEqual(
-      ingestFiles(
-        files.map((f) => join(live, f)),
-        { dir },
-      ).failures,
-      [],
-    );
+    ingestLiveSnapshot(dir);
     const server = await startServer(t, dir, { limits: UNLIMITED });
     const range = "start=2023-02-13T22:00:00Z&end=2023-02-19T22:00:00Z";
     const hours = (

@@ -12,6 +12,7 @@ import { storeMakeUp, verifyStore } from "../src/store/verify-store.ts";
 import { HOUR_MS } from "../src/time.ts";
 import {
   exportCsv,
+  killWhen,
   REAL_DATA_DIR,
   REAL_DATA_SKIP,
   sast,
@@ -246,22 +247,7 @@ test("a real ingest killed part-way leaves the whole sample or none of it, never
     stdio: "ignore",
   });
   // Kill it as soon as the removal has begun (or whenever it ends, if it was quicker).
-  const when = await new Promise<string>((resolve) => {
-    const poll = setInterval(() => {
-      if (!existsSync(join(dir, SAMPLE_FILE))) {
-        clearInterval(poll);
-        child.kill("SIGKILL");
-        resolve("during the removal");
-      }
-    }, 1);
-    child.on("exit", () => {
-      clearInterval(poll);
-      resolve("after exit");
-    });
-  });
-  await new Promise((resolve) =>
-    child.exitCode !== null || child.signalCode !== null ? resolve(null) : child.on("exit", resolve),
-  );
+  const when = await killWhen(child, () => !existsSync(join(dir, SAMPLE_FILE)), "during the removal");
   t.diagnostic(`killed ${when}`);
   const manifest = loadManifest(dir);
   const sampleDays = [...manifest.values()].filter((e) => e.sample).length;

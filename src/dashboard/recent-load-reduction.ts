@@ -5,10 +5,9 @@
  */
 import { loadReduction } from "../datasets/load-reduction.ts";
 import type { ReadingStore } from "../store/reading-store.ts";
-import { DAY_MS, dayKey, dayStart } from "../time.ts";
 import { html, type Html } from "./html.ts";
 import { count } from "./pages/format.ts";
-import { CHART_DAYS } from "./recent-mix.ts";
+import { drawnPerStoreVersion, recentWindow } from "./recent-days.ts";
 
 /** One day's bar: its MWh of manual load reduction (null: no data), peak MW and hours shed. */
 export interface SheddingDay {
@@ -18,13 +17,11 @@ export interface SheddingDay {
   readonly hours: number | null;
 }
 
-/** The days of the last `CHART_DAYS` up to the newest actual reading's day. */
+/** The days of the recent window (see recent-days.ts). */
 export function recentShedding(store: ReadingStore): SheddingDay[] {
-  const { manifest, lastActual } = store.refresh();
-  const newest = lastActual === null ? [...manifest.keys()].at(-1) : dayKey(lastActual);
-  if (newest === undefined) return [];
-  const to = dayStart(newest) + DAY_MS;
-  return loadReduction.dailyRecords(store, to - CHART_DAYS * DAY_MS, to).map((d) => ({
+  const recent = recentWindow(store);
+  if (recent === undefined) return [];
+  return loadReduction.dailyRecords(store, recent.from, recent.to).map((d) => ({
     date: d.date,
     mwh: d.manual_load_reduction_mwh,
     maxMw: d.manual_load_reduction_max_mw,
@@ -65,10 +62,5 @@ export function sheddingBars(days: readonly SheddingDay[]): Html {
 
 /** A source of the bars that redraws only when an ingest changed the store. */
 export function createRecentShedding(store: ReadingStore): () => Html {
-  let drawn: { version: number; bars: Html } | undefined;
-  return () => {
-    const { version } = store.refresh();
-    if (drawn?.version !== version) drawn = { version, bars: sheddingBars(recentShedding(store)) };
-    return drawn.bars;
-  };
+  return drawnPerStoreVersion(store, () => sheddingBars(recentShedding(store)));
 }

@@ -5,7 +5,7 @@
  * downloads do not, so hours known only from them have no availability record.
  */
 import { type Reading, valueAt } from "../source/reading.ts";
-import { HOURS_FIELD, mw } from "./dataset.ts";
+import { fromSourceMeta, HOURS_FIELD, mw } from "./dataset.ts";
 import { defineDataset } from "./dataset-table.ts";
 import { COL, ratioOrNull } from "./source-fields.ts";
 
@@ -36,9 +36,7 @@ export const availability = defineDataset({
   description:
     "Plant availability: the utility's installed capacity, planned, unplanned and other outages, available capacity and the energy availability factor, hourly or per UTC day.",
   derived: { "1h": true, "1d": true },
-  meta: (interval) => ({
-    derivation_method: interval === "1h" ? "computed_from_source" : "aggregation_from_1h",
-  }),
+  meta: fromSourceMeta,
   hour: availabilityHour,
   hourly: {
     installed_capacity_mw: {

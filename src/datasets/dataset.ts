@@ -54,6 +54,14 @@ export const HOURS_FIELD: FieldText = {
   description: "How many hourly records the day aggregates: 24 for a complete day.",
 };
 
+/**
+ * `meta` of a dataset read from the source's own columns: hourly values are computed from the
+ * source, daily ones are aggregations of those hours (docs/api.md, "meta").
+ */
+export function fromSourceMeta(interval: Interval): { derivation_method: string } {
+  return { derivation_method: interval === "1h" ? "computed_from_source" : "aggregation_from_1h" };
+}
+
 /** A nullable MW field. */
 export function mw(description: string): FieldText {
   return { type: "number", unit: "MW", nullable: true, description };

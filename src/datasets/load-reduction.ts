@@ -4,7 +4,7 @@
  * reduction"). MW are hourly averages, so a day's MWh is the sum of its hours' MW.
  */
 import { type Reading, valueAt } from "../source/reading.ts";
-import { HOURS_FIELD, mw, type FieldText } from "./dataset.ts";
+import { fromSourceMeta, HOURS_FIELD, mw, type FieldText } from "./dataset.ts";
 import { defineDataset } from "./dataset-table.ts";
 import { COL } from "./source-fields.ts";
 
@@ -44,9 +44,7 @@ export const loadReduction = defineDataset({
   description:
     "Load reduction: manual load reduction (load shedding and curtailment instructed by the system operator), interruptible load and other interruptions, hourly or summed per UTC day.",
   derived: { "1h": true, "1d": true },
-  meta: (interval) => ({
-    derivation_method: interval === "1h" ? "computed_from_source" : "aggregation_from_1h",
-  }),
+  meta: fromSourceMeta,
   hour: loadReductionHour,
   hourly: {
     manual_load_reduction_mw: {

@@ -5,7 +5,7 @@
  * stored columns and its daily rule.
  */
 import { type Reading, valueAt } from "../source/reading.ts";
-import { HOURS_FIELD, mw } from "./dataset.ts";
+import { fromSourceMeta, HOURS_FIELD, mw } from "./dataset.ts";
 import { defineDataset, type HourAt } from "./dataset-table.ts";
 import { COL, differenceOrNull, ratioOrNull, totalGeneration, totalRe } from "./source-fields.ts";
 
@@ -42,9 +42,7 @@ export const systemState = defineDataset({
   description:
     "Residual demand, forecast, renewables, imports and exports, and derived metrics (net import, renewable share, OCGT ramp, forecast error).",
   derived: { "1h": true, "1d": true },
-  meta: (interval) => ({
-    derivation_method: interval === "1h" ? "computed_from_source" : "aggregation_from_1h",
-  }),
+  meta: fromSourceMeta,
   hour: readingHour,
   hourly: {
     residual_demand_mw: {
