@@ -35,7 +35,10 @@ function label(day: SheddingDay): string {
   return `${(day.mwh / 1000).toFixed(1)} GWh`;
 }
 
-/** The bars, or a line saying the stored days carry no load-reduction data. */
+/**
+ * The bars, or a line saying the stored days carry no load-reduction data. `optimum` 0 below `low`
+ * 0.5 MWh tells the browser that any shedding is worse than none: such bars show in its warning colour.
+ */
 export function sheddingBars(days: readonly SheddingDay[]): Html {
   if (days.length === 0) return html`<p class="hint">No stored day carries load-reduction data.</p>`;
   const max = Math.max(1, ...days.map((d) => d.mwh ?? 0));
@@ -47,6 +50,9 @@ export function sheddingBars(days: readonly SheddingDay[]): Html {
           ><meter
             min="0"
             max="${max}"
+            low="0.5"
+            high="${max}"
+            optimum="0"
             value="${d.mwh ?? 0}"
             title="${
               d.mwh === null
