@@ -83,13 +83,28 @@ function prune(sessions: Map<string, Session>, t: number): void {
 /** A change to the sessions, applied to this process's map and, when shared, to Redis's. */
 type Change = (sessions: Map<string, Session>) => void;
 
+/** What the open sessions keep between calls. */
+interface OpenSessions {
+  readonly dir: string;
+  readonly path: string;
+  readonly now: () => number;
+  readonly onError: (error: unknown) => void;
+  readonly shared: SharedDocuments | undefined;
+  sessions: Map<string, Session>;
+  /** The file's identity when this process last read or wrote it. */
+  stamp: string;
+  /** The pending write of last-seen times. */
+  timer: NodeJS.Timeout | undefined;
+  /** The last write in the chain. */
+  writing: Promise<void>;
+}
+
 /**
  * Opens the sessions in `dir`; `now` is the clock, `onError` hears of failed reads and writes.
  * With shared documents (REDIS_URL) every change is made to Redis's sessions.json (merged with
  * the other processes' changes), and this process rereads its local copy when it changes, so a
  * session begun or ended by one process counts in every other at once.
  */
-// eslint-disable-next-line max-lines-per-function -- a factory: its state is the closure, and each function in it is under 60 lines.
 export function createSessionStore(options: {
   dir: string;
   now?: () => number;
@@ -97,94 +112,102 @@ export function createSessionStore(options: {
   /** With REDIS_URL: the shared documents every process keeps its sessions in. */
   shared?: SharedDocuments;
 }): SessionStore {
-  const { shared } = options;
-  const now = options.now ?? Date.now;
   const onError = options.onError ?? ((error) => console.error(error));
   const path = join(options.dir, SESSIONS_FILE);
-  let sessions = load(path, onError);
-  let stamp = fileStamp(path);
-  let timer: NodeJS.Timeout | undefined;
-  let writing: Promise<void> = Promise.resolve();
-
-  // Shared: take what other processes wrote, keeping the later last-seen times of this one.
-  function reread(): void {
-    if (shared === undefined || fileStamp(path) === stamp) return;
-    stamp = fileStamp(path);
-    const fresh = load(path, onError);
-    for (const [hash, s] of fresh) {
-      const mine = sessions.get(hash);
-      if (mine !== undefined && mine.seen > s.seen) s.seen = mine.seen;
-    }
-    sessions = fresh;
-  }
-
-  function write(change: Change): Promise<void> {
-    if (timer !== undefined) clearTimeout(timer);
-    timer = undefined;
-    change(sessions);
-    // Writes are chained, so a slow one never lands after a newer one.
-    writing = writing.then(async () => {
-      const t = now();
-      try {
-        if (shared === undefined) {
-          prune(sessions, t);
-          writeFileAtomic(path, serialize(sessions), { mode: 0o600 });
-          return;
-        }
-        await shared.update(SESSIONS_FILE, options.dir, (text) => {
-          const merged = text === null ? load(path, onError) : parseSessions(text);
-          change(merged);
-          prune(merged, t);
-          return { text: serialize(merged), result: undefined };
-        });
-      } catch (error) {
-        onError(error);
-      }
-    });
-    return writing;
-  }
-
-  // The last-seen times of this process, merged into the stored ones (the later wins).
-  const seenTimes: Change = (target) => {
-    for (const [hash, s] of sessions) {
-      const stored = target.get(hash);
-      if (stored !== undefined && stored.seen < s.seen) stored.seen = s.seen;
-    }
+  const open: OpenSessions = {
+    dir: options.dir,
+    path,
+    now: options.now ?? Date.now,
+    onError,
+    shared: options.shared,
+    sessions: load(path, onError),
+    stamp: fileStamp(path),
+    timer: undefined,
+    writing: Promise.resolve(),
   };
-
   return {
     async create(account) {
       const id = randomBytes(32).toString("base64url");
-      const t = now();
+      const t = open.now();
       const session: Session = { hash: sessionHash(id), account, created: t, seen: t };
-      await write((map) => map.set(session.hash, session));
+      await write(open, (map) => map.set(session.hash, session));
       return { id, session };
     },
-    find(id) {
-      if (id === undefined || id === "") return undefined;
-      reread();
-      const session = sessions.get(sessionHash(id));
-      const t = now();
-      if (session === undefined || !live(session, t)) return undefined;
-      session.seen = t;
-      timer ??= setTimeout(() => void write(seenTimes), SEEN_FLUSH_MS).unref();
-      return session;
-    },
+    find: (id) => find(open, id),
     async end(id) {
       const hash = sessionHash(id);
-      if (sessions.has(hash) || shared !== undefined) await write((map) => map.delete(hash));
+      if (open.sessions.has(hash) || open.shared !== undefined) await write(open, (map) => map.delete(hash));
     },
     async endAll(account) {
-      const any = [...sessions.values()].some((s) => s.account === account);
-      if (!any && shared === undefined) return;
-      const ended = (map: Map<string, Session>) => {
+      const any = [...open.sessions.values()].some((s) => s.account === account);
+      if (!any && open.shared === undefined) return;
+      await write(open, (map) => {
         for (const [hash, s] of map) if (s.account === account) map.delete(hash);
-      };
-      await write(ended);
+      });
     },
-    flush: () => write(seenTimes),
+    flush: () => write(open, seenTimes(open)),
     get size() {
-      return sessions.size;
+      return open.sessions.size;
     },
+  };
+}
+
+function find(open: OpenSessions, id: string | undefined): Session | undefined {
+  if (id === undefined || id === "") return undefined;
+  reread(open);
+  const session = open.sessions.get(sessionHash(id));
+  const t = open.now();
+  if (session === undefined || !live(session, t)) return undefined;
+  session.seen = t;
+  open.timer ??= setTimeout(() => void write(open, seenTimes(open)), SEEN_FLUSH_MS).unref();
+  return session;
+}
+
+// Shared: take what other processes wrote, keeping the later last-seen times of this one.
+function reread(open: OpenSessions): void {
+  if (open.shared === undefined || fileStamp(open.path) === open.stamp) return;
+  open.stamp = fileStamp(open.path);
+  const fresh = load(open.path, open.onError);
+  for (const [hash, s] of fresh) {
+    const mine = open.sessions.get(hash);
+    if (mine !== undefined && mine.seen > s.seen) s.seen = mine.seen;
+  }
+  open.sessions = fresh;
+}
+
+function write(open: OpenSessions, change: Change): Promise<void> {
+  if (open.timer !== undefined) clearTimeout(open.timer);
+  open.timer = undefined;
+  change(open.sessions);
+  const { shared, path, onError } = open;
+  // Writes are chained, so a slow one never lands after a newer one.
+  open.writing = open.writing.then(async () => {
+    const t = open.now();
+    try {
+      if (shared === undefined) {
+        prune(open.sessions, t);
+        writeFileAtomic(path, serialize(open.sessions), { mode: 0o600 });
+        return;
+      }
+      await shared.update(SESSIONS_FILE, open.dir, (text) => {
+        const merged = text === null ? load(path, onError) : parseSessions(text);
+        change(merged);
+        prune(merged, t);
+        return { text: serialize(merged), result: undefined };
+      });
+    } catch (error) {
+      onError(error);
+    }
+  });
+  return open.writing;
+}
+
+// The last-seen times of this process, merged into the stored ones (the later wins).
+function seenTimes(open: OpenSessions): Change {
+  return (target) => {
+    for (const [hash, s] of open.sessions) {
+      const stored = target.get(hash);
+      if (stored !== undefined && stored.seen < s.seen) stored.seen = s.seen;
+    }
   };
 }

@@ -49,8 +49,33 @@ interface Acceptance {
   readonly usage: Usage;
 }
 
+/** What an open registry keeps between requests. */
+interface OpenRegistry {
+  readonly dir: string;
+  readonly path: string;
+  readonly now: () => number;
+  readonly onError: (error: unknown) => void;
+  readonly shared: SharedDocuments | undefined;
+  readonly isDisabled: (account: string) => boolean;
+  readonly recheck: () => boolean;
+  /** The key file's identity at the last read, and its records by prefix. */
+  stamp: string;
+  byPrefix: Map<string, KeyRecord[]>;
+  /** Each key's last use, seen and written; kept across rereads of the key file. */
+  readonly usage: Map<string, Usage>;
+  /** Keys verified since the key file was last read (a bounded memo of valid keys only). */
+  readonly verified: Map<string, KeyRecord>;
+  /**
+   * The answer for each accepted record and its usage, made once per read of the key file, so an
+   * accepted request updates two numbers in place rather than maps.
+   */
+  readonly acceptances: Map<KeyRecord, Acceptance>;
+  /** Last-use times waiting to be written, by key id. */
+  readonly pending: Map<string, string>;
+  flushScheduled: boolean;
+}
+
 /** Opens the key store in `dir`; `onError` hears of unreadable key files and failed usage writes. */
-// eslint-disable-next-line max-lines-per-function -- a factory: its state is the closure, and each function in it is under 60 lines.
 export function createKeyRegistry(options: {
   dir: string;
   now?: () => number;
@@ -62,114 +87,113 @@ export function createKeyRegistry(options: {
   /** The data directory's change gate: `keys.json` is restatted only when it may have changed. */
   gate?: ChangeGate;
 }): KeyRegistry {
-  const { dir } = options;
-  const now = options.now ?? Date.now;
-  const onError = options.onError ?? ((error) => console.error(error));
-  const path = join(dir, KEYS_FILE);
-  let stamp = "";
-  let byPrefix = new Map<string, KeyRecord[]>();
-  const isDisabled = options.isDisabled ?? (() => false);
-  const recheck = createRecheck(options.gate);
-  // Each key's last use, seen and written; kept across rereads of the key file.
-  const usage = new Map<string, Usage>();
-  const verified = new Map<string, KeyRecord>();
-  // The answer for each accepted record and its usage, made once per read of the key file, so an
-  // accepted request updates two numbers in place rather than maps.
-  const acceptances = new Map<KeyRecord, Acceptance>();
-  const pending = new Map<string, string>();
-  let flushScheduled = false;
-
-  function reload(): void {
-    const next = fileStamp(path);
-    if (next === stamp) return;
-    stamp = next;
-    verified.clear();
-    acceptances.clear();
-    try {
-      const index = new Map<string, KeyRecord[]>();
-      for (const record of readKeys(dir)) {
-        const list = index.get(record.prefix) ?? [];
-        list.push(record);
-        index.set(record.prefix, list);
-      }
-      byPrefix = index;
-    } catch (error) {
-      // Keep serving the last good set: only a hand edit can break the file the CLI writes.
-      onError(error);
-    }
-  }
-
-  async function flushUsage(): Promise<void> {
-    flushScheduled = false;
-    if (pending.size === 0) return;
-    const batch = Object.fromEntries(pending);
-    pending.clear();
-    try {
-      await recordUsage(dir, batch, options.shared);
-    } catch (error) {
-      onError(error);
-    }
-  }
-
-  function noteUse(id: string, use: Usage): void {
-    const t = now();
-    use.seen = t;
-    if (t - use.written < USAGE_INTERVAL_MS) return;
-    use.written = t;
-    pending.set(id, new Date(t).toISOString());
-    if (!flushScheduled) {
-      flushScheduled = true;
-      setImmediate(() => void flushUsage());
-    }
-  }
-
-  function accept(record: KeyRecord): Authentication {
-    // Both answer 401 "Invalid API key." as an unknown key does; the reason is for the metrics.
-    if (record.revoked !== null) return { ok: false, reason: "revoked" };
-    if (isDisabled(record.account)) return { ok: false, reason: "disabled" };
-    let accepted = acceptances.get(record);
-    if (accepted === undefined) {
-      const caller = { id: record.id, account: record.account, prefix: record.prefix, limits: record.limits };
-      let use = usage.get(record.id);
-      if (use === undefined) {
-        use = { seen: -Infinity, written: -Infinity };
-        usage.set(record.id, use);
-      }
-      accepted = { authentication: { ok: true, caller }, usage: use };
-      acceptances.set(record, accepted);
-    }
-    noteUse(record.id, accepted.usage);
-    return accepted.authentication;
-  }
-
-  function authenticate(presented: string | undefined): Authentication {
-    const value = presented?.trim();
-    if (value === undefined || value === "") return { ok: false, reason: "missing" };
-    if (recheck()) reload();
-    // A key already verified since the key file was last read skips the hash (a bounded memo of
-    // valid keys only, dropped whenever the file is reread, so a revocation is never missed).
-    const known = verified.get(value);
-    if (known !== undefined) return accept(known);
-    if (!looksLikeKey(value)) return { ok: false, reason: "invalid" };
-    const digest = Buffer.from(hashKey(value));
-    for (const record of byPrefix.get(keyPrefix(value)) ?? []) {
-      const stored = Buffer.from(record.hash);
-      if (stored.length === digest.length && timingSafeEqual(stored, digest)) {
-        if (verified.size >= VERIFIED_MAX) verified.clear();
-        verified.set(value, record);
-        return accept(record);
-      }
-    }
-    return { ok: false, reason: "invalid" };
-  }
-
-  reload();
+  const open: OpenRegistry = {
+    dir: options.dir,
+    path: join(options.dir, KEYS_FILE),
+    now: options.now ?? Date.now,
+    onError: options.onError ?? ((error) => console.error(error)),
+    shared: options.shared,
+    isDisabled: options.isDisabled ?? (() => false),
+    recheck: createRecheck(options.gate),
+    stamp: "",
+    byPrefix: new Map(),
+    usage: new Map(),
+    verified: new Map(),
+    acceptances: new Map(),
+    pending: new Map(),
+    flushScheduled: false,
+  };
+  reload(open);
   return {
-    authenticate,
-    flushUsage,
+    authenticate: (presented) => authenticate(open, presented),
+    flushUsage: () => flushUsage(open),
     lastUsed: (id) => {
-      const seen = usage.get(id)?.seen;
+      const seen = open.usage.get(id)?.seen;
       return seen === undefined || seen === -Infinity ? undefined : seen;
     },
   };
+}
+
+function reload(open: OpenRegistry): void {
+  const next = fileStamp(open.path);
+  if (next === open.stamp) return;
+  open.stamp = next;
+  open.verified.clear();
+  open.acceptances.clear();
+  try {
+    const index = new Map<string, KeyRecord[]>();
+    for (const record of readKeys(open.dir)) {
+      const list = index.get(record.prefix) ?? [];
+      list.push(record);
+      index.set(record.prefix, list);
+    }
+    open.byPrefix = index;
+  } catch (error) {
+    // Keep serving the last good set: only a hand edit can break the file the CLI writes.
+    open.onError(error);
+  }
+}
+
+async function flushUsage(open: OpenRegistry): Promise<void> {
+  open.flushScheduled = false;
+  if (open.pending.size === 0) return;
+  const batch = Object.fromEntries(open.pending);
+  open.pending.clear();
+  try {
+    await recordUsage(open.dir, batch, open.shared);
+  } catch (error) {
+    open.onError(error);
+  }
+}
+
+function noteUse(open: OpenRegistry, id: string, use: Usage): void {
+  const t = open.now();
+  use.seen = t;
+  if (t - use.written < USAGE_INTERVAL_MS) return;
+  use.written = t;
+  open.pending.set(id, new Date(t).toISOString());
+  if (!open.flushScheduled) {
+    open.flushScheduled = true;
+    setImmediate(() => void flushUsage(open));
+  }
+}
+
+function accept(open: OpenRegistry, record: KeyRecord): Authentication {
+  // Both answer 401 "Invalid API key." as an unknown key does; the reason is for the metrics.
+  if (record.revoked !== null) return { ok: false, reason: "revoked" };
+  if (open.isDisabled(record.account)) return { ok: false, reason: "disabled" };
+  let accepted = open.acceptances.get(record);
+  if (accepted === undefined) {
+    const caller = { id: record.id, account: record.account, prefix: record.prefix, limits: record.limits };
+    let use = open.usage.get(record.id);
+    if (use === undefined) {
+      use = { seen: -Infinity, written: -Infinity };
+      open.usage.set(record.id, use);
+    }
+    accepted = { authentication: { ok: true, caller }, usage: use };
+    open.acceptances.set(record, accepted);
+  }
+  noteUse(open, record.id, accepted.usage);
+  return accepted.authentication;
+}
+
+function authenticate(open: OpenRegistry, presented: string | undefined): Authentication {
+  const value = presented?.trim();
+  if (value === undefined || value === "") return { ok: false, reason: "missing" };
+  if (open.recheck()) reload(open);
+  // A key already verified since the key file was last read skips the hash (the memo is dropped
+  // whenever the file is reread, so a revocation is never missed).
+  const known = open.verified.get(value);
+  if (known !== undefined) return accept(open, known);
+  if (!looksLikeKey(value)) return { ok: false, reason: "invalid" };
+  const digest = Buffer.from(hashKey(value));
+  for (const record of open.byPrefix.get(keyPrefix(value)) ?? []) {
+    const stored = Buffer.from(record.hash);
+    if (stored.length === digest.length && timingSafeEqual(stored, digest)) {
+      if (open.verified.size >= VERIFIED_MAX) open.verified.clear();
+      open.verified.set(value, record);
+      return accept(open, record);
+    }
+  }
+  return { ok: false, reason: "invalid" };
 }

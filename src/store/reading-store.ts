@@ -82,8 +82,20 @@ export interface ReadingStore {
   verify(): ReadonlyMap<string, string>;
 }
 
+/** What an open store keeps between calls: its last snapshot, parsed days and damaged days. */
+interface OpenStore {
+  readonly dir: string;
+  readonly manifestPath: string;
+  readonly cache: Lru<string, { hash: string; day: Day }>;
+  /** Damaged days, by the manifest hash they were judged against. */
+  readonly broken: Map<string, { hash: string; why: string }>;
+  readonly recheck: () => boolean;
+  /** The manifest file's identity at the last refresh. */
+  stamp: string;
+  snapshot: StoreSnapshot;
+}
+
 /** Opens the store in `dir`, keeping at most `cacheDays` parsed days in memory. */
-// eslint-disable-next-line max-lines-per-function -- a factory: its state is the closure, and each function in it is under 60 lines.
 export function createReadingStore(options: {
   dir: string;
   cacheDays?: number;
@@ -91,129 +103,129 @@ export function createReadingStore(options: {
   gate?: ChangeGate;
 }): ReadingStore {
   const { dir } = options;
-  const manifestPath = join(dir, MANIFEST_FILE);
-  const cache = new Lru<string, { hash: string; day: Day }>(options.cacheDays ?? 1000);
-  let stamp = "";
-  let snapshot: StoreSnapshot = {
-    manifest: new Map(),
-    lastActual: null,
-    version: 0,
-    modified: null,
-    sample: false,
+  const open: OpenStore = {
+    dir,
+    manifestPath: join(dir, MANIFEST_FILE),
+    cache: new Lru(options.cacheDays ?? 1000),
+    broken: new Map(),
+    recheck: createRecheck(options.gate),
+    stamp: "",
+    snapshot: { manifest: new Map(), lastActual: null, version: 0, modified: null, sample: false },
   };
-  const broken = new Map<string, { hash: string; why: string }>();
-  const recheck = createRecheck(options.gate);
+  refresh(open);
+  return {
+    dir,
+    refresh: () => refresh(open),
+    day: (key) => day(open, key),
+    reading(hour) {
+      const found = day(open, dayKey(hour));
+      return found?.hours[Math.floor((hour - found.start) / HOUR_MS)];
+    },
+    entry: (key) => open.snapshot.manifest.get(key),
+    damaged: () => damaged(open),
+    verify: () => verify(open),
+  };
+}
 
-  function refresh(): StoreSnapshot {
-    if (!recheck()) return snapshot;
-    const stat = statSync(manifestPath, { throwIfNoEntry: false });
-    const next = stat ? `${stat.ino}:${stat.size}:${stat.mtimeMs}` : "none";
-    if (next === stamp) return snapshot;
-    stamp = next;
-    const manifest = loadManifest(dir);
-    // A day rewritten by an ingest is judged afresh.
-    for (const [key, { hash }] of broken) if (manifest.get(key)?.hash !== hash) broken.delete(key);
-    let lastActual: number | null = null;
-    let sample = false;
-    for (const entry of manifest.values()) {
-      if (entry.lastActual !== null && (lastActual === null || entry.lastActual > lastActual)) {
-        lastActual = entry.lastActual;
-      }
-      if (entry.sample) sample = true;
+// Picks up a new manifest when the gate says it may have changed and its file is another one.
+function refresh(open: OpenStore): StoreSnapshot {
+  if (!open.recheck()) return open.snapshot;
+  const stat = statSync(open.manifestPath, { throwIfNoEntry: false });
+  const next = stat ? `${stat.ino}:${stat.size}:${stat.mtimeMs}` : "none";
+  if (next === open.stamp) return open.snapshot;
+  open.stamp = next;
+  const manifest = loadManifest(open.dir);
+  // A day rewritten by an ingest is judged afresh.
+  for (const [key, { hash }] of open.broken) if (manifest.get(key)?.hash !== hash) open.broken.delete(key);
+  let lastActual: number | null = null;
+  let sample = false;
+  for (const entry of manifest.values()) {
+    if (entry.lastActual !== null && (lastActual === null || entry.lastActual > lastActual)) {
+      lastActual = entry.lastActual;
     }
-    const modified = stat ? stat.mtimeMs : null;
-    snapshot = { manifest, lastActual, version: snapshot.version + 1, modified, sample };
-    return snapshot;
+    if (entry.sample) sample = true;
   }
+  const modified = stat ? stat.mtimeMs : null;
+  open.snapshot = { manifest, lastActual, version: open.snapshot.version + 1, modified, sample };
+  return open.snapshot;
+}
 
-  function day(key: string): Day | undefined {
-    const entry = snapshot.manifest.get(key);
-    if (entry === undefined) return undefined;
-    const cached = cache.get(key);
-    if (cached !== undefined && cached.hash === entry.hash) return cached.day;
-    const packed = PACKS ? fromPack(key, entry.hash) : undefined;
-    if (packed !== undefined) return packed;
-    const parsed = parseDay(checkedText(key, entry.hash), key);
-    cache.set(key, { hash: entry.hash, day: parsed });
-    return parsed;
+function day(open: OpenStore, key: string): Day | undefined {
+  const entry = open.snapshot.manifest.get(key);
+  if (entry === undefined) return undefined;
+  const cached = open.cache.get(key);
+  if (cached !== undefined && cached.hash === entry.hash) return cached.day;
+  const packed = PACKS ? fromPack(open, key, entry.hash) : undefined;
+  if (packed !== undefined) return packed;
+  const parsed = parseDay(checkedText(open, key, entry.hash), key);
+  open.cache.set(key, { hash: entry.hash, day: parsed });
+  return parsed;
+}
+
+// The day file's text, if its hash is the manifest's; otherwise the day is damaged.
+function checkedText(open: OpenStore, key: string, hash: string): string {
+  const file = join(READINGS_DIR, dayFileName(key));
+  const fail = (why: string): never => {
+    // An ingest in progress replaces day files before it commits the manifest: not damage.
+    if (lockHeld(join(open.dir, INGEST_LOCK))) throw new DamagedDayError(key, file, why, true);
+    open.broken.set(key, { hash, why: `${file}: ${why}` });
+    throw new DamagedDayError(key, file, why);
+  };
+  let text = "";
+  try {
+    text = readFileSync(join(open.dir, file), "utf8");
+  } catch (error) {
+    fail(
+      (error as NodeJS.ErrnoException).code === "ENOENT" ? "the file is missing" : (error as Error).message,
+    );
   }
-
-  // The day file's text, if its hash is the manifest's; otherwise the day is damaged.
-  function checkedText(key: string, hash: string): string {
-    const file = join(READINGS_DIR, dayFileName(key));
-    const fail = (why: string): never => {
-      // An ingest in progress replaces day files before it commits the manifest: not damage.
-      if (lockHeld(join(dir, INGEST_LOCK))) throw new DamagedDayError(key, file, why, true);
-      broken.set(key, { hash, why: `${file}: ${why}` });
-      throw new DamagedDayError(key, file, why);
-    };
-    let text = "";
-    try {
-      text = readFileSync(join(dir, file), "utf8");
-    } catch (error) {
-      fail(
-        (error as NodeJS.ErrnoException).code === "ENOENT" ? "the file is missing" : (error as Error).message,
-      );
-    }
-    if (contentHash(text) !== hash) {
-      fail("its content does not match the manifest's hash (cut, altered or replaced)");
-    }
-    broken.delete(key);
-    return text;
+  if (contentHash(text) !== hash) {
+    fail("its content does not match the manifest's hash (cut, altered or replaced)");
   }
+  open.broken.delete(key);
+  return text;
+}
 
-  function verify(): ReadonlyMap<string, string> {
-    for (const [key, entry] of refresh().manifest) {
-      try {
-        checkedText(key, entry.hash);
-      } catch (error) {
-        if (!(error instanceof DamagedDayError)) throw error;
-      }
-    }
-    return damaged();
+// Whether the day's text checks; a damaged day is recorded in `broken`, not thrown.
+function check(open: OpenStore, key: string, hash: string): void {
+  try {
+    checkedText(open, key, hash);
+  } catch (error) {
+    if (!(error instanceof DamagedDayError)) throw error;
   }
+}
 
-  // The damaged days, each checked again first: a repair shows at once, read or not.
-  function damaged(): ReadonlyMap<string, string> {
-    for (const [key, { hash }] of [...broken]) {
-      try {
-        checkedText(key, hash);
-      } catch (error) {
-        if (!(error instanceof DamagedDayError)) throw error;
-      }
-    }
-    return new Map([...broken].map(([key, { why }]) => [key, why]));
+function verify(open: OpenStore): ReadonlyMap<string, string> {
+  for (const [key, entry] of refresh(open).manifest) check(open, key, entry.hash);
+  return damaged(open);
+}
+
+// The damaged days, each checked again first: a repair shows at once, read or not.
+function damaged(open: OpenStore): ReadonlyMap<string, string> {
+  for (const [key, { hash }] of [...open.broken]) check(open, key, hash);
+  return new Map([...open.broken].map(([key, { why }]) => [key, why]));
+}
+
+// Reads the month's pack once and keeps every current day in it: a range reads a file a month.
+function fromPack(open: OpenStore, key: string, hash: string): Day | undefined {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(join(open.dir, READINGS_DIR, packName(monthOf(key))));
+  } catch {
+    return undefined;
   }
-
-  // Reads the month's pack once and keeps every current day in it: a range reads a file a month.
-  function fromPack(key: string, hash: string): Day | undefined {
-    let bytes: Buffer;
-    try {
-      bytes = readFileSync(join(dir, READINGS_DIR, packName(monthOf(key))));
-    } catch {
-      return undefined;
-    }
-    if (!isPack(bytes)) return undefined;
-    const month = monthOf(key);
-    let found: Day | undefined;
-    for (let d = 1; d <= 31; d++) {
-      const other = `${month}-${String(d).padStart(2, "0")}`;
-      const entry = snapshot.manifest.get(other);
-      if (entry === undefined) continue;
-      if (other !== key && cache.get(other)?.hash === entry.hash) continue;
-      const day = unpackDay(bytes, other, entry.hash);
-      if (day === undefined) continue;
-      cache.set(other, { hash: entry.hash, day });
-      if (other === key && entry.hash === hash) found = day;
-    }
-    return found;
+  if (!isPack(bytes)) return undefined;
+  const month = monthOf(key);
+  let found: Day | undefined;
+  for (let d = 1; d <= 31; d++) {
+    const other = `${month}-${String(d).padStart(2, "0")}`;
+    const entry = open.snapshot.manifest.get(other);
+    if (entry === undefined) continue;
+    if (other !== key && open.cache.get(other)?.hash === entry.hash) continue;
+    const unpacked = unpackDay(bytes, other, entry.hash);
+    if (unpacked === undefined) continue;
+    open.cache.set(other, { hash: entry.hash, day: unpacked });
+    if (other === key && entry.hash === hash) found = unpacked;
   }
-
-  function reading(hour: number): Reading | undefined {
-    const found = day(dayKey(hour));
-    return found?.hours[Math.floor((hour - found.start) / HOUR_MS)];
-  }
-
-  refresh();
-  return { dir, refresh, day, reading, entry: (key) => snapshot.manifest.get(key), damaged, verify };
+  return found;
 }

@@ -92,8 +92,22 @@ export function lastDays(t: number, n: number): string[] {
   return Array.from({ length: n }, (_, i) => dayKey(t - (n - 1 - i) * DAY_MS));
 }
 
+/** What an open counter keeps between calls. */
+interface OpenCounter {
+  readonly dir: string;
+  readonly path: string;
+  readonly now: () => number;
+  readonly onError: (error: unknown) => void;
+  readonly shared: SharedDocuments | undefined;
+  /** Counts not yet written. */
+  pending: Counts;
+  /** The file's counts as last read, by the file's identity then. */
+  stored: { stamp: string; counts: Counts };
+  /** The UTC day of `now`, formatted once a day rather than once a request. */
+  day: { key: string; start: number; end: number };
+}
+
 /** A counter persisting to `dir`; `onError` hears of failed writes (counts are kept for the next). */
-// eslint-disable-next-line max-lines-per-function -- a factory: its state is the closure, and each function in it is under 60 lines.
 export function createRequestCounter(options: {
   dir: string;
   now?: () => number;
@@ -101,101 +115,114 @@ export function createRequestCounter(options: {
   /** With REDIS_URL: the shared documents the counts are added into, so every VM's requests count. */
   shared?: SharedDocuments;
 }): RequestCounter {
-  const now = options.now ?? Date.now;
-  const onError = options.onError ?? ((error) => console.error(error));
-  const path = join(options.dir, COUNTS_FILE);
-  let pending: Counts = {};
-  let stored: { stamp: string; counts: Counts } = { stamp: "", counts: {} };
-  const timer = setInterval(() => void flush(), FLUSH_MS).unref();
-  // The UTC day of `now`, formatted once a day rather than once a request.
-  let day = { key: "", end: -Infinity, start: Infinity };
-  const today = (): string => {
-    const t = now();
-    if (t >= day.end || t < day.start) {
-      const start = Math.floor(t / DAY_MS) * DAY_MS;
-      day = { key: dayKey(t), start, end: start + DAY_MS };
-    }
-    return day.key;
+  const open: OpenCounter = {
+    dir: options.dir,
+    path: join(options.dir, COUNTS_FILE),
+    now: options.now ?? Date.now,
+    onError: options.onError ?? ((error) => console.error(error)),
+    shared: options.shared,
+    pending: {},
+    stored: { stamp: "", counts: {} },
+    day: { key: "", start: Infinity, end: -Infinity },
   };
-
-  function storedCounts(): Counts {
-    const stamp = fileStamp(path);
-    if (stamp !== stored.stamp) {
-      try {
-        stored = { stamp, counts: readCounts(path) };
-      } catch (error) {
-        onError(error);
-        stored = { stamp, counts: {} };
-      }
-    }
-    return stored.counts;
-  }
-
-  async function flush(): Promise<void> {
-    if (Object.keys(pending).length === 0) return;
-    const batch = pending;
-    pending = {};
-    try {
-      const { shared } = options;
-      if (shared !== undefined) {
-        // Several VMs: added into Redis's counts, which every process follows.
-        await shared.update(COUNTS_FILE, options.dir, (text) => ({
-          text: merged(text === null ? readCounts(path) : parseCounts(text), batch, now()),
-          result: undefined,
-        }));
-        return;
-      }
-      await withLockAsync(join(options.dir, LOCK_FILE), () => {
-        let counts: Counts;
-        try {
-          counts = readCounts(path);
-        } catch (error) {
-          // A damaged file is replaced rather than blocking every later count; say so.
-          onError(error);
-          counts = {};
-        }
-        // Off the event loop: a slow disk's fsync must not stall the requests served meanwhile.
-        return writeFileAtomicAsync(path, merged(counts, batch, now()), { mode: 0o600 });
-      });
-    } catch (error) {
-      onError(error);
-      addAll(pending, batch);
-    }
-  }
-
+  const timer = setInterval(() => void flush(open), FLUSH_MS).unref();
   return {
     count(keyId, scope, allowed) {
-      cellOf(pending, today(), keyId, scope)[allowed ? 0 : 1]++;
+      cellOf(open.pending, today(open), keyId, scope)[allowed ? 0 : 1]++;
     },
-    totals(keyIds, days) {
-      const out: Record<string, Record<string, Tally>> = {};
-      for (const day of days) out[day] = {};
-      for (const source of [storedCounts(), pending]) {
-        for (const day of days) {
-          for (const [key, scopes] of Object.entries(source[day] ?? {})) {
-            if (!keyIds.has(key)) continue;
-            for (const [scope, [allowed, throttled]] of Object.entries(scopes)) {
-              const tally = (out[day]![scope] ??= { allowed: 0, throttled: 0 });
-              tally.allowed += allowed;
-              tally.throttled += throttled;
-            }
-          }
-        }
-      }
-      return out;
-    },
-    allowedByKey(days) {
-      const out = new Map<string, number>();
-      for (const source of [storedCounts(), pending]) {
-        for (const day of days) {
-          for (const [key, scopes] of Object.entries(source[day] ?? {})) {
-            for (const [allowed] of Object.values(scopes)) out.set(key, (out.get(key) ?? 0) + allowed);
-          }
-        }
-      }
-      return out;
-    },
-    flush,
+    totals: (keyIds, days) => totals([storedCounts(open), open.pending], keyIds, days),
+    allowedByKey: (days) => allowedByKey([storedCounts(open), open.pending], days),
+    flush: () => flush(open),
     close: () => clearInterval(timer),
   };
+}
+
+function today(open: OpenCounter): string {
+  const t = open.now();
+  if (t >= open.day.end || t < open.day.start) {
+    const start = Math.floor(t / DAY_MS) * DAY_MS;
+    open.day = { key: dayKey(t), start, end: start + DAY_MS };
+  }
+  return open.day.key;
+}
+
+function storedCounts(open: OpenCounter): Counts {
+  const stamp = fileStamp(open.path);
+  if (stamp !== open.stored.stamp) {
+    try {
+      open.stored = { stamp, counts: readCounts(open.path) };
+    } catch (error) {
+      open.onError(error);
+      open.stored = { stamp, counts: {} };
+    }
+  }
+  return open.stored.counts;
+}
+
+async function flush(open: OpenCounter): Promise<void> {
+  if (Object.keys(open.pending).length === 0) return;
+  const batch = open.pending;
+  open.pending = {};
+  const { shared, path, now, onError } = open;
+  try {
+    if (shared !== undefined) {
+      // Several VMs: added into Redis's counts, which every process follows.
+      await shared.update(COUNTS_FILE, open.dir, (text) => ({
+        text: merged(text === null ? readCounts(path) : parseCounts(text), batch, now()),
+        result: undefined,
+      }));
+      return;
+    }
+    await withLockAsync(join(open.dir, LOCK_FILE), () => {
+      let counts: Counts;
+      try {
+        counts = readCounts(path);
+      } catch (error) {
+        // A damaged file is replaced rather than blocking every later count; say so.
+        onError(error);
+        counts = {};
+      }
+      // Off the event loop: a slow disk's fsync must not stall the requests served meanwhile.
+      return writeFileAtomicAsync(path, merged(counts, batch, now()), { mode: 0o600 });
+    });
+  } catch (error) {
+    onError(error);
+    addAll(open.pending, batch);
+  }
+}
+
+// Each day's allowed and throttled requests of the keys in `keyIds`, by scope, over `sources`.
+function totals(
+  sources: readonly Counts[],
+  keyIds: ReadonlySet<string>,
+  days: readonly string[],
+): Record<string, Record<string, Tally>> {
+  const out: Record<string, Record<string, Tally>> = {};
+  for (const day of days) out[day] = {};
+  for (const source of sources) {
+    for (const day of days) {
+      for (const [key, scopes] of Object.entries(source[day] ?? {})) {
+        if (!keyIds.has(key)) continue;
+        for (const [scope, [allowed, throttled]] of Object.entries(scopes)) {
+          const tally = (out[day]![scope] ??= { allowed: 0, throttled: 0 });
+          tally.allowed += allowed;
+          tally.throttled += throttled;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+// Each key's allowed requests over `days`, over `sources`.
+function allowedByKey(sources: readonly Counts[], days: readonly string[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const source of sources) {
+    for (const day of days) {
+      for (const [key, scopes] of Object.entries(source[day] ?? {})) {
+        for (const [allowed] of Object.values(scopes)) out.set(key, (out.get(key) ?? 0) + allowed);
+      }
+    }
+  }
+  return out;
 }
