@@ -28,7 +28,7 @@ import { createRequestCounter } from "./usage/request-counts.ts";
 import { createHardenedServer } from "./http/hardened-server.ts";
 import { createShutdown } from "./http/graceful-shutdown.ts";
 import { createChangeGate } from "./files/change-gate.ts";
-import { upgradeInBackground } from "./store/migrations.ts";
+import { markLegacySampleBeforeServing, upgradeInBackground } from "./store/migrations.ts";
 import { VERSION } from "./version.ts";
 
 // The access log goes to stdout in batches (docs/api.md: "Errors", the access log). Workers of one
@@ -72,6 +72,8 @@ async function sharedState(
 // The stores and registries over DATA_DIR, gated by one stat of the directory per request; with
 // REDIS_URL, the kept documents' changes go to Redis's copies (`shared`), which DATA_DIR follows.
 function openStores(config: Config, shared: SharedDocuments | undefined) {
+  // Before the store opens: no answer may pass 0.1.0's unmarked sample as real data.
+  markLegacySampleBeforeServing(config.dataDir, log);
   const gate = createChangeGate(config.dataDir);
   const store = createReadingStore({ dir: config.dataDir, cacheDays: config.cacheDays, gate });
   // The record cache lives on the V8 heap (the other caches hold buffers outside it): warn when the

@@ -9,9 +9,11 @@ import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { withLock, withLockAsync } from "../files/lock-file.ts";
 import { writeMonthPack } from "./write-month-pack.ts";
-import { loadManifest, READINGS_DIR } from "./manifest.ts";
+import { findLegacySample } from "./legacy-sample.ts";
+import { loadManifest, MANIFEST_FILE, READINGS_DIR, writeManifest } from "./manifest.ts";
 import { monthOf, PACK_VERSION, packState } from "./month-pack.ts";
 import { INGEST_LOCK } from "./reading-store.ts";
+import { markSample } from "./sample-mark.ts";
 
 /** One version step of one file kind. */
 export interface Migration {
@@ -57,8 +59,48 @@ const packToCurrent: Migration = {
   },
 };
 
+/**
+ * A store of 0.1.0's unmarked generated sample only (`legacy-sample.ts`): its days are marked as
+ * sample data, so every answer says so and the first real ingest removes them. The manifest is
+ * written first: a kill before `sample.json` leaves the step pending, and it runs again.
+ */
+export const markLegacySample: Migration = {
+  name: "mark the days 0.1.0's make serve generated (DATA_DIR/sample/) as sample data",
+  pending(dir) {
+    const found = findLegacySample(dir);
+    return found !== undefined && found.otherDays === 0 ? [MANIFEST_FILE] : [];
+  },
+  apply(dir) {
+    const manifest = loadManifest(dir);
+    writeManifest(dir, new Map([...manifest].map(([key, entry]) => [key, { ...entry, sample: true }])));
+    markSample(dir);
+  },
+};
+
 /** Every step, oldest first. A later format change adds its step here. */
-export const MIGRATIONS: readonly Migration[] = [packToCurrent];
+export const MIGRATIONS: readonly Migration[] = [markLegacySample, packToCurrent];
+
+/**
+ * Run by a server before it listens, so that no answer passes 0.1.0's generated days as real: a
+ * store of them only is marked now; generated days beside real ones are named in the log (they
+ * are the operator's to remove: CHANGELOG.md, 1.0.0, "Upgrading from 0.1.0").
+ */
+export function markLegacySampleBeforeServing(dir: string, log: (line: string) => void): void {
+  const found = findLegacySample(dir);
+  if (found === undefined) return;
+  if (found.otherDays === 0) {
+    upgradeStore(dir, [markLegacySample]);
+    log(
+      `Marked ${found.days.length} days as sample data: 0.1.0's make serve generated them (${found.files.join(", ")})`,
+    );
+    return;
+  }
+  log(
+    `WARNING: ${found.days.length} stored days (${found.days[0]} to ${found.days.at(-1)}) are the sample 0.1.0's make serve ` +
+      `generated (${found.files.join(", ")}), served as real data beside ${found.otherDays} real days; ` +
+      "npm run verify-store says how to remove them",
+  );
+}
 
 /** The files of the store at `dir` that a step will rewrite. */
 export function outdatedFiles(dir: string, migrations = MIGRATIONS): Outdated[] {

@@ -18,6 +18,7 @@ import {
   READINGS_DIR,
 } from "./manifest.ts";
 import { isPack, monthOf, packedHash, packName, packState, unpackDay } from "./month-pack.ts";
+import { findLegacySample } from "./legacy-sample.ts";
 import { type Outdated, outdatedFiles } from "./migrations.ts";
 import { SAMPLE_REMOVING_FILE, sampleRemovalPending } from "./sample-mark.ts";
 
@@ -156,5 +157,19 @@ export function verifyStore(dir: string): StoreProblem[] {
       }
     }
   }
-  return [...problems, ...checkPacks(dir, manifest)];
+  return [...problems, ...checkPacks(dir, manifest), ...legacySampleProblems(dir, manifest)];
+}
+
+// 0.1.0's generated days beside real ones: served as real data, so a problem (a store of them
+// only is not: a migration marks it).
+function legacySampleProblems(dir: string, manifest: Manifest): StoreProblem[] {
+  const found = findLegacySample(dir, manifest);
+  if (found === undefined || found.otherDays === 0) return [];
+  return found.files.map((file) => ({
+    file,
+    problem:
+      `is the sample 0.1.0's make serve generated, and ${found.days.length} stored days (${found.days[0]} to ${found.days.at(-1)}) ` +
+      `equal it: they are served as real data beside ${found.otherDays} real days. Remove them: move readings/, revisions/ ` +
+      "and manifest.json aside and ingest or pull the portal's files again (CHANGELOG.md, 1.0.0, Upgrading from 0.1.0)",
+  }));
 }
