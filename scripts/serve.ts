@@ -10,6 +10,7 @@ import { loadConfig } from "../src/config.ts";
 import { ingestFiles } from "../src/ingest/ingest.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
 import { loadManifest } from "../src/store/manifest.ts";
+import { markLegacySampleBeforeServing } from "../src/store/migrations.ts";
 import { isSampleStore } from "../src/store/sample-mark.ts";
 import { formatInstant, HOUR_MS } from "../src/time.ts";
 import { VERSION } from "../src/version.ts";
@@ -43,6 +44,8 @@ if (loadManifest(config.dataDir).size === 0) {
   }
   process.stderr.write(`Ingested ${summary.rowsRead} sample rows into ${summary.daysTouched} day files\n`);
 }
+// A store that began as 0.1.0's unmarked demo is marked now, so the notice below covers it too.
+markLegacySampleBeforeServing(config.dataDir, (line) => process.stderr.write(line + "\n"));
 if (isSampleStore(config.dataDir)) {
   process.stderr.write(
     [

@@ -73,9 +73,9 @@ test("0.1.0's generated days are found value for value; a store of them only is 
   assert.equal(findLegacySample(dir), undefined, "a marked store has nothing left to find");
 });
 
-test("a server marks 0.1.0's sample before its first answer, which then says it is sample data", async (t) => {
-  const dir = demoStore(t);
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+/** Starts `script` on `dir` (port 0); resolves to its port and what it printed until it listened. */
+async function started(t: Parameters<typeof tempDir>[0], script: string, dir: string) {
+  const child = spawn(process.execPath, ["--import", "tsx", script], {
     cwd: ROOT,
     env: { ...process.env, DATA_DIR: dir, PORT: "0" },
     stdio: ["ignore", "ignore", "pipe"],
@@ -88,8 +88,14 @@ test("a server marks 0.1.0's sample before its first answer, which then says it 
       const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(stderr);
       if (m) resolve(Number(m[1]));
     });
-    child.on("exit", () => reject(new Error(`the server exited: ${stderr}`)));
+    child.on("exit", () => reject(new Error(`${script} exited: ${stderr}`)));
   });
+  return { port, stderr };
+}
+
+test("a server marks 0.1.0's sample before its first answer, which then says it is sample data", async (t) => {
+  const dir = demoStore(t);
+  const { port, stderr } = await started(t, "src/main.ts", dir);
   assert.match(
     stderr,
     /Marked 5 days as sample data: 0\.1\.0's make serve generated them \(sample\/sample-export/,
@@ -108,6 +114,13 @@ test("a server marks 0.1.0's sample before its first answer, which then says it 
   assert.equal(body.data.length, 24);
   const health = (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as { status: string };
   assert.equal(health.status, "sample");
+});
+
+test("make serve on 0.1.0's demo marks it first, then shows the sample notice", async (t) => {
+  const { stderr } = await started(t, "scripts/serve.ts", demoStore(t));
+  const marked = stderr.indexOf("Marked 5 days as sample data");
+  assert.ok(marked >= 0, stderr);
+  assert.ok(marked < stderr.indexOf("This store holds SAMPLE DATA"), stderr);
 });
 
 test("the first real ingest after the marking removes 0.1.0's sample, as it removes any", (t) => {
