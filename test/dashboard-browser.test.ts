@@ -3,16 +3,16 @@
  * path from a one-time password to a revoked key, another account's view, and a screenshot of
  * every page at desktop and phone size under test-output/.
  */
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { readKeys } from "../src/keys/key-file.ts";
 import {
   account,
   BROWSER_SKIP,
   dashboardServer,
-  launchBrowser,
+  sharedBrowser,
   PASSWORD,
   screenshotDir,
 } from "./dashboard-helpers.ts";
@@ -21,15 +21,7 @@ const DATA = "/api/v1/grid/system-state?start=2025-06-05&end=2025-06-06";
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 900 };
 
-let browser: Browser;
-
-before(async () => {
-  if (BROWSER_SKIP) return;
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-});
+const browser = sharedBrowser();
 
 /** Screenshots of the current page at desktop and phone width, full length. */
 async function shoot(page: Page, name: string): Promise<void> {
@@ -58,7 +50,7 @@ test(
   async (t) => {
     const { dir, server } = await dashboardServer(t);
     const oneTime = await account(dir, "analyst", { oneTime: true });
-    const context = await browser.newContext({ viewport: DESKTOP });
+    const context = await browser().newContext({ viewport: DESKTOP });
     t.after(() => context.close());
     const page = await context.newPage();
     const scriptErrors: string[] = [];
@@ -133,7 +125,7 @@ test(
     const { dir, server } = await dashboardServer(t);
     await account(dir, "analyst");
     await account(dir, "intruder");
-    const context = await browser.newContext({ viewport: DESKTOP });
+    const context = await browser().newContext({ viewport: DESKTOP });
     t.after(() => context.close());
     const owner = await context.newPage();
     await signIn(owner, server.url, "analyst", PASSWORD);
@@ -143,7 +135,7 @@ test(
     const key = (await owner.textContent("#new-key"))!.trim();
     const id = readKeys(dir).find((k) => k.name === "desk key")!.id;
 
-    const other = await (await browser.newContext()).newPage();
+    const other = await (await browser().newContext()).newPage();
     t.after(() => other.context().close());
     await signIn(other, server.url, "intruder", PASSWORD);
     await other.goto(server.url + "/dashboard/keys");
@@ -171,7 +163,7 @@ test(
   async (t) => {
     const { dir, server } = await dashboardServer(t);
     await account(dir, "boss", { admin: true });
-    const context = await browser.newContext({ viewport: DESKTOP });
+    const context = await browser().newContext({ viewport: DESKTOP });
     t.after(() => context.close());
     const page = await context.newPage();
     await signIn(page, server.url, "boss", PASSWORD);
@@ -185,7 +177,7 @@ test(
     await page.click("text=Back to admin");
 
     // The new user's key shows up for the admin, who raises its limit.
-    const user = await (await browser.newContext()).newPage();
+    const user = await (await browser().newContext()).newPage();
     t.after(() => user.context().close());
     await signIn(user, server.url, "quant-desk", password);
     assert.equal(new URL(user.url()).pathname, "/dashboard/password");

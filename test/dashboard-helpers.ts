@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { TestContext } from "node:test";
+import { after, before, type TestContext } from "node:test";
 import type { Browser } from "playwright-core";
 import { createAccount } from "../src/accounts/account-admin.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
@@ -126,6 +126,21 @@ export async function launchBrowser(): Promise<Browser> {
       "--no-first-run",
     ],
   });
+}
+
+/**
+ * One browser for the tests of a file: launched before them (unless BROWSER_SKIP), closed after.
+ * Returns its getter, for use inside the tests.
+ */
+export function sharedBrowser(): () => Browser {
+  let browser: Browser | undefined;
+  before(async () => {
+    if (!BROWSER_SKIP) browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+  return () => browser!;
 }
 
 /** Where screenshots go, for a person to look at (ignored by git). */

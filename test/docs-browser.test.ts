@@ -3,21 +3,12 @@
  * from the service's own files under its CSP, shows the datasets, their fields and the key header,
  * and a request sent from the page with a real key answers 200. Screenshots in test-output/.
  */
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import type { Browser } from "playwright-core";
-import { BROWSER_SKIP, dashboardServer, launchBrowser, screenshotDir } from "./dashboard-helpers.ts";
+import { BROWSER_SKIP, dashboardServer, sharedBrowser, screenshotDir } from "./dashboard-helpers.ts";
 
-let browser: Browser;
-
-before(async () => {
-  if (BROWSER_SKIP) return;
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-});
+const browser = sharedBrowser();
 
 test("/docs is served from the service's own files with its CSP, and needs no key", async (t) => {
   const { server } = await dashboardServer(t);
@@ -48,7 +39,7 @@ test(
   { skip: BROWSER_SKIP },
   async (t) => {
     const { server } = await dashboardServer(t);
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const context = await browser().newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
     const outside: string[] = [];
     const violations: string[] = [];
@@ -105,7 +96,7 @@ test(
       "no key stored",
     );
 
-    const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    const phone = await browser().newPage({ viewport: { width: 390, height: 844 } });
     await phone.goto(`${server.url}/docs`);
     await phone.waitForSelector(".opblock", { timeout: 30_000 });
     await phone.screenshot({ path: join(screenshotDir(), "docs-phone.png"), fullPage: false });

@@ -1,6 +1,6 @@
 /** Shared test fixtures: temp stores, CSV builders and a real server on port 0. */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import type { ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -254,4 +254,48 @@ export async function killWhen(child: ChildProcess, reached: () => boolean, labe
   if (child.exitCode === null && child.signalCode === null)
     await new Promise((resolve) => child.on("exit", resolve));
   return when;
+}
+
+/**
+ * Starts `script` (the server's entry point by default) as its own process on `dir`, on a free
+ * port, and resolves once it has said where it listens and `ready` holds for what it printed. The
+ * process and any workers it forks are one process group, killed when the test ends.
+ */
+export async function startServerProcess(
+  t: TestContext,
+  dir: string,
+  options: { script?: string; env?: Record<string, string>; ready?: (stderr: string) => boolean } = {},
+): Promise<{ child: ChildProcess; port: number; stderr: () => string }> {
+  const child = spawn(process.execPath, ["--import", "tsx", options.script ?? "src/main.ts"], {
+    cwd: join(import.meta.dirname, ".."),
+    env: { ...process.env, DATA_DIR: dir, PORT: "0", ...options.env },
+    stdio: ["ignore", "ignore", "pipe"],
+    detached: true,
+  });
+  t.after(() => {
+    try {
+      process.kill(-child.pid!, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  });
+  let stderr = "";
+  const script = options.script ?? "src/main.ts";
+  const port = await new Promise<number>((resolve, reject) => {
+    // A start that hangs fails with what the process said, rather than holding the run open.
+    const timer = setTimeout(() => reject(new Error(`${script} did not start in 60 s: ${stderr}`)), 60_000);
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+      const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(stderr);
+      if (m && (options.ready ?? (() => true))(stderr)) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    });
+    child.on("exit", (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`${script} exited (${code ?? signal}): ${stderr}`));
+    });
+  });
+  return { child, port, stderr: () => stderr };
 }

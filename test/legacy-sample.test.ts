@@ -7,7 +7,6 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ingestFiles } from "../src/ingest/ingest.ts";
@@ -17,9 +16,8 @@ import { loadManifest } from "../src/store/manifest.ts";
 import { markLegacySample, markLegacySampleBeforeServing, upgradeStore } from "../src/store/migrations.ts";
 import { isSampleStore, SAMPLE_FILE } from "../src/store/sample-mark.ts";
 import { checkStore } from "../src/store/verify-store.ts";
-import { exportCsv, sast, tempDir, writeFile } from "./helpers.ts";
+import { exportCsv, sast, startServerProcess, tempDir, writeFile } from "./helpers.ts";
 
-const ROOT = join(import.meta.dirname, "..");
 const FIXTURE = join(import.meta.dirname, "fixtures", "store-0.1.0");
 const OLD_KEY = readFileSync(join(FIXTURE, "key.txt"), "utf8").trim();
 const SAMPLE_NAME = "sample-export-2024-01-30-4d.csv";
@@ -73,29 +71,10 @@ test("0.1.0's generated days are found value for value; a store of them only is 
   assert.equal(findLegacySample(dir), undefined, "a marked store has nothing left to find");
 });
 
-/** Starts `script` on `dir` (port 0); resolves to its port and what it printed until it listened. */
-async function started(t: Parameters<typeof tempDir>[0], script: string, dir: string) {
-  const child = spawn(process.execPath, ["--import", "tsx", script], {
-    cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dir, PORT: "0" },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  t.after(() => child.kill("SIGKILL"));
-  let stderr = "";
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-      const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(stderr);
-      if (m) resolve(Number(m[1]));
-    });
-    child.on("exit", () => reject(new Error(`${script} exited: ${stderr}`)));
-  });
-  return { port, stderr };
-}
-
 test("a server marks 0.1.0's sample before its first answer, which then says it is sample data", async (t) => {
   const dir = demoStore(t);
-  const { port, stderr } = await started(t, "src/main.ts", dir);
+  const { port, stderr: printed } = await startServerProcess(t, dir);
+  const stderr = printed();
   assert.match(
     stderr,
     /Marked 5 days as sample data: 0\.1\.0's make serve generated them \(sample\/sample-export/,
@@ -117,7 +96,7 @@ test("a server marks 0.1.0's sample before its first answer, which then says it 
 });
 
 test("make serve on 0.1.0's demo marks it first, then shows the sample notice", async (t) => {
-  const { stderr } = await started(t, "scripts/serve.ts", demoStore(t));
+  const stderr = (await startServerProcess(t, demoStore(t), { script: "scripts/serve.ts" })).stderr();
   const marked = stderr.indexOf("Marked 5 days as sample data");
   assert.ok(marked >= 0, stderr);
   assert.ok(marked < stderr.indexOf("This store holds SAMPLE DATA"), stderr);

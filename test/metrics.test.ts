@@ -5,12 +5,12 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createKey, revokeKey } from "../src/keys/key-admin.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
-import { freePort, ingestTexts, tempDir } from "./helpers.ts";
+import { freePort, ingestTexts, startServerProcess, tempDir } from "./helpers.ts";
 import { REDIS_SKIP, startRedis } from "./redis-helpers.ts";
 
 const ROOT = join(import.meta.dirname, "..");
@@ -66,21 +66,12 @@ test(
     const { key: revoked, record } = createKey(dir, { name: "old", account: "desk" });
     revokeKey(dir, record.id);
     const metricsPort = await freePort();
-    const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-      cwd: ROOT,
-      env: { ...process.env, DATA_DIR: dir, PORT: "0", METRICS_PORT: String(metricsPort) },
-      stdio: ["ignore", "ignore", "pipe"],
+    const started = await startServerProcess(t, dir, {
+      env: { METRICS_PORT: String(metricsPort) },
+      ready: (printed) => printed.includes("Metrics at"),
     });
-    t.after(() => child.kill("SIGKILL"));
-    let stderr = "";
-    const port = await new Promise<number>((resolve, reject) => {
-      child.stderr.on("data", (chunk) => {
-        stderr += chunk;
-        const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(stderr);
-        if (m && stderr.includes("Metrics at")) resolve(Number(m[1]));
-      });
-      child.on("exit", () => reject(new Error(`the server exited: ${stderr}`)));
-    });
+    const { port } = started;
+    const stderr = started.stderr();
     assert.match(
       stderr,
       new RegExp(`Metrics at http://127\\.0\\.0\\.1:${metricsPort}/metrics`),
@@ -207,33 +198,11 @@ test(
     ingestTexts(dir, { "sample.csv": generateSampleExport({ firstDay: "2025-06-01", days: 5 }) });
     const { key } = createKey(dir, { name: "ok", account: "desk", limits: { normalized_data: 1_000_000 } });
     const metricsPort = await freePort();
-    const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        DATA_DIR: dir,
-        PORT: "0",
-        WORKERS: "2",
-        REDIS_URL: redis.url,
-        METRICS_PORT: String(metricsPort),
-      },
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    t.after(() => {
-      // The workers first: a worker outliving its primary would hold the test's pipes open.
-      const pids = spawnSync("pgrep", ["-P", String(child.pid)], { encoding: "utf8" }).stdout.trim();
-      for (const pid of pids.split("\n").filter(Boolean)) process.kill(Number(pid), "SIGKILL");
-      child.kill("SIGKILL");
-    });
-    let stderr = "";
-    const port = await new Promise<number>((resolve, reject) => {
-      child.stderr.on("data", (chunk) => {
-        stderr += chunk;
-        const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(stderr);
-        if (m && (stderr.match(/listening on/g) ?? []).length === 2 && stderr.includes("Metrics at"))
-          resolve(Number(m[1]));
-      });
-      child.on("exit", () => reject(new Error(`the server exited: ${stderr}`)));
+    // The primary and its workers are one process group, killed together when the test ends.
+    const { port } = await startServerProcess(t, dir, {
+      env: { WORKERS: "2", REDIS_URL: redis.url, METRICS_PORT: String(metricsPort) },
+      ready: (printed) =>
+        (printed.match(/listening on/g) ?? []).length === 2 && printed.includes("Metrics at"),
     });
     const DATA = "/api/v1/grid/system-state?start=2025-06-02&end=2025-06-03";
     // New connections each time, so that the primary hands them to both workers.

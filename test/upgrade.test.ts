@@ -5,7 +5,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runKeysCli } from "../src/keys/keys-cli.ts";
@@ -17,7 +17,7 @@ import { parseDay } from "../src/store/day-file.ts";
 import { checkStore } from "../src/store/verify-store.ts";
 import { writeMonthPack } from "../src/store/write-month-pack.ts";
 import { VERSION } from "../src/version.ts";
-import { startServer, tempDir } from "./helpers.ts";
+import { startServer, startServerProcess, tempDir } from "./helpers.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 const FIXTURE = join(import.meta.dirname, "fixtures", "store-0.1.0");
@@ -100,20 +100,10 @@ test("a 0.1.0 store serves the records 0.1.0 served, before and after npm run up
 
 test("a server upgrades an old store by itself after it starts, and says so", async (t) => {
   const dir = oldStore(t);
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-    cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dir, PORT: "0" },
-    stdio: ["ignore", "ignore", "pipe"],
+  const started = await startServerProcess(t, dir, {
+    ready: (printed) => (printed.match(/Upgraded readings\/2024-0[12]\.pack/g) ?? []).length === 2,
   });
-  t.after(() => child.kill("SIGKILL"));
-  let stderr = "";
-  await new Promise<void>((resolve, reject) => {
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-      if ((stderr.match(/Upgraded readings\/2024-0[12]\.pack/g) ?? []).length === 2) resolve();
-    });
-    child.on("exit", () => reject(new Error(`the server exited: ${stderr}`)));
-  });
+  const stderr = started.stderr();
   assert.match(stderr, new RegExp(`Grid Data Service ${VERSION.replaceAll(".", "\\.")} listening on`));
   assert.equal(checkStore(dir).state, "whole");
 });
