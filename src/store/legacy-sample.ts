@@ -34,22 +34,21 @@ export interface LegacySample {
  * The stored days of the store at `dir` that 0.1.0's `make serve` generated, or undefined when it
  * has none (or is marked as a sample store already, or has no legacy sample file).
  */
-export function findLegacySample(
-  dir: string,
-  manifest: Manifest = loadManifest(dir),
-): LegacySample | undefined {
-  if (manifest.size === 0 || existsSync(join(dir, SAMPLE_FILE))) return undefined;
+export function findLegacySample(dir: string, manifest?: Manifest): LegacySample | undefined {
+  // Most stores stop here, at a stat or two.
   const folder = join(dir, LEGACY_SAMPLE_DIR);
-  if (!existsSync(folder)) return undefined;
+  if (!existsSync(folder) || existsSync(join(dir, SAMPLE_FILE))) return undefined;
   const files = readdirSync(folder)
     .filter((name) => LEGACY_SAMPLE_NAME.test(name))
     .sort()
     .map((name) => join(LEGACY_SAMPLE_DIR, name));
+  if (files.length === 0) return undefined;
+  const stored = manifest ?? loadManifest(dir);
   const generated = generatedValues(dir, files);
-  if (generated.size === 0) return undefined;
-  const days = [...manifest.keys()].filter((key) => isGenerated(storedDay(dir, key), generated)).sort();
+  if (stored.size === 0 || generated.size === 0) return undefined;
+  const days = [...stored.keys()].filter((key) => isGenerated(storedDay(dir, key), generated)).sort();
   if (days.length === 0) return undefined;
-  return { files, days, otherDays: manifest.size - days.length };
+  return { files, days, otherDays: stored.size - days.length };
 }
 
 /** Each hour's generated values, by column, from the sample files that parse. */
