@@ -20,10 +20,29 @@ import { createAccountRegistry } from "../src/accounts/account-registry.ts";
 import { createSessionStore, type SessionStore } from "../src/accounts/session-store.ts";
 import { createRequestCounter, type RequestCounter } from "../src/usage/request-counts.ts";
 
-/** A temp directory removed when the test ends. */
+// The processes each test started (`startServerProcess`). A test's after-hooks run in the order
+// they were added, and its temp directory is made before the process that writes into it: the
+// directory's removal kills them first, or it would race their writes.
+const startedBy = new WeakMap<TestContext, ChildProcess[]>();
+
+function killStarted(t: TestContext): void {
+  for (const child of startedBy.get(t) ?? []) {
+    try {
+      process.kill(-child.pid!, "SIGKILL"); // its process group: a primary and its workers
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/** A temp directory removed when the test ends (after the processes the test started are killed). */
 export function tempDir(t: TestContext, prefix = "gds-"): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  t.after(() => {
+    killStarted(t);
+    // A killed process's last write may still be landing: rm retries a directory that refills.
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+  });
   return dir;
 }
 
@@ -272,13 +291,8 @@ export async function startServerProcess(
     stdio: ["ignore", "ignore", "pipe"],
     detached: true,
   });
-  t.after(() => {
-    try {
-      process.kill(-child.pid!, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  });
+  startedBy.set(t, [...(startedBy.get(t) ?? []), child]);
+  t.after(() => killStarted(t));
   let stderr = "";
   const script = options.script ?? "src/main.ts";
   const port = await new Promise<number>((resolve, reject) => {
