@@ -19,7 +19,7 @@ function runIngest(dataDir: string, file: string) {
 }
 
 test("an ingest killed part-way, then re-run, gives the same store as one uninterrupted run", async (t) => {
-  const { before, update } = sampleAndUpdate(t, 540);
+  const { before, update } = sampleAndUpdate(t, 200);
 
   const reference = tempDir(t);
   ingestFiles([before, update], { dir: reference });
