@@ -4,7 +4,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { Ajv2020 } from "ajv/dist/2020.js";
@@ -173,4 +173,12 @@ test("throttled responses match the 429 schema with Retry-After", async (t) => {
     assert.equal(res.status, 429);
     await check(path, res);
   }
+});
+
+test("the document's info.version is the running release's (package.json), as /healthz says it", async (t) => {
+  const { doc } = await served(t);
+  const { version } = JSON.parse(readFileSync(join(import.meta.dirname, "..", "package.json"), "utf8")) as {
+    version: string;
+  };
+  assert.equal(doc.info.version, version);
 });

@@ -20,6 +20,7 @@ import {
   SHARED_RESPONSES,
 } from "./openapi-components.ts";
 import { datasetOperation, datasetSchemas, parameter, SHARED_PARAMETERS } from "./openapi-datasets.ts";
+import { VERSION } from "../version.ts";
 
 function routeOperation(
   route: RouteDoc,
@@ -79,7 +80,8 @@ const ROUTES: readonly RouteDoc[] = [CATALOG_ROUTE, HEALTH_ROUTE, OPENAPI_ROUTE]
 
 const INFO = {
   title: "Grid Data Service",
-  version: "1.0.0",
+  // The release (package.json): the reference describes what this running service answers.
+  version: VERSION,
   summary: "South Africa's power-grid data (Eskom Data Portal), hourly or daily, for a time range.",
   description:
     "Ranges are half-open, [start, end), in UTC. start and end are ISO-8601 date-times with an offset, or dates. " +
