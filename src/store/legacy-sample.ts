@@ -35,13 +35,7 @@ export interface LegacySample {
  * has none (or is marked as a sample store already, or has no legacy sample file).
  */
 export function findLegacySample(dir: string, manifest?: Manifest): LegacySample | undefined {
-  // Most stores stop here, at a stat or two.
-  const folder = join(dir, LEGACY_SAMPLE_DIR);
-  if (!existsSync(folder) || existsSync(join(dir, SAMPLE_FILE))) return undefined;
-  const files = readdirSync(folder)
-    .filter((name) => LEGACY_SAMPLE_NAME.test(name))
-    .sort()
-    .map((name) => join(LEGACY_SAMPLE_DIR, name));
+  const files = legacySampleFiles(dir);
   if (files.length === 0) return undefined;
   const stored = manifest ?? loadManifest(dir);
   const generated = generatedValues(dir, files);
@@ -49,6 +43,19 @@ export function findLegacySample(dir: string, manifest?: Manifest): LegacySample
   const days = [...stored.keys()].filter((key) => isGenerated(storedDay(dir, key), generated)).sort();
   if (days.length === 0) return undefined;
   return { files, days, otherDays: stored.size - days.length };
+}
+
+/**
+ * The legacy sample files of an unmarked store, relative to `dir`: none for most stores, found at
+ * a stat or two, before any comparison.
+ */
+export function legacySampleFiles(dir: string): string[] {
+  const folder = join(dir, LEGACY_SAMPLE_DIR);
+  if (!existsSync(folder) || existsSync(join(dir, SAMPLE_FILE))) return [];
+  return readdirSync(folder)
+    .filter((name) => LEGACY_SAMPLE_NAME.test(name))
+    .sort()
+    .map((name) => join(LEGACY_SAMPLE_DIR, name));
 }
 
 /** Each hour's generated values, by column, from the sample files that parse. */

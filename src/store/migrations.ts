@@ -9,7 +9,7 @@ import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { withLock, withLockAsync } from "../files/lock-file.ts";
 import { writeMonthPack } from "./write-month-pack.ts";
-import { findLegacySample } from "./legacy-sample.ts";
+import { findLegacySample, legacySampleFiles } from "./legacy-sample.ts";
 import { loadManifest, MANIFEST_FILE, READINGS_DIR, writeManifest } from "./manifest.ts";
 import { monthOf, PACK_VERSION, packState } from "./month-pack.ts";
 import { INGEST_LOCK } from "./reading-store.ts";
@@ -70,12 +70,14 @@ export const markLegacySample: Migration = {
     const found = findLegacySample(dir);
     return found !== undefined && found.otherDays === 0 ? [MANIFEST_FILE] : [];
   },
-  apply(dir) {
-    const manifest = loadManifest(dir);
-    writeManifest(dir, new Map([...manifest].map(([key, entry]) => [key, { ...entry, sample: true }])));
-    markSample(dir);
-  },
+  apply: markAllSample,
 };
+
+function markAllSample(dir: string): void {
+  const manifest = loadManifest(dir);
+  writeManifest(dir, new Map([...manifest].map(([key, entry]) => [key, { ...entry, sample: true }])));
+  markSample(dir);
+}
 
 /** Every step, oldest first. A later format change adds its step here. */
 export const MIGRATIONS: readonly Migration[] = [markLegacySample, packToCurrent];
@@ -86,10 +88,15 @@ export const MIGRATIONS: readonly Migration[] = [markLegacySample, packToCurrent
  * are the operator's to remove: CHANGELOG.md, 1.0.0, "Upgrading from 0.1.0").
  */
 export function markLegacySampleBeforeServing(dir: string, log: (line: string) => void): void {
-  const found = findLegacySample(dir);
+  if (legacySampleFiles(dir).length === 0) return;
+  // Compared once, under the ingest lock: no ingest can add real days between finding and marking.
+  const found = withLock(join(dir, INGEST_LOCK), () => {
+    const legacy = findLegacySample(dir);
+    if (legacy?.otherDays === 0) markAllSample(dir);
+    return legacy;
+  });
   if (found === undefined) return;
   if (found.otherDays === 0) {
-    upgradeStore(dir, [markLegacySample]);
     log(
       `Marked ${found.days.length} days as sample data: 0.1.0's make serve generated them (${found.files.join(", ")})`,
     );
@@ -110,8 +117,13 @@ export function outdatedFiles(dir: string, migrations = MIGRATIONS): Outdated[] 
 /** Migrates every outdated file now, under the ingest lock; returns what it rewrote. */
 export function upgradeStore(dir: string, migrations = MIGRATIONS): Outdated[] {
   return withLock(join(dir, INGEST_LOCK), () => {
-    const done = outdatedFiles(dir, migrations);
-    for (const m of migrations) for (const file of m.pending(dir)) m.apply(dir, file);
+    const done: Outdated[] = [];
+    for (const m of migrations) {
+      for (const file of m.pending(dir)) {
+        m.apply(dir, file);
+        done.push({ file, migration: m.name });
+      }
+    }
     return done;
   });
 }
