@@ -8,11 +8,11 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import * as v from "valibot";
 import { writeFileAtomic } from "../files/atomic-write.ts";
 import { fileStamp } from "../files/file-stamp.ts";
 import type { SharedDocuments } from "../shared/shared-documents.ts";
+import { type KeptDocument, keptDocument } from "../files/kept-document.ts";
 
 export const SESSIONS_FILE = "sessions.json";
 export const IDLE_MS = 12 * 3_600_000;
@@ -84,12 +84,7 @@ function prune(sessions: Map<string, Session>, t: number): void {
 type Change = (sessions: Map<string, Session>) => void;
 
 /** What the open sessions keep between calls. */
-interface OpenSessions {
-  readonly dir: string;
-  readonly path: string;
-  readonly now: () => number;
-  readonly onError: (error: unknown) => void;
-  readonly shared: SharedDocuments | undefined;
+interface OpenSessions extends KeptDocument {
   sessions: Map<string, Session>;
   /** The file's identity when this process last read or wrote it. */
   stamp: string;
@@ -112,16 +107,11 @@ export function createSessionStore(options: {
   /** With REDIS_URL: the shared documents every process keeps its sessions in. */
   shared?: SharedDocuments;
 }): SessionStore {
-  const onError = options.onError ?? ((error) => console.error(error));
-  const path = join(options.dir, SESSIONS_FILE);
+  const document = keptDocument(options, SESSIONS_FILE);
   const open: OpenSessions = {
-    dir: options.dir,
-    path,
-    now: options.now ?? Date.now,
-    onError,
-    shared: options.shared,
-    sessions: load(path, onError),
-    stamp: fileStamp(path),
+    ...document,
+    sessions: load(document.path, document.onError),
+    stamp: fileStamp(document.path),
     timer: undefined,
     writing: Promise.resolve(),
   };

@@ -9,10 +9,10 @@
 import { fileStamp } from "../files/file-stamp.ts";
 import { type ChangeGate, createRecheck } from "../files/change-gate.ts";
 import { timingSafeEqual } from "node:crypto";
-import { join } from "node:path";
 import { hashKey, keyPrefix, looksLikeKey } from "./api-key.ts";
 import { KEYS_FILE, type KeyRecord, readKeys, recordUsage } from "./key-file.ts";
 import type { SharedDocuments } from "../shared/shared-documents.ts";
+import { type KeptDocument, keptDocument } from "../files/kept-document.ts";
 
 /** Who a request is, once its key is accepted. */
 export interface Caller {
@@ -50,12 +50,7 @@ interface Acceptance {
 }
 
 /** What an open registry keeps between requests. */
-interface OpenRegistry {
-  readonly dir: string;
-  readonly path: string;
-  readonly now: () => number;
-  readonly onError: (error: unknown) => void;
-  readonly shared: SharedDocuments | undefined;
+interface OpenRegistry extends KeptDocument {
   readonly isDisabled: (account: string) => boolean;
   readonly recheck: () => boolean;
   /** The key file's identity at the last read, and its records by prefix. */
@@ -88,11 +83,7 @@ export function createKeyRegistry(options: {
   gate?: ChangeGate;
 }): KeyRegistry {
   const open: OpenRegistry = {
-    dir: options.dir,
-    path: join(options.dir, KEYS_FILE),
-    now: options.now ?? Date.now,
-    onError: options.onError ?? ((error) => console.error(error)),
-    shared: options.shared,
+    ...keptDocument(options, KEYS_FILE),
     isDisabled: options.isDisabled ?? (() => false),
     recheck: createRecheck(options.gate),
     stamp: "",

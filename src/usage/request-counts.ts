@@ -12,6 +12,7 @@ import * as v from "valibot";
 import { writeFileAtomicAsync } from "../files/atomic-write.ts";
 import { withLockAsync } from "../files/lock-file.ts";
 import type { SharedDocuments } from "../shared/shared-documents.ts";
+import { type KeptDocument, keptDocument } from "../files/kept-document.ts";
 import { DAY_MS, dayKey } from "../time.ts";
 
 export const COUNTS_FILE = "request-counts.json";
@@ -93,12 +94,7 @@ export function lastDays(t: number, n: number): string[] {
 }
 
 /** What an open counter keeps between calls. */
-interface OpenCounter {
-  readonly dir: string;
-  readonly path: string;
-  readonly now: () => number;
-  readonly onError: (error: unknown) => void;
-  readonly shared: SharedDocuments | undefined;
+interface OpenCounter extends KeptDocument {
   /** Counts not yet written. */
   pending: Counts;
   /** The file's counts as last read, by the file's identity then. */
@@ -116,11 +112,7 @@ export function createRequestCounter(options: {
   shared?: SharedDocuments;
 }): RequestCounter {
   const open: OpenCounter = {
-    dir: options.dir,
-    path: join(options.dir, COUNTS_FILE),
-    now: options.now ?? Date.now,
-    onError: options.onError ?? ((error) => console.error(error)),
-    shared: options.shared,
+    ...keptDocument(options, COUNTS_FILE),
     pending: {},
     stored: { stamp: "", counts: {} },
     day: { key: "", start: Infinity, end: -Infinity },
