@@ -285,7 +285,8 @@ export async function startServerProcess(
   dir: string,
   options: { script?: string; env?: Record<string, string>; ready?: (stderr: string) => boolean } = {},
 ): Promise<{ child: ChildProcess; port: number; stderr: () => string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", options.script ?? "src/main.ts"], {
+  const script = options.script ?? "src/main.ts";
+  const child = spawn(process.execPath, ["--import", "tsx", script], {
     cwd: join(import.meta.dirname, ".."),
     env: { ...process.env, DATA_DIR: dir, PORT: "0", ...options.env },
     stdio: ["ignore", "ignore", "pipe"],
@@ -294,7 +295,6 @@ export async function startServerProcess(
   startedBy.set(t, [...(startedBy.get(t) ?? []), child]);
   t.after(() => killStarted(t));
   let stderr = "";
-  const script = options.script ?? "src/main.ts";
   const port = await new Promise<number>((resolve, reject) => {
     // A start that hangs fails with what the process said, rather than holding the run open.
     const timer = setTimeout(() => reject(new Error(`${script} did not start in 60 s: ${stderr}`)), 60_000);
