@@ -46,54 +46,37 @@ format-check: node_modules/.installed
 format: node_modules/.installed
 	$(NODE_BIN)/prettier --write .
 
-# The dashboard's browser tests drive Debian's chromium through playwright-core (which downloads no
-# browser). Installed here when missing and this user can (root with apt-get); otherwise those
-# tests skip and print this command, except under CI=true, where a missing browser fails the run.
+# $(call debian,CHECK,PACKAGES,WHAT FOR[,APT OPTIONS]): installs Debian's PACKAGES when CHECK fails
+# and this user can (root with apt-get); otherwise prints the command. The tests that need them
+# skip with that command, except under CI=true, where a missing one fails the run.
+define debian
+@if ! { $(1); } >/dev/null 2>&1; then \
+  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+    echo "Installing $(2) for $(3) (apt-get)"; \
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(4) $(2) >/dev/null; \
+  else \
+    echo "$(2): missing, and not installable here: run 'apt-get install -y $(strip $(4) $(2))' as root"; \
+  fi; \
+fi
+endef
+
+# The dashboard's and /docs' browser tests drive Debian's chromium through playwright-core (which
+# downloads no browser).
 browser:
-	@if [ ! -x /usr/bin/chromium ]; then \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "Installing chromium for the browser tests (apt-get)"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
-	  else \
-	    echo "chromium is missing and cannot be installed here: run 'apt-get install -y chromium' as root"; \
-	  fi; \
-	fi
+	$(call debian,test -x /usr/bin/chromium,chromium,the browser tests)
 
-# The shared-state tests start their own redis-server (Debian's package) on a free loopback port.
-# Installed here as chromium is; without it those tests skip and print this command, except under CI=true.
+# The shared-state tests start their own redis-server on a free loopback port.
 redis:
-	@if ! command -v redis-server >/dev/null 2>&1; then \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "Installing redis-server for the shared-state tests (apt-get)"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null; \
-	  else \
-	    echo "redis-server is missing and cannot be installed here: run 'apt-get install -y redis-server' as root"; \
-	  fi; \
-	fi
+	$(call debian,command -v redis-server,redis-server,the shared-state tests)
 
-# The metrics test parses the exposition with Prometheus' Python client (Debian's package), a parser
-# this project does not write. Installed here as chromium is; never skipped under CI=true.
+# The metrics test parses the exposition with Prometheus' Python client, a parser this project
+# does not write.
 metrics-parser:
-	@if ! /usr/bin/python3 -c 'import prometheus_client.parser' >/dev/null 2>&1; then \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "Installing python3-prometheus-client for the metrics test (apt-get)"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-prometheus-client >/dev/null; \
-	  else \
-	    echo "the Prometheus parser is missing and cannot be installed here: run 'apt-get install -y python3-prometheus-client' as root"; \
-	  fi; \
-	fi
+	$(call debian,/usr/bin/python3 -c 'import prometheus_client.parser',python3-prometheus-client,the metrics test)
 
-# The README's pandas and R examples run in the tests as written: Debian's python3-pandas and
-# r-base-core (without their recommends), installed as chromium is; never skipped under CI=true.
+# The README's pandas and R examples run in the tests as written (without the packages' recommends).
 script-clients:
-	@if ! /usr/bin/python3 -c 'import pandas' >/dev/null 2>&1 || ! command -v Rscript >/dev/null 2>&1; then \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "Installing python3-pandas and r-base-core for the README's examples (apt-get)"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-pandas r-base-core >/dev/null; \
-	  else \
-	    echo "pandas or R is missing and cannot be installed here: run 'apt-get install -y --no-install-recommends python3-pandas r-base-core' as root"; \
-	  fi; \
-	fi
+	$(call debian,/usr/bin/python3 -c 'import pandas' && command -v Rscript,python3-pandas r-base-core,the README's examples,--no-install-recommends)
 
 # promtool, Prometheus' own checker, from Debian's prometheus package: downloaded and unpacked into
 # .cache/ (nothing is installed or started, and no root is needed). The metrics test checks the
