@@ -67,6 +67,17 @@ const workerPids = childPids;
 
 const get = (url: string, key: string) => fetch(url, { headers: { "X-API-KEY": key } });
 
+// Asks `probe` every 100 ms until it answers `wanted`, for 10 s at most; returns the last answer.
+async function eventually<T>(probe: () => Promise<T>, wanted: T): Promise<T> {
+  const deadline = Date.now() + 10_000;
+  let last = await probe();
+  while (last !== wanted && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+    last = await probe();
+  }
+  return last;
+}
+
 // Waits until `stderr()` says "listening on" `count` times; fails with the log after 20 s.
 async function listening(stderr: () => string, count: number): Promise<void> {
   const deadline = Date.now() + 20_000;
@@ -127,14 +138,18 @@ test(
     const { dir, key } = store(t);
     const closed = await serve(t, dir, { REDIS_URL: redis.url });
     const open = await serve(t, dir, { REDIS_URL: redis.url, REDIS_FAILURE: "open" });
-    assert.equal((await get(closed.url + MIX, key)).status, 200);
+    // A Redis command slower than its 100 ms bound answers 503 by design, as it may on a loaded
+    // machine: the first 200 is waited for.
+    assert.equal(await eventually(async () => (await get(closed.url + MIX, key)).status, 200), 200);
     await redis.stop();
 
     for (let i = 0; i < 5; i++) {
-      const started = performance.now();
-      const res = await get(closed.url + MIX, key);
+      // Not a timing: a request that waited for Redis's return would never be answered here.
+      const res = await fetch(closed.url + MIX, {
+        headers: { "X-API-KEY": key },
+        signal: AbortSignal.timeout(5_000),
+      });
       assert.equal(res.status, 503);
-      assert.ok(performance.now() - started < 1_000, "answered within the bound, not hung");
       assert.equal(res.headers.get("retry-after"), "1");
       assert.deepEqual(await res.json(), { detail: "Service temporarily unavailable." });
       const served = await get(open.url + MIX, key);
@@ -147,16 +162,23 @@ test(
     assert.match(open.stderr(), /REDIS_FAILURE=open: limiting in this process alone/);
 
     await redis.start();
-    const deadline = Date.now() + 5_000;
-    let status = 0;
-    while (Date.now() < deadline && status !== 200) {
-      await new Promise((r) => setTimeout(r, 100));
-      status = (await get(closed.url + MIX, key)).status;
-    }
-    assert.equal(status, 200, "closed serves again once Redis is back");
-    const healthy = (await (await fetch(open.url + "/healthz")).json()) as { redis: string };
-    assert.equal(healthy.redis, "ok");
+    // Each process reconnects on its own schedule (once a second at most while Redis is away),
+    // so each is waited for on its own: the first back says nothing of the other.
+    assert.equal(
+      await eventually(async () => (await get(closed.url + MIX, key)).status, 200),
+      200,
+      "closed serves again once Redis is back",
+    );
+    assert.equal(
+      await eventually(
+        async () => ((await (await fetch(open.url + "/healthz")).json()) as { redis: string }).redis,
+        "ok",
+      ),
+      "ok",
+      "open sees Redis again",
+    );
     assert.match(closed.stderr(), /is reachable again/);
+    assert.match(open.stderr(), /is reachable again/);
   },
 );
 
