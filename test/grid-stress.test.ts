@@ -17,6 +17,12 @@ import {
   STRESS_WEIGHTS,
 } from "../src/features/stress-formula.ts";
 import { rocAuc, summarize } from "../src/features/evaluation.ts";
+import { stressFormulaTable, stressReference } from "../src/features/stress-reference.ts";
+import { gridStress } from "../src/datasets/grid-stress.ts";
+import { buildOpenApi } from "../src/http/openapi.ts";
+import { DATASETS } from "../src/service.ts";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 
 const BASE: StressInputs = {
   residualDemand: 27_000,
@@ -199,4 +205,37 @@ test("the distribution summary interpolates between ranks", () => {
     mean: 3,
   });
   assert.deepEqual(summarize([]), {});
+});
+
+// A Markdown table's cells, row by row, without the rule row; whitespace is prettier's, not ours.
+function tableCells(markdown: string): string[][] {
+  return markdown
+    .split("\n")
+    .filter((line) => line.startsWith("|") && !/^\|\s*-/.test(line))
+    .map((line) =>
+      line
+        .slice(1, -1)
+        .split(" | ")
+        .map((cell) => cell.trim()),
+    );
+}
+
+test("the published formula is the computed one: docs/api.md's table and /docs's are written from the constants", () => {
+  const table = stressFormulaTable();
+  const page = readFileSync(join(import.meta.dirname, "..", "docs", "api.md"), "utf8");
+  const start = page.indexOf("| component (weight)");
+  assert.ok(start > 0, "docs/api.md has the formula table");
+  const inPage = page.slice(start, page.indexOf("\n\n", start));
+  assert.deepEqual(tableCells(inPage), tableCells(table), "docs/api.md's formula table is stale");
+  // Each constant is in the text, so a changed one changes what is published.
+  for (const constant of [DEMAND_LIGHT_MW, DEMAND_PEAK_MW, OCGT_FULL_MW, MARGIN_COMFORTABLE.toFixed(2)]) {
+    assert.ok(table.includes(String(constant)), `the table shows ${constant}`);
+  }
+  for (const [name, weight] of Object.entries(STRESS_WEIGHTS)) {
+    assert.ok(table.includes(`\`${name}\` (${weight.toFixed(2)})`), name);
+  }
+  const doc = buildOpenApi(DATASETS, {}) as { paths: Record<string, { get: { description: string } }> };
+  const operation = doc.paths["/api/v1/features/grid-stress"]!.get;
+  assert.ok(operation.description.startsWith(stressReference()), "the /docs entry opens with the formula");
+  assert.match(gridStress.description, /published in this endpoint's entry at \/docs and in docs\/api\.md/);
 });

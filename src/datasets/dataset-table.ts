@@ -54,6 +54,8 @@ export interface DatasetTable<H, C, HF extends string, XF extends string, DF ext
   /** The limiter scope that counts its requests. */
   readonly scope: string;
   readonly description: string;
+  /** More than one sentence, when a reader needs it (docs/api.md: the dataset's section). */
+  readonly reference?: string;
   readonly derived: Readonly<Record<Interval, boolean>>;
   readonly parameters?: Readonly<Record<string, DatasetParameter>>;
   readonly meta: (interval: Interval) => Readonly<Record<string, unknown>>;
@@ -151,6 +153,9 @@ function hourWalker<H, C>(table: DatasetTable<H, C, string, string, string>, loo
   };
 }
 
+// The documented fields of a table, in its order.
+const docs = (fields: [string, FieldText][]) => fields.map(([name, text]) => fieldDoc(name, text));
+
 /** The dataset a table describes. */
 export function defineDataset<H, C, HF extends string, XF extends string, DF extends string>(
   table: DatasetTable<H, C, HF, XF, DF>,
@@ -191,12 +196,12 @@ export function defineDataset<H, C, HF extends string, XF extends string, DF ext
     return days.map(plan.finish) as DailyRecord<DF>[];
   }
 
-  const docs = (fields: [string, FieldText][]) => fields.map(([name, text]) => fieldDoc(name, text));
   return {
     id: table.id,
     path: table.path,
     scope: table.scope,
     description: table.description,
+    ...(table.reference === undefined ? {} : { reference: table.reference }),
     derived: table.derived,
     parameters: table.parameters,
     meta: table.meta,

@@ -86,6 +86,8 @@ export interface Dataset {
   readonly scope: string;
   /** One sentence on what it serves. */
   readonly description: string;
+  /** Markdown a reader of the API reference needs beyond that sentence (a derived dataset's formula). */
+  readonly reference?: string;
   /** The fields of its records at each interval, in served order, time field first. */
   readonly fields: Readonly<Record<Interval, readonly FieldDoc[]>>;
   /** `meta.derived` at each interval. */

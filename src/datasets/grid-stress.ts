@@ -18,6 +18,7 @@ import {
   stressValue,
   usualRenewables,
 } from "../features/stress-formula.ts";
+import { stressReference } from "../features/stress-reference.ts";
 import type { Reading } from "../source/reading.ts";
 import { type FieldText, HOURS_FIELD } from "./dataset.ts";
 import { type DailyField, defineDataset, type HourAt, type HourSource } from "./dataset-table.ts";
@@ -77,7 +78,8 @@ export const gridStress = defineDataset({
   id: "features.grid_stress_index",
   path: "/api/v1/features/grid-stress",
   scope: "features",
-  description: `${INDEX_DESCRIPTION} Its formula is published in the API reference (docs/api.md).`,
+  description: `${INDEX_DESCRIPTION} Its formula is published in this endpoint's entry at /docs and in docs/api.md.`,
+  reference: stressReference(),
   derived: { "1h": true, "1d": true },
   parameters: {
     components: {

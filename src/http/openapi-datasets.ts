@@ -171,7 +171,10 @@ export function datasetOperation(
   return {
     operationId: `get${schemaName(dataset, "1h", "").replace(/Hourly$/, "")}`,
     summary: dataset.description,
-    description: `${scopeText(dataset.scope, limits)} A 304 counts like any allowed request.`,
+    description: [
+      ...(dataset.reference === undefined ? [] : [dataset.reference]),
+      `${scopeText(dataset.scope, limits)} A 304 counts like any allowed request.`,
+    ].join("\n\n"),
     tags: ["datasets"],
     parameters: [...Object.keys(SHARED_PARAMETERS).map((name) => ref("parameters", name)), ...own],
     responses: {
