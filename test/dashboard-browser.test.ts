@@ -23,13 +23,39 @@ const DESKTOP = { width: 1280, height: 900 };
 
 const browser = sharedBrowser();
 
+// The chart's axis labels that stick out of the chart or overlap another label, as drawn now.
+function chartLabelClashes(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const svg = document.querySelector("svg.chart");
+    if (svg === null) return [];
+    const box = svg.getBoundingClientRect();
+    const labels = [...svg.querySelectorAll("text")].map((t) => ({
+      text: t.textContent,
+      r: t.getBoundingClientRect(),
+    }));
+    const clashes = labels
+      .filter(({ r }) => r.left < box.left || r.right > box.right || r.top < box.top || r.bottom > box.bottom)
+      .map(({ text }) => `"${text}" sticks out of the chart`);
+    labels.forEach((a, i) =>
+      labels.slice(i + 1).forEach((b) => {
+        const apart =
+          a.r.right <= b.r.left || b.r.right <= a.r.left || a.r.bottom <= b.r.top || b.r.bottom <= a.r.top;
+        if (!apart) clashes.push(`"${a.text}" overlaps "${b.text}"`);
+      }),
+    );
+    return clashes;
+  });
+}
+
 /** Screenshots of the current page at desktop and phone width, full length. */
 async function shoot(page: Page, name: string): Promise<void> {
   const dir = screenshotDir();
   await page.setViewportSize(DESKTOP);
   await page.screenshot({ path: join(dir, `${name}-desktop.png`), fullPage: true });
+  assert.deepEqual(await chartLabelClashes(page), [], `${name}'s chart labels on a desktop`);
   await page.setViewportSize(PHONE);
   await page.screenshot({ path: join(dir, `${name}-phone.png`), fullPage: true });
+  assert.deepEqual(await chartLabelClashes(page), [], `${name}'s chart labels on a phone`);
   // Nothing may stick out sideways on a phone.
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `${name} is ${overflow}px wider than a phone screen`);

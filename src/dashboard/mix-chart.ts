@@ -27,7 +27,13 @@ export interface MixHour {
 
 const WIDTH = 720;
 const HEIGHT = 300;
-const PAD = { left: 48, right: 12, top: 12, bottom: 28 };
+/**
+ * Room for the axis labels at their largest: the stylesheet draws them at 24 units on a phone,
+ * where the drawing is shrunk (12 on a desktop). Above the top gridline, the upper half of its GW
+ * label; under the plot, the lower half of "0" and the dates; left of it, the widest GW label.
+ */
+const LABEL = 24;
+const PAD = { left: 48, right: 12, top: LABEL * 0.7, bottom: LABEL * 2 };
 
 // A round step for about five gridlines.
 function niceStep(max: number): number {
@@ -69,13 +75,22 @@ function gridLines({ y, yMax, step }: Scale): Html[] {
           x2="${WIDTH - PAD.right}"
           y1="${fixed(y(v))}"
           y2="${fixed(y(v))}"
-        /><text class="axis" x="${PAD.left - 6}" y="${fixed(y(v) + 4)}" text-anchor="end"
+        /><text
+          class="axis"
+          x="${PAD.left - 6}"
+          y="${fixed(y(v))}"
+          text-anchor="end"
+          dominant-baseline="central"
           >${(v / 1000).toLocaleString("en", { maximumFractionDigits: 1 })}</text
         >`,
     );
   }
   return grid;
 }
+
+// A date centred on its tick, unless that would put it past the right edge (the midnight of a
+// day pulled a few hours in); on the left, the GW labels' room holds half a date.
+const anchor = (x: number) => (x + LABEL * 1.7 > WIDTH ? "end" : "middle");
 
 // A tick and a date at each UTC midnight in [first, last].
 function dayTicks(first: number, last: number, { x }: Scale): Html[] {
@@ -93,7 +108,9 @@ function dayTicks(first: number, last: number, { x }: Scale): Html[] {
           x2="${fixed(x(t))}"
           y1="${PAD.top}"
           y2="${HEIGHT - PAD.bottom}"
-        /><text class="axis" x="${fixed(x(t))}" y="${HEIGHT - 8}" text-anchor="middle">${label}</text>`,
+        /><text class="axis" x="${fixed(x(t))}" y="${HEIGHT - 8}" text-anchor="${anchor(x(t))}"
+          >${label}</text
+        >`,
     );
   }
   return days;
