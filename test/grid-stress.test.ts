@@ -21,6 +21,7 @@ import { stressFormulaTable, stressReference } from "../src/features/stress-refe
 import { gridStress } from "../src/datasets/grid-stress.ts";
 import { buildOpenApi } from "../src/http/openapi.ts";
 import { DATASETS } from "../src/service.ts";
+import { tableCells } from "../src/datasets/field-tables.ts";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -206,19 +207,6 @@ test("the distribution summary interpolates between ranks", () => {
   });
   assert.deepEqual(summarize([]), {});
 });
-
-// A Markdown table's cells, row by row, without the rule row; whitespace is prettier's, not ours.
-function tableCells(markdown: string): string[][] {
-  return markdown
-    .split("\n")
-    .filter((line) => line.startsWith("|") && !/^\|\s*-/.test(line))
-    .map((line) =>
-      line
-        .slice(1, -1)
-        .split(" | ")
-        .map((cell) => cell.trim()),
-    );
-}
 
 test("the published formula is the computed one: docs/api.md's table and /docs's are written from the constants", () => {
   const table = stressFormulaTable();

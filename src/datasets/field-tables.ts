@@ -30,18 +30,25 @@ export function withFieldTables(readme: string, datasets: readonly Dataset[]): s
   });
 }
 
-/** The cells of every marked table, per marker, whitespace-trimmed: what a check compares. */
-export function fieldTableCells(readme: string): Map<string, string[][]> {
-  const out = new Map<string, string[][]>();
-  for (const match of readme.matchAll(MARKER)) {
-    const lines = match[0].split("\n").filter((l) => l.startsWith("|") && !/^\|\s*-/.test(l));
-    const cells = lines.map((l) =>
+/**
+ * The cells of a Markdown table's rows (the rule row left out), whitespace-trimmed: what a check
+ * compares, since prettier re-aligns the page.
+ */
+export function tableCells(markdown: string): string[][] {
+  return markdown
+    .split("\n")
+    .filter((l) => l.startsWith("|") && !/^\|\s*-/.test(l))
+    .map((l) =>
       l
         .slice(1, -1)
         .split(/(?<!\\)\|/)
         .map((c) => c.trim()),
     );
-    out.set(`${match[1]} ${match[2]}`, cells);
-  }
+}
+
+/** The cells of every marked table, per marker. */
+export function fieldTableCells(readme: string): Map<string, string[][]> {
+  const out = new Map<string, string[][]>();
+  for (const match of readme.matchAll(MARKER)) out.set(`${match[1]} ${match[2]}`, tableCells(match[0]));
   return out;
 }
