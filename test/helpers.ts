@@ -278,22 +278,25 @@ export async function killWhen(child: ChildProcess, reached: () => boolean, labe
 /**
  * Starts `script` (the server's entry point by default) as its own process on `dir`, on a free
  * port, and resolves once it has said where it listens and `ready` holds for what it printed. The
- * process and any workers it forks are one process group, killed when the test ends.
+ * process and any workers it forks are one process group, killed when the test ends; what they
+ * print is kept (`stderr`, and `stdout`: the access log).
  */
 export async function startServerProcess(
   t: TestContext,
   dir: string,
   options: { script?: string; env?: Record<string, string>; ready?: (stderr: string) => boolean } = {},
-): Promise<{ child: ChildProcess; port: number; stderr: () => string }> {
+): Promise<{ child: ChildProcess; port: number; stderr: () => string; stdout: () => string }> {
   const script = options.script ?? "src/main.ts";
   const child = spawn(process.execPath, ["--import", "tsx", script], {
     cwd: join(import.meta.dirname, ".."),
     env: { ...process.env, DATA_DIR: dir, PORT: "0", ...options.env },
-    stdio: ["ignore", "ignore", "pipe"],
+    stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
   startedBy.set(t, [...(startedBy.get(t) ?? []), child]);
   t.after(() => killStarted(t));
+  let stdout = ""; // the access log
+  child.stdout.on("data", (chunk) => (stdout += chunk));
   let stderr = "";
   const port = await new Promise<number>((resolve, reject) => {
     // A start that hangs fails with what the process said, rather than holding the run open.
@@ -311,5 +314,5 @@ export async function startServerProcess(
       reject(new Error(`${script} exited (${code ?? signal}): ${stderr}`));
     });
   });
-  return { child, port, stderr: () => stderr };
+  return { child, port, stderr: () => stderr, stdout: () => stdout };
 }

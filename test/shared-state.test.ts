@@ -5,13 +5,13 @@
  */
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { once } from "node:events";
 import { join } from "node:path";
 import { createKey } from "../src/keys/key-admin.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
-import { ingestTexts, tempDir } from "./helpers.ts";
+import { ingestTexts, startServerProcess, tempDir } from "./helpers.ts";
 import { REDIS_SKIP, startRedis } from "./redis-helpers.ts";
 import { account, Client, PASSWORD } from "./dashboard-helpers.ts";
 
@@ -28,28 +28,8 @@ function store(t: TestContext): { dir: string; key: string } {
 
 /** Starts `src/main.ts` over `dir` with `env`; resolves with its base URL once it listens. */
 async function serve(t: TestContext, dir: string, env: Record<string, string>) {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-    cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dir, PORT: "0", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  child.stdout.on("data", (chunk) => (stdout += chunk));
-  // Workers first: a worker outliving its primary would hold the test's pipes open.
-  t.after(() => {
-    if (child.pid !== undefined) for (const pid of childPids(child.pid)) process.kill(pid, "SIGKILL");
-    child.kill("SIGKILL");
-  });
-  let stderr = "";
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
-      if (m) resolve(m[1]!);
-    });
-    child.on("exit", (code) => reject(new Error(`the server exited with ${code}: ${stderr}`)));
-  });
-  return { child, url, stderr: () => stderr, stdout: () => stdout };
+  const started = await startServerProcess(t, dir, { env });
+  return { ...started, url: `http://127.0.0.1:${started.port}` };
 }
 
 // The processes `parent` started (none: pgrep exits 1).
