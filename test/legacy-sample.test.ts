@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { ingestFiles } from "../src/ingest/ingest.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
 import { findLegacySample } from "../src/store/legacy-sample.ts";
-import { loadManifest } from "../src/store/manifest.ts";
+import { loadManifest, writeManifest } from "../src/store/manifest.ts";
 import { markLegacySample, markLegacySampleBeforeServing, upgradeStore } from "../src/store/migrations.ts";
 import { isSampleStore, SAMPLE_FILE } from "../src/store/sample-mark.ts";
 import { checkStore } from "../src/store/verify-store.ts";
@@ -100,6 +100,20 @@ test("make serve on 0.1.0's demo marks it first, then shows the sample notice", 
   const marked = stderr.indexOf("Marked 5 days as sample data");
   assert.ok(marked >= 0, stderr);
   assert.ok(marked < stderr.indexOf("This store holds SAMPLE DATA"), stderr);
+});
+
+test("a marking killed between the manifest and sample.json is still pending, and finishes", (t) => {
+  const dir = demoStore(t);
+  // What the step's first write leaves: every day flagged in the manifest, no sample.json yet.
+  writeManifest(
+    dir,
+    new Map([...loadManifest(dir)].map(([key, entry]) => [key, { ...entry, sample: true }])),
+  );
+  assert.equal(isSampleStore(dir), false);
+  assert.deepEqual(markLegacySample.pending(dir), ["manifest.json"]);
+  upgradeStore(dir);
+  assert.ok(isSampleStore(dir));
+  assert.equal(checkStore(dir).state, "whole");
 });
 
 test("the first real ingest after the marking removes 0.1.0's sample, as it removes any", (t) => {
