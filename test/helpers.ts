@@ -35,6 +35,15 @@ function killStarted(t: TestContext): void {
   }
 }
 
+/**
+ * A test's `skip` for a part it needs (a browser, redis-server, a parser...): false when the part
+ * is here, else `why` (what is missing and how to get it). Never a skip under CI=true: there the
+ * test runs and fails, so CI cannot pass without the part.
+ */
+export function skipUnless(present: boolean, why: string): string | false {
+  return present || process.env.CI === "true" ? false : why;
+}
+
 /** A temp directory removed when the test ends (after the processes the test started are killed). */
 export function tempDir(t: TestContext, prefix = "gds-"): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));

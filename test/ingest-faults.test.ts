@@ -9,7 +9,7 @@ import { ingestFiles } from "../src/ingest/ingest.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
 import { parseDay } from "../src/store/day-file.ts";
 import { verifyStore } from "../src/store/verify-store.ts";
-import { snapshotDir, startServer, tempDir, writeFile, sampleAndUpdate } from "./helpers.ts";
+import { sampleAndUpdate, skipUnless, snapshotDir, startServer, tempDir, writeFile } from "./helpers.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 const data = (files: Record<string, string>) =>
@@ -63,10 +63,7 @@ const canMount = process.getuid?.() === 0 && spawnSync("mount", ["--version"]).s
 test(
   "a full disk during ingest leaves the old data whole, with a clear error",
   {
-    skip:
-      canMount || process.env.CI === "true"
-        ? false
-        : "needs root to mount a small tmpfs (run the tests as root)",
+    skip: skipUnless(canMount, "needs root to mount a small tmpfs (run the tests as root)"),
   },
   async (t) => {
     const dir = mkdtempSync(join(tmpdir(), "gds-full-"));

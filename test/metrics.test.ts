@@ -10,25 +10,23 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createKey, revokeKey } from "../src/keys/key-admin.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
-import { freePort, ingestTexts, startServerProcess, tempDir } from "./helpers.ts";
+import { freePort, ingestTexts, skipUnless, startServerProcess, tempDir } from "./helpers.ts";
 import { REDIS_SKIP, startRedis } from "./redis-helpers.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 const PYTHON = "/usr/bin/python3";
-const PARSER_MISSING =
-  spawnSync(PYTHON, ["-c", "import prometheus_client.parser"], { stdio: "ignore" }).status === 0
-    ? false
-    : "the Python Prometheus parser is missing: apt-get install -y python3-prometheus-client (make test does this as root)";
-// Under CI a missing parser fails the run rather than skipping.
-const SKIP = process.env.CI === "true" ? false : PARSER_MISSING;
+const SKIP = skipUnless(
+  spawnSync(PYTHON, ["-c", "import prometheus_client.parser"], { stdio: "ignore" }).status === 0,
+  "the Python Prometheus parser is missing: apt-get install -y python3-prometheus-client (make test does this as root)",
+);
 // Prometheus' promtool: on the PATH, or unpacked into .cache/ by `make promtool`.
 const PROMTOOL = [join(ROOT, ".cache", "prometheus", "usr", "bin", "promtool"), "promtool"].find(
   (p) => spawnSync(p, ["--version"], { stdio: "ignore" }).status === 0,
 );
-const PROMTOOL_SKIP =
-  PROMTOOL !== undefined || process.env.CI === "true"
-    ? false
-    : "promtool is missing: make promtool fetches it (or apt-get install -y prometheus)";
+const PROMTOOL_SKIP = skipUnless(
+  PROMTOOL !== undefined,
+  "promtool is missing: make promtool fetches it (or apt-get install -y prometheus)",
+);
 
 /** promtool's run, with its output; a missing promtool fails (only under CI can it be missing here). */
 function promtool(args: string[], input?: string): { status: number | null; out: string } {

@@ -14,13 +14,13 @@ import type { TestContext } from "node:test";
 import { pullPortal } from "../src/pull/pull.ts";
 import { DEFAULT_PORTAL_FILES } from "../src/pull/portal-urls.ts";
 import { lastSuccessfulPull } from "../src/pull/pull-state.ts";
-import { REAL_DATA_DIR, snapshotDir, startServer, tempDir } from "./helpers.ts";
+import { REAL_DATA_DIR, skipUnless, snapshotDir, startServer, tempDir } from "./helpers.ts";
 
 const SNAPSHOT = join(REAL_DATA_DIR, "portal_snapshot_2023-02-21");
-const SKIP =
-  existsSync(SNAPSHOT) || process.env.CI === "true"
-    ? false
-    : `the portal snapshot is not at ${SNAPSHOT}; these tests need ../shared/data/eskom beside the checkout`;
+const SKIP = skipUnless(
+  existsSync(SNAPSHOT),
+  `the portal snapshot is not at ${SNAPSHOT}; these tests need ../shared/data/eskom beside the checkout`,
+);
 const ROOT = join(import.meta.dirname, "..");
 // 2023-02-21 12:00 SAST, when the snapshot was taken: files live under /2023/02/.
 const NOW = Date.parse("2023-02-21T10:00:00Z");

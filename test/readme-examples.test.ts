@@ -8,7 +8,7 @@ import { execFile, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
-import { ingestTexts, startServer, tempDir } from "./helpers.ts";
+import { ingestTexts, skipUnless, startServer, tempDir } from "./helpers.ts";
 
 const README = readFileSync(join(import.meta.dirname, "..", "README.md"), "utf8");
 const PYTHON = existsSync("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
@@ -25,8 +25,10 @@ function has(command: string, args: string[]): boolean {
 
 // Why a client's example cannot run here, or false when it can; under CI a missing one fails the run.
 function clientMissing(present: boolean, what: string, debianPackage: string): string | false {
-  if (present || process.env.CI === "true") return false;
-  return `${what} is not installed (Debian: apt-get install -y --no-install-recommends ${debianPackage}; make test does this as root)`;
+  return skipUnless(
+    present,
+    `${what} is not installed (Debian: apt-get install -y --no-install-recommends ${debianPackage}; make test does this as root)`,
+  );
 }
 
 // The examples ask for recent days, as make serve's sample holds them: one ending at the last whole hour.

@@ -7,7 +7,7 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import type { TestContext } from "node:test";
-import { freePort, tempDir } from "./helpers.ts";
+import { freePort, skipUnless, tempDir } from "./helpers.ts";
 
 function which(command: string): string | undefined {
   try {
@@ -19,10 +19,10 @@ function which(command: string): string | undefined {
 
 const REDIS = which("redis-server");
 
-export const REDIS_SKIP: string | false =
-  REDIS !== undefined || process.env.CI === "true"
-    ? false
-    : "redis-server not found; install it with: apt-get install -y redis-server (make test does this when run as root)";
+export const REDIS_SKIP = skipUnless(
+  REDIS !== undefined,
+  "redis-server not found; install it with: apt-get install -y redis-server (make test does this when run as root)",
+);
 
 export interface TestRedis {
   readonly url: string;
