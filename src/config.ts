@@ -29,7 +29,7 @@ const EnvSchema = v.object({
   REQUEST_TIMEOUT_S: v.optional(Positive, "30"),
   KEEP_ALIVE_TIMEOUT_S: v.optional(Positive, "5"),
   MAX_CONNECTIONS_PER_ADDRESS: v.optional(Positive, "256"),
-  STALE_AFTER_H: v.optional(Positive, "3"),
+  STALE_AFTER_H: v.optional(Positive, "36"),
   CORS_ORIGINS: v.optional(v.string(), ""),
   TRUST_PROXY: v.optional(
     v.pipe(

@@ -22,7 +22,7 @@ test("defaults: ./data, 127.0.0.1:8000, the spec's limits", () => {
       maxHeaderBytes: 16_384,
       maxConnectionsPerAddress: 256,
     },
-    staleAfterMs: 3 * 3_600_000,
+    staleAfterMs: 36 * 3_600_000,
     corsOrigins: new Set(),
     trustedProxies: 0,
     workers: 1,

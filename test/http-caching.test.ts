@@ -72,9 +72,9 @@ test("a re-ingest that changes the range changes its ETag; one elsewhere does no
   const etag = async (path = PATH) => (await server.get(path)).headers.get("etag");
   const before = await etag();
   const daily = await etag("/api/v1/grid/system-state?start=2025-06-02&end=2025-06-03&interval=1d");
-  ingestTexts(dir, { "old.csv": exportCsv(["Residual Demand"], [["2025-05-20 10:00:00 AM", "1.0"]]) });
+  ingestTexts(dir, { "old.csv": exportCsv(["Residual Demand"], [["2025-05-20 10:00:00 AM", "21000.0"]]) });
   assert.equal(await etag(), before, "a day outside the range changed nothing here");
-  ingestTexts(dir, { "fix.csv": exportCsv(["Residual Demand"], [["2025-06-02 10:00:00 AM", "99999.0"]]) });
+  ingestTexts(dir, { "fix.csv": exportCsv(["Residual Demand"], [["2025-06-02 10:00:00 AM", "59999.0"]]) });
   const after = await etag();
   assert.notEqual(after, before);
   assert.equal((await server.get(PATH, { headers: { "If-None-Match": before! } })).status, 200);

@@ -306,7 +306,7 @@ test("a running server sees a new ingest without a restart", async (t) => {
   });
   assert.equal((await json(await server.get(path))).data[0].residual_demand_mw, 30000.5);
   ingestTexts(dir, {
-    "more.csv": exportCsv(["Residual Demand"], [[sast(Date.parse("2024-02-01T06:00:00Z")), "1.0"]]),
+    "more.csv": exportCsv(["Residual Demand"], [[sast(Date.parse("2024-02-01T06:00:00Z")), "21000.0"]]),
   });
   const later = await json(await server.get("/api/v1/grid/system-state?start=2024-02-01&end=2024-02-02"));
   assert.equal(later.data.length, 1);

@@ -95,6 +95,7 @@ test("/healthz needs no key and reports the age of the newest hour", async (t) =
     last_ingest: null,
     last_pull: null,
     last_pull_age_seconds: null,
+    refused_files: [],
     version: VERSION,
   });
   ingestTexts(dir, { "a.csv": exportCsv(["Residual Demand"], [["2025-06-03 09:00:00 PM", "21000.0"]]) });
@@ -104,7 +105,7 @@ test("/healthz needs no key and reports the age of the newest hour", async (t) =
   const body = await res.json();
   assert.equal(body.last_available, "2025-06-03T19:00:00+00:00");
   assert.equal(body.data_age_seconds, 2.5 * 3600);
-  assert.equal(body.stale, false, "2.5 hours is fresh enough");
+  assert.equal(body.stale, false, "2.5 hours is fresh");
   assert.equal(body.days_stored, 1);
   markPullSucceeded(dir, now - 600_000);
   const later = await (await empty.raw("/healthz")).json();
@@ -112,15 +113,28 @@ test("/healthz needs no key and reports the age of the newest hour", async (t) =
   assert.equal(later.last_pull_age_seconds, 600);
 });
 
-test("/healthz stays 200 but says stale when the newest actual hour is over 3 hours old", async (t) => {
+test("/healthz is never stale on a normal day of the portal's cadence, and is within a day of a missed publication", async (t) => {
+  // The portal publishes once a day, about 04:09 UTC, with data to the end of the day before in
+  // SAST: the newest hour is 23:00 SAST (21:00 UTC) of that day.
   const dir = tempDir(t);
-  ingestTexts(dir, { "a.csv": exportCsv(["Residual Demand"], [["2025-06-03 09:00:00 PM", "21000.0"]]) });
-  const server = await startServer(t, dir, { now: () => Date.parse("2025-06-03T22:00:01Z") });
+  ingestTexts(dir, { "a.csv": exportCsv(["Residual Demand"], [["2025-06-03 11:00:00 PM", "21000.0"]]) });
+  let now = 0;
+  const server = await startServer(t, dir, { now: () => now });
+  const health = async () =>
+    (await server.raw("/healthz")).json() as Promise<{ status: string; stale: boolean }>;
+  // Published 2025-06-04 04:09 UTC and pulled within the hour; the next publication is due
+  // 2025-06-05 04:09, and an hourly pull takes it by 05:09: fresh all along.
+  for (const at of ["2025-06-04T05:09:00Z", "2025-06-04T21:00:00Z", "2025-06-05T05:09:00Z"]) {
+    now = Date.parse(at);
+    assert.deepEqual(await health().then((b) => [b.status, b.stale]), ["ok", false], at);
+  }
+  // The publication of 2025-06-05 never comes: stale the same morning, hours before the next one.
+  now = Date.parse("2025-06-05T09:00:01Z");
   const res = await server.raw("/healthz");
-  assert.equal(res.status, 200);
-  const body = await res.json();
+  assert.equal(res.status, 200, "a load balancer keeps the instance");
+  const body = (await res.json()) as { status: string; stale: boolean };
   assert.equal(body.stale, true);
-  assert.equal(body.status, "stale", "a monitor can alert on it; a load balancer keeps the instance");
+  assert.equal(body.status, "stale", "a monitor can alert on it");
 });
 
 test("/healthz is a 503 when the store cannot be read", async (t) => {

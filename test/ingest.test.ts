@@ -85,9 +85,9 @@ test("unsorted rows land in time order", (t) => {
     "u.csv": liveCsv(
       ["DateTimeKey", "Residual Forecast"],
       [
-        ["2023-02-27 05:00:00", "3"],
-        ["2023-02-27 03:00:00", "1"],
-        ["2023-02-27 04:00:00", "2"],
+        ["2023-02-27 05:00:00", "20003"],
+        ["2023-02-27 03:00:00", "20001"],
+        ["2023-02-27 04:00:00", "20002"],
       ],
     ),
   });
@@ -97,7 +97,7 @@ test("unsorted rows land in time order", (t) => {
       .trim()
       .split("\n")
       .map((l) => JSON.parse(l).residual_forecast),
-    [1, 2, 3],
+    [20001, 20002, 20003],
   );
 });
 

@@ -13,7 +13,8 @@ const T0 = Date.parse("2024-01-01T00:00:00Z");
 function file(rows: [number, number, number][]): PortalFile {
   return {
     name: "f.csv",
-    format: "live",
+    delimiter: ";",
+    headerNames: ["date_time_hour_beginning", "residual_demand", "wind"],
     columns: [DEMAND, WIND],
     columnNames: ["residual_demand", "wind"],
     rows: rows.map(([hour, demand, wind], i) => ({
@@ -22,7 +23,7 @@ function file(rows: [number, number, number][]): PortalFile {
       values: Float64Array.of(demand, wind),
     })),
     rowsRead: rows.length,
-    skipped: { blank: 0, placeholder: 0 },
+    skipped: { blank: 0, placeholder: 0, uncertain: 0, future: 0 },
     sample: false,
   };
 }

@@ -97,8 +97,8 @@ test("a change to a day, or to the day before it, reaches the cached records", (
     "a.csv": exportCsv(
       ["Residual Demand", "Eskom OCGT Generation"],
       [
-        ["2024-01-02 01:00:00 AM", "1.0", "10.0"],
-        ["2024-01-02 02:00:00 AM", "2.0", "20.0"],
+        ["2024-01-02 01:00:00 AM", "21000.0", "10.0"],
+        ["2024-01-02 02:00:00 AM", "21500.0", "20.0"],
       ],
     ),
   });

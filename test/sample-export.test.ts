@@ -12,7 +12,7 @@ test("sample data is deterministic", () => {
 
 test("sample data is a year of hourly rows in the export format, quirk included", () => {
   const file = parsePortalCsv(YEAR, "sample.csv");
-  assert.equal(file.format, "export");
+  assert.equal(file.delimiter, ",");
   assert.equal(file.columns.length, 41);
   assert.equal(file.rows.length, 365 * 24);
   const lines = YEAR.trimEnd().split("\n");

@@ -43,8 +43,8 @@ test("the manifest round-trips and is rebuilt from day files when lost or unread
     "a.csv": exportCsv(
       ["Residual Forecast", "Residual Demand"],
       [
-        ["2024-01-01 10:00:00 AM", "1.0", "2.0"],
-        ["2024-01-01 11:00:00 AM", "1.0", ""],
+        ["2024-01-01 10:00:00 AM", "21000.0", "21200.0"],
+        ["2024-01-01 11:00:00 AM", "21000.0", ""],
       ],
     ),
   });

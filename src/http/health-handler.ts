@@ -1,11 +1,14 @@
 /**
  * `GET /healthz`, no key: is the service up, and how fresh is its data. `stale` turns true when
- * the newest actual hour is older than the threshold (3 hours by default): the service still
- * answers (200, so a load balancer keeps it), but a monitor should alert. A store of generated
- * sample data is never stale (there is nothing to pull into it): its status is `sample`. See
- * docs/operations.md: "Keeping the data current".
+ * the newest actual hour is older than the threshold (36 hours by default: the portal publishes
+ * once a day, data up to the day before, so a normal day never reaches it and a missed
+ * publication does within the day): the service still answers (200, so a load balancer keeps
+ * it), but a monitor should alert. A store of generated sample data is never stale (there is
+ * nothing to pull into it): its status is `sample`. The portal files the pull refuses are listed
+ * until a good download (or, for a changed header, its acceptance). See docs/operations.md:
+ * "Keeping the data current".
  */
-import { lastSuccessfulPull } from "../pull/pull-state.ts";
+import { lastSuccessfulPull, refusedFiles } from "../pull/pull-state.ts";
 import type { ReadingStore, StoreSnapshot } from "../store/reading-store.ts";
 import { formatInstant, HOUR_MS } from "../time.ts";
 import * as v from "valibot";
@@ -26,7 +29,7 @@ export const HealthBody = v.strictObject({
   status: v.pipe(
     v.picklist(["ok", "stale", "sample"]),
     v.description(
-      "stale: the newest actual hour is older than STALE_AFTER_H (still 200). sample: the store holds generated sample data, not Eskom's; never stale.",
+      "stale: the newest actual hour is older than STALE_AFTER_H (36 h by default; still 200). sample: the store holds generated sample data, not Eskom's; never stale.",
     ),
   ),
   last_available: nullableString("The newest hour holding an actual reading."),
@@ -34,7 +37,7 @@ export const HealthBody = v.strictObject({
   stale: v.pipe(
     v.boolean(),
     v.description(
-      "True when the newest actual hour is more than 3 hours old (or there is none): alert on it. Always false for sample data.",
+      "True when the newest actual hour is older than STALE_AFTER_H (36 h by default: the portal publishes once a day, data up to the day before), or there is none: alert on it. Always false for sample data.",
     ),
   ),
   sample: v.optional(
@@ -47,6 +50,18 @@ export const HealthBody = v.strictObject({
   last_ingest: nullableString(),
   last_pull: nullableString("When `pull` last found every portal file current or ingested."),
   last_pull_age_seconds: seconds,
+  refused_files: v.pipe(
+    v.array(
+      v.strictObject({
+        file: v.string(),
+        since: v.pipe(v.string(), v.description("When the refused (or failed) download came.")),
+        reason: v.string(),
+      }),
+    ),
+    v.description(
+      "The portal files whose last download the pull refused or could not get, until one is ingested; a changed header stays here until the operator accepts it (docs/operations.md).",
+    ),
+  ),
   version: v.pipe(v.string(), v.description("The release the service runs (CHANGELOG.md).")),
   redis: v.optional(
     v.pipe(
@@ -89,8 +104,14 @@ export const HEALTH_ROUTE: RouteDoc = {
   },
 };
 
-/** How old the newest actual hour may be before the data counts as stale. */
-export const STALE_AFTER_MS = 3 * HOUR_MS;
+/**
+ * How old the newest actual hour may be before the data counts as stale. The portal rewrites its
+ * files once a day (about 04:09 UTC) with data up to the end of the day before (21:00 UTC is the
+ * hour of 23:00 SAST), so the newest hour is at most about 31 hours old just before the next
+ * publication; 36 hours leaves five for a late publication or a late pull, and a missed one turns
+ * the data stale by 09:00 UTC that day.
+ */
+export const STALE_AFTER_MS = 36 * HOUR_MS;
 
 /** Whether data whose newest actual hour began at `last` is stale at `now`. */
 export function isStale(last: number | null, now: number, staleAfterMs = STALE_AFTER_MS): boolean {
@@ -137,6 +158,11 @@ function freshness(
     last_ingest: snapshot.modified === null ? null : new Date(snapshot.modified).toISOString(),
     last_pull: pulled === null ? null : new Date(pulled).toISOString(),
     last_pull_age_seconds: pulled === null ? null : Math.max(0, Math.floor((t - pulled) / 1000)),
+    refused_files: [...refusedFiles(store.dir)].map(([file, refusal]) => ({
+      file,
+      since: refusal.at,
+      reason: refusal.reason,
+    })),
     version: VERSION,
     ...(redis === undefined ? {} : { redis: redis.up() ? "ok" : "unavailable" }),
     ...(sample ? { sample: true } : {}),

@@ -42,6 +42,8 @@ import {
 export interface IngestSummary {
   readonly files: number;
   readonly rowsRead: number;
+  /** Rows that hold a reading (rows read less those skipped). */
+  readonly rowsStored: number;
   readonly hoursChanged: number;
   /** Hours that had no reading before. */
   readonly hoursAdded: number;
@@ -66,23 +68,51 @@ export type IngestProgress = (stage: "parse" | "write", done: number, total: num
 type Failures = IngestSummary["failures"];
 type Loaded = { day: Day; before: string; old: Day | undefined };
 
-// Every file parsed whole; a refused one goes to `failures` and contributes nothing.
-function parseAll(paths: readonly string[], failures: Failures, onProgress?: IngestProgress): PortalFile[] {
+/** A file's text to ingest, as the pull hands it over (`ingestFiles` reads it from a path). */
+export interface SourceText {
+  /** The file's name, for messages. */
+  readonly name: string;
+  readonly text: string;
+  /** When the text was received (UTC ms): the default is the ingest's clock. */
+  readonly receivedAt?: number;
+  /** Header names (normalized) not to read: unknown columns an operator accepted. */
+  readonly ignore?: ReadonlySet<string>;
+}
+
+// Every text parsed whole; a refused one goes to `failures` and contributes nothing.
+function parseAll(
+  sources: readonly (SourceText & { path?: string })[],
+  now: () => number,
+  failures: Failures,
+  onProgress?: IngestProgress,
+): PortalFile[] {
   const parsed: PortalFile[] = [];
-  paths.forEach((path, i) => {
-    onProgress?.("parse", i, paths.length);
+  sources.forEach((source, i) => {
+    onProgress?.("parse", i, sources.length);
     try {
-      parsed.push(parsePortalCsv(readFileSync(path, "utf8"), basename(path)));
+      const receivedAt = source.receivedAt ?? now();
+      parsed.push(parsePortalCsv(source.text, source.name, { receivedAt, ignore: source.ignore }));
     } catch (error) {
-      const message =
-        error instanceof PortalCsvError
-          ? error.message
-          : `Cannot read "${basename(path)}": ${(error as Error).message}`;
-      failures.push({ file: path, kind: "source", message });
+      if (!(error instanceof PortalCsvError)) throw error;
+      failures.push({ file: source.path ?? source.name, kind: "source", message: error.message });
     }
   });
-  onProgress?.("parse", paths.length, paths.length);
+  onProgress?.("parse", sources.length, sources.length);
   return parsed;
+}
+
+// The files' texts, in order; one that cannot be read is a failure, reported, not thrown.
+function readSources(paths: readonly string[], failures: Failures): (SourceText & { path: string })[] {
+  const sources: (SourceText & { path: string })[] = [];
+  for (const path of paths) {
+    try {
+      sources.push({ path, name: basename(path), text: readFileSync(path, "utf8") });
+    } catch (error) {
+      const message = `Cannot read "${basename(path)}": ${(error as Error).message}`;
+      failures.push({ file: path, kind: "source", message });
+    }
+  }
+  return sources;
 }
 
 /**
@@ -189,17 +219,38 @@ function writeDays(
   return writes.length;
 }
 
-/** Ingests `paths` in order into the store at `dir`. */
-export function ingestFiles(
-  paths: readonly string[],
-  options: { dir: string; onProgress?: IngestProgress; now?: () => number },
+/** What an ingest needs besides its files. */
+export interface IngestOptions {
+  readonly dir: string;
+  readonly onProgress?: IngestProgress;
+  /** The clock: when revisions are recorded, and the default time a text was received. */
+  readonly now?: () => number;
+}
+
+/** Ingests the files at `paths` in order into the store at `dir`. */
+export function ingestFiles(paths: readonly string[], options: IngestOptions): IngestSummary {
+  const failures: Failures = [];
+  const sources = readSources(paths, failures);
+  // A file that could not be read keeps its place in the count of files given.
+  return ingest(sources, failures, paths.length, options);
+}
+
+/** Ingests texts in order (the pull's downloads) into the store at `dir`. */
+export function ingestSources(sources: readonly SourceText[], options: IngestOptions): IngestSummary {
+  return ingest(sources, [], sources.length, options);
+}
+
+function ingest(
+  sources: readonly (SourceText & { path?: string })[],
+  failures: Failures,
+  count: number,
+  options: IngestOptions,
 ): IngestSummary {
   const { dir, onProgress } = options;
   const now = options.now ?? Date.now;
   const readingsDir = join(dir, READINGS_DIR);
   mkdirSync(readingsDir, { recursive: true });
-  const failures: Failures = [];
-  const parsed = parseAll(paths, failures, onProgress);
+  const parsed = parseAll(sources, now, failures, onProgress);
 
   return withLock(join(dir, INGEST_LOCK), () => {
     removeStaleTempFiles(readingsDir);
@@ -208,12 +259,13 @@ export function ingestFiles(
     const repaired: IngestSummary["repaired"] = [];
     const { files, sample, removed } = separateSample(dir, parsed, failures);
     mkdirSync(readingsDir, { recursive: true }); // a removed sample took the folder with it
-    const skipped: Record<SkipReason, number> = { blank: 0, placeholder: 0 };
+    const skipped: Record<SkipReason, number> = { blank: 0, placeholder: 0, uncertain: 0, future: 0 };
     let rowsRead = 0;
+    let rowsStored = 0;
     for (const file of files) {
       rowsRead += file.rowsRead;
-      skipped.blank += file.skipped.blank;
-      skipped.placeholder += file.skipped.placeholder;
+      rowsStored += file.rows.length;
+      for (const reason of Object.keys(skipped) as SkipReason[]) skipped[reason] += file.skipped[reason];
     }
     const loaded = dayLoader(dir, now, failures, repaired);
     let hoursChanged = 0;
@@ -223,8 +275,9 @@ export function ingestFiles(
     recordRevisions(dir, now(), changes, created);
     const daysWritten = writeDays(dir, keys, loaded, sample, onProgress);
     return {
-      files: paths.length,
+      files: count,
       rowsRead,
+      rowsStored,
       repaired,
       hoursChanged,
       hoursAdded,

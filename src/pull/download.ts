@@ -18,7 +18,11 @@ export interface DownloadPolicy {
   readonly maxBackoffMs: number;
   /** Heard before each retry: why, and how long the wait is. */
   readonly onRetry?: (reason: string, waitMs: number) => void;
+  /** The largest body accepted (the portal's files are about 120 KB); the default is 64 MB. */
+  readonly maxBytes?: number;
 }
+
+const MAX_BYTES = 64 * 1024 * 1024;
 
 /** The validators remembered from the last good download of a URL. */
 export interface Validators {
@@ -32,11 +36,16 @@ export type Download =
   | { kind: "not-modified" }
   | { kind: "status"; status: number };
 
-/** A download that failed for good (after the retries); the message names the URL. */
+/**
+ * A download that failed for good (after the retries); the message names the URL. `status` is the
+ * last HTTP status, or undefined when no server answered at all (the host is unreachable).
+ */
 export class DownloadError extends Error {
-  constructor(message: string) {
+  readonly status: number | undefined;
+  constructor(message: string, status?: number) {
     super(message);
     this.name = "DownloadError";
+    this.status = status;
   }
 }
 
@@ -47,12 +56,22 @@ interface Attempt {
 }
 
 // One request; rejects on a connection error, the deadline, or a body cut short.
-function attempt(url: URL, headers: Record<string, string>, timeoutMs: number): Promise<Attempt> {
+function attempt(
+  url: URL,
+  headers: Record<string, string>,
+  timeoutMs: number,
+  maxBytes: number,
+): Promise<Attempt> {
   const request = url.protocol === "https:" ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
     const req = request(url, { headers, timeout: timeoutMs }, (res) => {
       const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      let bytes = 0;
+      res.on("data", (chunk: Buffer) => {
+        bytes += chunk.length;
+        if (bytes > maxBytes) req.destroy(new Error(`the body is larger than ${maxBytes} bytes`));
+        else chunks.push(chunk);
+      });
       res.on("error", reject);
       res.on("aborted", () => reject(new Error("the connection closed before the body was complete")));
       res.on("end", () => {
@@ -92,19 +111,22 @@ function backoff(policy: DownloadPolicy, retry: number): number {
   return Math.round(Math.random() * cap);
 }
 
-/** GETs `url`, conditionally when `known` validators are given. */
-export async function download(url: string, known: Validators, policy: DownloadPolicy): Promise<Download> {
-  const headers: Record<string, string> = {
-    "User-Agent": "grid-data-service-pull",
-    Accept: "text/csv, */*;q=0.5",
-  };
+/** GETs `url`, conditionally when `known` validators are given; `accept` is the Accept header. */
+export async function download(
+  url: string,
+  known: Validators,
+  policy: DownloadPolicy,
+  accept = "text/csv, */*;q=0.5",
+): Promise<Download> {
+  const headers: Record<string, string> = { "User-Agent": "grid-data-service-pull", Accept: accept };
   if (known.etag !== undefined) headers["If-None-Match"] = known.etag;
   if (known.lastModified !== undefined) headers["If-Modified-Since"] = known.lastModified;
   let last = "";
+  let lastStatus: number | undefined;
   for (let n = 0; n < policy.attempts; n++) {
     let wait: number;
     try {
-      const res = await attempt(new URL(url), headers, policy.timeoutMs);
+      const res = await attempt(new URL(url), headers, policy.timeoutMs, policy.maxBytes ?? MAX_BYTES);
       if (res.status === 304) return { kind: "not-modified" };
       if (res.status >= 200 && res.status < 300) {
         const etag = res.headers.etag;
@@ -118,10 +140,12 @@ export async function download(url: string, known: Validators, policy: DownloadP
       }
       if (res.status !== 429 && res.status < 500) return { kind: "status", status: res.status };
       last = `HTTP ${res.status}`;
+      lastStatus = res.status;
       const asked = res.status === 429 ? retryAfterMs(res.headers["retry-after"]) : undefined;
       wait = asked === undefined ? backoff(policy, n) : Math.min(asked, policy.maxBackoffMs * 4);
     } catch (error) {
       last = (error as Error).message;
+      lastStatus = undefined;
       wait = backoff(policy, n);
     }
     if (n + 1 < policy.attempts) {
@@ -129,5 +153,6 @@ export async function download(url: string, known: Validators, policy: DownloadP
       await delay(wait);
     }
   }
-  throw new DownloadError(`Cannot download ${url}: ${last} (after ${policy.attempts} attempts)`);
+  const tries = policy.attempts === 1 ? "1 attempt" : `${policy.attempts} attempts`;
+  throw new DownloadError(`Cannot download ${url}: ${last} (after ${tries})`, lastStatus);
 }

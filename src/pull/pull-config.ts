@@ -2,7 +2,14 @@
 import * as v from "valibot";
 import type { DownloadPolicy } from "./download.ts";
 import { parseEnv, PositiveInteger } from "../env-settings.ts";
-import { DEFAULT_PORTAL_FILES, DEFAULT_PORTAL_URL } from "./portal-urls.ts";
+import {
+  DEFAULT_PORTAL_FILES,
+  DEFAULT_PORTAL_URL,
+  portalFile,
+  PORTAL_FILES,
+  type PortalFileSpec,
+  portalRoot,
+} from "./portal-files.ts";
 
 const Seconds = v.pipe(
   v.string(),
@@ -21,24 +28,32 @@ const PullEnvSchema = v.object({
 
 /** Validated pull settings. */
 export interface PullConfig {
-  readonly baseUrl: string;
-  readonly files: readonly string[];
+  /** The portal's root, every graph page under it. */
+  readonly root: string;
+  /** What to tell the operator about PORTAL_URL (an old upload-folder value), if anything. */
+  readonly note?: string;
+  readonly files: readonly PortalFileSpec[];
   readonly policy: Omit<DownloadPolicy, "onRetry">;
 }
 
 /** Reads PORTAL_URL, PORTAL_FILES (comma-separated), PULL_TIMEOUT_S, PULL_ATTEMPTS and PULL_BACKOFF_S. */
 export function loadPullConfig(env: NodeJS.ProcessEnv): PullConfig {
   const out = parseEnv(PullEnvSchema, env);
-  const files = out.PORTAL_FILES.split(",")
+  const names = out.PORTAL_FILES.split(",")
     .map((f) => f.trim())
     .filter(Boolean);
-  const bad = files.find((f) => !/^[A-Za-z0-9._-]+\.csv$/.test(f));
-  if (bad !== undefined || files.length === 0) {
-    throw new TypeError(`Invalid PORTAL_FILES: "${out.PORTAL_FILES}" must name .csv files, comma-separated`);
+  const unknown = names.find((name) => portalFile(name) === undefined);
+  if (unknown !== undefined || names.length === 0) {
+    throw new TypeError(
+      `Invalid PORTAL_FILES: "${out.PORTAL_FILES}" must name the portal's files, comma-separated, from: ` +
+        PORTAL_FILES.map((spec) => spec.name).join(", "),
+    );
   }
+  const { root, note } = portalRoot(out.PORTAL_URL);
   return {
-    baseUrl: out.PORTAL_URL,
-    files,
+    root,
+    ...(note === undefined ? {} : { note }),
+    files: names.map((name) => portalFile(name)!),
     policy: {
       timeoutMs: out.PULL_TIMEOUT_S * 1000,
       attempts: out.PULL_ATTEMPTS,

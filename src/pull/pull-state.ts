@@ -1,8 +1,9 @@
 /**
- * What `pull` remembers between runs, in `DATA_DIR/pull-state.json`: per portal file, the URL it
- * came from, its validators (for conditional requests) and its header row (a changed header is
- * refused). `DATA_DIR/pull-succeeded` is an empty file whose modification time is the last pull
- * in which every file was current or ingested: a pull that finds nothing new changes no content.
+ * What `pull` remembers between runs, in `DATA_DIR/pull-state.json`: per portal file, the last
+ * link that worked and its validators (for conditional requests), the hash of the last body
+ * ingested, a header the operator accepted, and why the file is refused, while it is.
+ * `DATA_DIR/pull-succeeded` is an empty file whose modification time is the last pull in which
+ * every file was current or ingested: a pull that finds nothing new changes no content.
  */
 import { closeSync, existsSync, openSync, readFileSync, statSync, utimesSync } from "node:fs";
 import { join } from "node:path";
@@ -13,30 +14,93 @@ import { parseDocument } from "../files/json-document.ts";
 export const PULL_STATE_FILE = "pull-state.json";
 export const PULL_SUCCEEDED_FILE = "pull-succeeded";
 
+const Instant = v.pipe(v.string(), v.isoTimestamp());
+
+const RefusedSchema = v.object({
+  /** When the refused download was received. */
+  at: Instant,
+  /** `header`: its columns changed, until accepted; `content` or `download`: until a good one. */
+  kind: v.picklist(["header", "content", "download"]),
+  reason: v.string(),
+  /** The refused body, kept in the archive. */
+  sha256: v.optional(v.string()),
+  /** The refused header's names (normalized), for `--accept-header`. */
+  header: v.optional(v.array(v.string())),
+});
+
 const FileStateSchema = v.object({
-  url: v.string(),
+  link: v.optional(v.string()),
   etag: v.optional(v.string()),
   lastModified: v.optional(v.string()),
-  header: v.string(),
-  ingested: v.pipe(v.string(), v.isoTimestamp()),
+  /** The last body ingested, by its SHA-256. */
+  sha256: v.optional(v.string()),
+  ingested: v.optional(Instant),
+  /** A header the operator accepted in place of the known one (normalized names). */
+  accepted: v.optional(v.array(v.string())),
+  refused: v.optional(RefusedSchema),
 });
-const PullStateSchema = v.object({ format: v.literal(1), files: v.record(v.string(), FileStateSchema) });
+const PullStateSchema = v.object({ format: v.literal(2), files: v.record(v.string(), FileStateSchema) });
+
+// Format 1 (releases up to 1.3): the URL fetched, its validators and the raw header row.
+const V1Schema = v.object({
+  format: v.literal(1),
+  files: v.record(
+    v.string(),
+    v.object({
+      url: v.string(),
+      etag: v.optional(v.string()),
+      lastModified: v.optional(v.string()),
+      header: v.string(),
+      ingested: Instant,
+    }),
+  ),
+});
 
 /** What is remembered of one portal file. */
 export type FileState = v.InferOutput<typeof FileStateSchema>;
+/** Why a file is refused, while it is. */
+export type Refusal = v.InferOutput<typeof RefusedSchema>;
 export type PullState = v.InferOutput<typeof PullStateSchema>;
 
 /** The remembered state (empty before the first pull); throws a SyntaxError for a damaged file. */
 export function readPullState(dir: string): PullState {
   const path = join(dir, PULL_STATE_FILE);
-  return existsSync(path)
-    ? parseDocument(readFileSync(path, "utf8"), PullStateSchema, PULL_STATE_FILE)
-    : { format: 1, files: {} };
+  if (!existsSync(path)) return { format: 2, files: {} };
+  const text = readFileSync(path, "utf8");
+  if (formatOf(text) !== 1) return parseDocument(text, PullStateSchema, PULL_STATE_FILE);
+  const old = parseDocument(text, V1Schema, PULL_STATE_FILE);
+  const files: Record<string, FileState> = {};
+  for (const [name, { url, etag, lastModified, ingested }] of Object.entries(old.files)) {
+    files[name] = { link: url, etag, lastModified, ingested };
+  }
+  return { format: 2, files };
+}
+
+// The document's format, or undefined when it is not a JSON object (parseDocument says why).
+function formatOf(text: string): unknown {
+  try {
+    return (JSON.parse(text) as { format?: unknown } | null)?.format;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Replaces the state atomically. */
 export function writePullState(dir: string, state: PullState): void {
   writeFileAtomic(join(dir, PULL_STATE_FILE), JSON.stringify(state, null, 2) + "\n");
+}
+
+/** The files refused now, by name (a changed header stays refused until it is accepted). */
+export function refusedFiles(dir: string): Map<string, Refusal> {
+  let state: PullState;
+  try {
+    state = readPullState(dir);
+  } catch {
+    return new Map(); // only informative here; `pull` reports a damaged state file
+  }
+  const out = new Map<string, Refusal>();
+  for (const [name, file] of Object.entries(state.files)) if (file.refused) out.set(name, file.refused);
+  return out;
 }
 
 /** Marks a successful pull at `at` (UTC ms). */

@@ -1,169 +1,229 @@
 /**
- * `pull`: downloads the portal's live files and ingests what is new. Each file is checked before
- * it can touch the store (a whole body, not empty, not an HTML page, the header row it had last
- * time, then every row as `ingest` checks it); a file that fails is reported with its URL and the
- * store keeps what it had, while the other files still go in.
+ * `pull`: follows the portal's pages to its files, downloads them conditionally, keeps every body
+ * in the archive and ingests what is new (docs/operations.md: "Keeping the data current"). Each
+ * file is checked before it can touch the store (`take-download.ts`); a file that fails is
+ * reported and the store keeps what it had, while the other files still go in. When no server
+ * answers at all, the run stops at once and writes nothing: a DATA_DIR that did not exist is
+ * not created.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { ingestFiles } from "../ingest/ingest.ts";
-import { download, DownloadError, type DownloadPolicy, type Validators } from "./download.ts";
-import { portalUrls } from "./portal-urls.ts";
+import { ARCHIVE_DIR, type Attempt, keepBody, logAttempt } from "./archive.ts";
+import type { DownloadPolicy } from "./download.ts";
+import { locate, type Located } from "./locate.ts";
+import type { PortalFileSpec } from "./portal-files.ts";
 import {
   type FileState,
   markPullSucceeded,
+  type PullState,
   readPullState,
   recordPullRun,
+  type Refusal,
   writePullState,
 } from "./pull-state.ts";
+import { takeDownload, type Taken } from "./take-download.ts";
+import type { SkipReason } from "../source/portal-csv.ts";
 
 /** What happened to one file. */
 export interface FileOutcome {
   readonly file: string;
-  /** The URL answered from, or the last one tried. */
-  readonly url: string;
-  readonly result: "not-modified" | "ingested" | "failed";
+  /** `refused`: a body came and was not stored; `failed`: no body came. */
+  readonly result: "not-modified" | "unchanged" | "ingested" | "refused" | "failed";
+  /** The URL the file came from, when one answered. */
+  readonly link?: string;
+  /** The link the page gave, when it is not the one remembered. */
+  readonly linkChanged?: { readonly from: string; readonly to: string };
   readonly hoursAdded?: number;
   readonly hoursRevised?: number;
-  readonly placeholdersSkipped?: number;
-  readonly blankSkipped?: number;
+  readonly rowsRead?: number;
+  readonly skipped?: Readonly<Record<SkipReason, number>>;
   /** Days of generated sample data the ingest removed before storing this real file. */
   readonly sampleDaysRemoved?: number;
-  /** Why it failed. */
+  /** Why it was refused or failed, or what went wrong beside it (an unreadable stored day). */
   readonly error?: string;
+}
+
+/** A whole run. `unreachable` says why it stopped when no server answered. */
+export interface PullResult {
+  readonly ok: boolean;
+  readonly files: FileOutcome[];
+  readonly unreachable?: string;
 }
 
 export interface PullOptions {
   readonly dir: string;
-  /** The portal's upload folder (`PORTAL_URL`). */
-  readonly baseUrl: string;
-  readonly files: readonly string[];
+  /** The portal's root (`PORTAL_URL`). */
+  readonly root: string;
+  readonly files: readonly PortalFileSpec[];
   readonly policy: DownloadPolicy;
   readonly now?: () => number;
-  /** Progress lines, for stderr. */
+  /** Progress lines (each URL fetched), for stderr with --verbose. */
   readonly onProgress?: (line: string) => void;
 }
 
-/** Refused content; the message is for the operator, and names the URL. */
-class Refused extends Error {}
+const iso = (ms: number) => new Date(ms).toISOString();
 
-// The header row, without a byte-order mark or line end.
-function headerOf(text: string): string {
-  const end = text.indexOf("\n");
-  return (end === -1 ? text : text.slice(0, end)).replace(/^\uFEFF/, "").replace(/\r$/, "");
-}
-
-function check(url: string, body: Buffer, contentType: string, known: FileState | undefined): string {
-  if (body.length === 0) throw new Refused(`${url} answered with an empty body`);
-  const text = body.toString("utf8");
-  if (/html/i.test(contentType) || /^\s*</.test(text)) {
-    throw new Refused(`${url} answered with an HTML page (the portal's error page?), not CSV`);
-  }
-  const header = headerOf(text);
-  if (known !== undefined && known.header !== header) {
-    throw new Refused(
-      `${url} changed its header row; refusing it until checked. Was: "${known.header}". Now: "${header}"`,
-    );
-  }
-  return text;
-}
-
-// Downloads a file from this month's folder, or last month's when this month's is not there yet.
-async function fetchFile(options: PullOptions, file: string, known: FileState | undefined) {
-  const urls = portalUrls(options.baseUrl, file, (options.now ?? Date.now)());
-  for (const [i, url] of urls.entries()) {
-    const validators: Validators = known?.url === url ? known : {};
-    options.onProgress?.(`${file}: GET ${url}`);
-    const got = await download(url, validators, options.policy);
-    if (got.kind === "status" && got.status === 404 && i === 0) continue;
-    if (got.kind === "status") throw new Refused(`${url} answered HTTP ${got.status}`);
-    return { url, got };
-  }
-  throw new Refused(`${urls[1]} answered HTTP 404, as did ${urls[0]}`);
-}
-
-// Ingests one checked file; what it added and revised, or the ingest's refusal.
-function ingestText(options: PullOptions, file: string, url: string, text: string) {
-  const folder = mkdtempSync(join(tmpdir(), "gds-pull-"));
-  try {
-    const path = join(folder, file);
-    writeFileSync(path, text);
-    const summary = ingestFiles([path], { dir: options.dir, now: options.now });
-    if (summary.failures.length > 0) {
-      throw new Refused(`${url}: ${summary.failures.map((f) => f.message).join("; ")}`);
-    }
-    return summary;
-  } finally {
-    rmSync(folder, { recursive: true, force: true });
-  }
-}
-
-async function pullFile(
-  options: PullOptions,
+// The attempt's line for the log, from where the file came and what became of it.
+function attemptOf(
   file: string,
-  state: Record<string, FileState>,
-): Promise<FileOutcome> {
-  const known = state[file];
-  let url = known?.url ?? "";
-  try {
-    const fetched = await fetchFile(options, file, known);
-    url = fetched.url;
-    if (fetched.got.kind === "not-modified") return { file, url, result: "not-modified" };
-    if (fetched.got.kind !== "body") throw new Refused(`${url} gave no body`);
-    const { body, contentType, validators } = fetched.got;
-    const text = check(url, body, contentType, known);
-    const summary = ingestText(options, file, url, text);
-    state[file] = {
-      url,
-      ...validators,
-      header: headerOf(text),
-      ingested: new Date((options.now ?? Date.now)()).toISOString(),
-    };
+  at: number,
+  located: Located,
+  outcome: FileOutcome,
+  taken?: Taken,
+  sha256?: string,
+): Attempt {
+  const got = located.got;
+  const validators = got?.kind === "body" ? got.validators : {};
+  const ingested = taken?.result === "ingested" ? taken.summary : undefined;
+  return {
+    at: iso(at),
+    file,
+    page: located.page,
+    page_status: located.pageStatus,
+    link: located.link,
+    status: got === undefined ? null : got.kind === "body" ? 200 : 304,
+    ...(validators.etag === undefined ? {} : { etag: validators.etag }),
+    ...(validators.lastModified === undefined ? {} : { last_modified: validators.lastModified }),
+    ...(sha256 === undefined || got?.kind !== "body"
+      ? {}
+      : { sha256, bytes: got.body.length, content_type: got.contentType }),
+    outcome: outcome.result,
+    ...(outcome.error === undefined ? {} : { detail: outcome.error }),
+    ...(ingested === undefined
+      ? {}
+      : {
+          hours_added: ingested.hoursAdded,
+          hours_revised: ingested.hoursRevised,
+          rows: { read: ingested.rowsRead, stored: ingested.rowsStored, ...ingested.skipped },
+        }),
+  };
+}
+
+/** The outcome of a taken body, and the file's state after it. */
+export function settle(
+  file: string,
+  taken: Taken,
+  known: FileState,
+  kept: { link?: string; validators?: FileState; sha256: string; at: number },
+): { outcome: FileOutcome; state: FileState } {
+  if (taken.result === "refused") {
     return {
+      outcome: { file, result: "refused", link: kept.link, error: taken.refusal.reason },
+      state: { ...known, refused: taken.refusal },
+    };
+  }
+  const base: FileState = {
+    ...known,
+    ...(kept.link === undefined ? {} : { link: kept.link, etag: undefined, lastModified: undefined }),
+    ...kept.validators,
+    refused: undefined,
+  };
+  if (taken.result === "unchanged")
+    return { outcome: { file, result: "unchanged", link: kept.link }, state: base };
+  const { summary, problems } = taken;
+  return {
+    outcome: {
       file,
-      url,
       result: "ingested",
+      link: kept.link,
       hoursAdded: summary.hoursAdded,
       hoursRevised: summary.hoursRevised,
-      placeholdersSkipped: summary.skipped.placeholder,
-      blankSkipped: summary.skipped.blank,
+      rowsRead: summary.rowsRead,
+      skipped: summary.skipped,
       ...(summary.sampleDaysRemoved > 0 ? { sampleDaysRemoved: summary.sampleDaysRemoved } : {}),
-    };
-  } catch (error) {
-    if (error instanceof Refused || error instanceof DownloadError) {
-      return { file, url, result: "failed", error: error.message };
-    }
-    throw error;
+      ...(problems.length > 0 ? { error: problems.join("; ") } : {}),
+    },
+    state: { ...base, sha256: kept.sha256, ingested: iso(kept.at) },
+  };
+}
+
+// Downloads, keeps and takes one file; returns its outcome and new state.
+async function pullFile(options: PullOptions, spec: PortalFileSpec, known: FileState, now: () => number) {
+  const at = now();
+  const located = await locate({ root: options.root, policy: options.policy, now }, spec, known);
+  const linkChanged =
+    located.link !== null && known.link !== undefined && located.link !== known.link
+      ? { from: known.link, to: located.link }
+      : undefined;
+  const archive = join(options.dir, ARCHIVE_DIR);
+  if (located.got === undefined) {
+    const error = `no file came: ${located.tried.join("; ")}`;
+    const refusal: Refusal = { at: iso(at), kind: "download", reason: error };
+    const outcome: FileOutcome = { file: spec.name, result: "failed", error };
+    if (existsSync(options.dir)) logAttempt(archive, attemptOf(spec.name, at, located, outcome));
+    // A changed header stays the reason until it is accepted.
+    const refused = known.refused?.kind === "header" ? known.refused : refusal;
+    return { located, outcome, state: { ...known, refused } };
   }
+  if (located.got.kind === "not-modified") {
+    const outcome: FileOutcome = { file: spec.name, result: "not-modified", link: located.link! };
+    logAttempt(archive, attemptOf(spec.name, at, located, outcome));
+    const state = known.refused?.kind === "header" ? known : { ...known, refused: undefined };
+    return { located, outcome, state };
+  }
+  const { body, contentType, validators } = located.got;
+  const sha256 = keepBody(archive, body);
+  const taken = takeDownload(options.dir, spec, known, { body, contentType, receivedAt: at, sha256 }, now);
+  const settled = settle(spec.name, taken, known, { link: located.link!, validators, sha256, at });
+  const outcome = linkChanged === undefined ? settled.outcome : { ...settled.outcome, linkChanged };
+  logAttempt(archive, attemptOf(spec.name, at, located, outcome, taken, sha256));
+  return { located, outcome, state: settled.state };
 }
 
 /** Pulls every file; `ok` when each was current or ingested. */
-export async function pullPortal(options: PullOptions): Promise<{ ok: boolean; files: FileOutcome[] }> {
-  const state = readPullState(options.dir);
+export async function pullPortal(options: PullOptions): Promise<PullResult> {
+  const now = options.now ?? Date.now;
+  const state: PullState = readPullState(options.dir);
   const files: FileOutcome[] = [];
-  for (const file of options.files) {
-    const outcome = await pullFile(options, file, state.files);
-    options.onProgress?.(describe(outcome));
-    files.push(outcome);
+  let changed = false;
+  for (const spec of options.files) {
+    const known = state.files[spec.name] ?? {};
+    const pulled = await pullFile(options, spec, known, now);
+    if (pulled.located.unreachable) {
+      const reason = pulled.located.tried.join("; ");
+      const unreachable = `Cannot reach the portal at ${options.root}: ${reason}; nothing was downloaded or stored`;
+      if (existsSync(options.dir)) recordPullRun(options.dir, "failed");
+      return { ok: false, files, unreachable };
+    }
+    options.onProgress?.(describe(pulled.outcome));
+    files.push(pulled.outcome);
+    if (JSON.stringify(pulled.state) !== JSON.stringify(known)) {
+      state.files[spec.name] = pulled.state;
+      changed = true;
+    }
   }
-  if (files.some((f) => f.result === "ingested")) writePullState(options.dir, state);
-  const ok = files.every((f) => f.result !== "failed");
-  if (ok) markPullSucceeded(options.dir, (options.now ?? Date.now)());
-  recordPullRun(options.dir, ok ? "ok" : "failed");
+  // Nothing is written into a DATA_DIR that nothing was downloaded into.
+  if (changed && existsSync(options.dir)) writePullState(options.dir, state);
+  const ok = files.every(
+    (f) => ["not-modified", "unchanged", "ingested"].includes(f.result) && f.error === undefined,
+  );
+  if (existsSync(options.dir)) {
+    if (ok) markPullSucceeded(options.dir, now());
+    recordPullRun(options.dir, ok ? "ok" : "failed");
+  }
   return { ok, files };
 }
 
 /** One line for a file's outcome. */
 export function describe(outcome: FileOutcome): string {
-  if (outcome.result === "not-modified") return `${outcome.file}: not modified`;
+  const moved =
+    outcome.linkChanged === undefined
+      ? ""
+      : ` (the page now links ${outcome.linkChanged.to}; it was ${outcome.linkChanged.from})`;
+  if (outcome.result === "not-modified") return `${outcome.file}: not modified${moved}`;
+  if (outcome.result === "unchanged")
+    return `${outcome.file}: unchanged (the same file as last time)${moved}`;
   if (outcome.result === "failed") return `${outcome.file}: FAILED: ${outcome.error}`;
+  if (outcome.result === "refused") return `${outcome.file}: REFUSED${moved}: ${outcome.error}`;
   const removed =
     outcome.sampleDaysRemoved === undefined
       ? ""
       : `removed ${outcome.sampleDaysRemoved} days of sample data (generated, not Eskom's) first, `;
+  const s = outcome.skipped!;
+  const problem = outcome.error === undefined ? "" : `; PROBLEM: ${outcome.error}`;
   return (
-    `${outcome.file}: ${removed}${outcome.hoursAdded} hours added, ${outcome.hoursRevised} hours revised, ` +
-    `${outcome.placeholdersSkipped} placeholders skipped, ${outcome.blankSkipped} blank rows skipped`
+    `${outcome.file}: ${removed}${outcome.hoursAdded} hours added, ${outcome.hoursRevised} revised; ` +
+    `rows skipped: ${s.blank} blank, ${s.placeholder} placeholder, ${s.future} future, ${s.uncertain} uncertain` +
+    `${moved}${problem}`
   );
 }

@@ -6,28 +6,36 @@
  * guessed at, so that a renamed or new portal column is noticed by the operator.
  */
 
-/** What a column measures; `forecast` columns do not count as actual readings. */
-export type ColumnKind = "forecast" | "actual" | "capacity" | "storage";
+/**
+ * What a column measures. `forecast` columns do not count as actual readings; `installed` ones
+ * describe the plant (installed capacity), not the hour, and are kept for hours still to come.
+ */
+export type ColumnKind = "forecast" | "actual" | "capacity" | "installed" | "storage";
 
 /** One known source column. */
 export interface Column {
   readonly name: string;
   readonly kind: ColumnKind;
+  /**
+   * Never exactly 0 in a published hour (national demand, coal, wind, reservoir levels...): a row
+   * whose values are all 0 and that holds such a column is a placeholder for an unpublished hour.
+   */
+  readonly neverZero?: true;
 }
 
 const COLUMNS: readonly Column[] = [
   // Demand and forecasts (export and live `System_hourly_actual_and_forecasted_demand.csv`).
-  { name: "original_res_forecast_before_lockdown", kind: "forecast" },
-  { name: "residual_forecast", kind: "forecast" },
-  { name: "rsa_contracted_forecast", kind: "forecast" },
-  { name: "dispatchable_generation", kind: "actual" },
-  { name: "residual_demand", kind: "actual" },
-  { name: "rsa_contracted_demand", kind: "actual" },
+  { name: "original_res_forecast_before_lockdown", kind: "forecast", neverZero: true },
+  { name: "residual_forecast", kind: "forecast", neverZero: true },
+  { name: "rsa_contracted_forecast", kind: "forecast", neverZero: true },
+  { name: "dispatchable_generation", kind: "actual", neverZero: true },
+  { name: "residual_demand", kind: "actual", neverZero: true },
+  { name: "rsa_contracted_demand", kind: "actual", neverZero: true },
   { name: "international_exports", kind: "actual" },
   { name: "international_imports", kind: "actual" },
   // Generation by source.
-  { name: "thermal_generation", kind: "actual" },
-  { name: "thermal_gen_excl_pumping_and_sco", kind: "actual" },
+  { name: "thermal_generation", kind: "actual", neverZero: true },
+  { name: "thermal_gen_excl_pumping_and_sco", kind: "actual", neverZero: true },
   { name: "nuclear_generation", kind: "actual" },
   { name: "eskom_gas_generation", kind: "actual" },
   { name: "eskom_ocgt_generation", kind: "actual" },
@@ -47,27 +55,27 @@ const COLUMNS: readonly Column[] = [
   { name: "eskom_gas_sco_pumping", kind: "actual" },
   { name: "hydro_water_sco_pumping", kind: "actual" },
   // Renewables.
-  { name: "wind", kind: "actual" },
+  { name: "wind", kind: "actual", neverZero: true },
   { name: "pv", kind: "actual" },
   { name: "csp", kind: "actual" },
-  { name: "other_re", kind: "actual" },
-  { name: "total_re", kind: "actual" },
+  { name: "other_re", kind: "actual", neverZero: true },
+  { name: "total_re", kind: "actual", neverZero: true },
   // Installed capacity and capacity lost to outages (MW).
-  { name: "wind_installed_capacity", kind: "capacity" },
-  { name: "pv_installed_capacity", kind: "capacity" },
-  { name: "csp_installed_capacity", kind: "capacity" },
-  { name: "other_re_installed_capacity", kind: "capacity" },
-  { name: "total_re_installed_capacity", kind: "capacity" },
-  { name: "installed_eskom_capacity", kind: "capacity" },
+  { name: "wind_installed_capacity", kind: "installed", neverZero: true },
+  { name: "pv_installed_capacity", kind: "installed", neverZero: true },
+  { name: "csp_installed_capacity", kind: "installed", neverZero: true },
+  { name: "other_re_installed_capacity", kind: "installed", neverZero: true },
+  { name: "total_re_installed_capacity", kind: "installed", neverZero: true },
+  { name: "installed_eskom_capacity", kind: "installed", neverZero: true },
   { name: "total_pclf", kind: "capacity" },
-  { name: "total_uclf", kind: "capacity" },
+  { name: "total_uclf", kind: "capacity", neverZero: true },
   { name: "total_oclf", kind: "capacity" },
-  { name: "total_uclf_oclf", kind: "capacity" },
+  { name: "total_uclf_oclf", kind: "capacity", neverZero: true },
   { name: "non_comm_sentout", kind: "actual" },
   // Pumped-storage energy levels, in hours of generation.
-  { name: "drakensberg_gen_unit_hours", kind: "storage" },
-  { name: "palmiet_gen_unit_hours", kind: "storage" },
-  { name: "ingula_gen_unit_hours", kind: "storage" },
+  { name: "drakensberg_gen_unit_hours", kind: "storage", neverZero: true },
+  { name: "palmiet_gen_unit_hours", kind: "storage", neverZero: true },
+  { name: "ingula_gen_unit_hours", kind: "storage", neverZero: true },
 ];
 
 /** Every known column, in the order readings are stored. */
@@ -78,8 +86,15 @@ export const COLUMN_COUNT = COLUMNS.length;
 
 const INDEX = new Map(COLUMNS.map((column, i) => [column.name, i]));
 
-/** The header names (normalized) that hold the hour-beginning timestamp. */
-export const TIMESTAMP_COLUMNS: ReadonlySet<string> = new Set(["date_time_hour_beginning", "datetimekey"]);
+/**
+ * The header names (normalized) that hold the hour-beginning timestamp. The outage file has two
+ * (`DateTimeKey` and `Date Time Hour Beginning`); the pumped-storage file calls it `Date`.
+ */
+export const TIMESTAMP_COLUMNS: ReadonlySet<string> = new Set([
+  "date_time_hour_beginning",
+  "datetimekey",
+  "date",
+]);
 
 /**
  * The header (normalized) of the column that Grid Data Service's own generated sample files carry

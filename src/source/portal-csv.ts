@@ -1,21 +1,28 @@
 /**
- * Reads one Eskom Data Portal CSV file in either real format, detected from its content:
+ * Reads one Eskom Data Portal CSV file, in every form the portal has written, detected from its
+ * content (docs/data.md: "Formats"): data-request exports (`ESK####.csv`, 12-hour stamps, an
+ * unquoted decimal comma in `Total UCLF+OCLF`), and the live files in `;` with decimal commas,
+ * `,` with `.` and E-notation, and `,` with unquoted decimal commas. Columns are matched by header
+ * name, never by position.
  *
- * - data-request exports (`ESK####.csv`): `,` delimiter, `.` decimals, 12-hour stamps, and the
- *   unquoted decimal comma in `Total UCLF+OCLF` that gives most rows one field too many;
- * - live portal downloads: `;` delimiter, `,` decimals, CRLF, 24-hour stamps, unsorted rows,
- *   blank rows for unpublished hours and all-zero placeholder rows.
+ * What is never stored as a reading:
+ * - a row with no value (an unpublished hour), or whose values are all 0 while it holds a column
+ *   that is never 0 in a published hour (the portal's placeholder for an unpublished hour);
+ * - a row that cannot be read with certainty (`csv-fields.ts`), counted; a file of which most rows
+ *   are uncertain is refused whole;
+ * - an actual value for an hour that begins more than an hour after the file was received
+ *   (forecasts and installed capacities are kept: they are about hours to come).
  *
- * A file that carries the `SAMPLE_COLUMN` is the project's own generated sample, and says so.
- *
- * Columns are matched by header name, never by position. Any defect refuses the whole file with
- * a `PortalCsvError` naming the file and the line, so that nothing of a bad file is stored.
+ * A file is refused whole, with a `PortalCsvError` naming the file and the line, for any defect:
+ * an HTML page, an unknown column, a bad stamp or number, and any value outside its column's
+ * physical bounds (`bounds.ts`). A file that carries the `SAMPLE_COLUMN` is the project's own
+ * generated sample, and says so.
  */
-import { columnIndex, normalizeColumnName, SAMPLE_COLUMN, TIMESTAMP_COLUMNS } from "./columns.ts";
+import { columnIndex, columns, normalizeColumnName, SAMPLE_COLUMN, TIMESTAMP_COLUMNS } from "./columns.ts";
+import { certainFields, type FieldLayout, splitFields } from "./csv-fields.ts";
+import { boundOf } from "./bounds.ts";
 import { parseSastStamp } from "./sast-stamp.ts";
-
-/** Which of the two portal layouts a file uses. */
-export type PortalFormat = "export" | "live";
+import { HOUR_MS } from "../time.ts";
 
 /** One source row: its hour (UTC ms) and a value per file column, NaN where blank. */
 export interface PortalRow {
@@ -24,13 +31,15 @@ export interface PortalRow {
   readonly values: Float64Array;
 }
 
-/** Why rows were passed over, and how many. */
-export type SkipReason = "blank" | "placeholder";
+/** Why rows were passed over, and how many. `future`: rows whose actual values were left out. */
+export type SkipReason = "blank" | "placeholder" | "uncertain" | "future";
 
 /** A parsed file: its catalog columns (indexes into a reading) and its rows with values. */
 export interface PortalFile {
   readonly name: string;
-  readonly format: PortalFormat;
+  readonly delimiter: ";" | ",";
+  /** Every header name, normalized (the set a pull compares with the file's known header). */
+  readonly headerNames: readonly string[];
   readonly columns: readonly number[];
   readonly columnNames: readonly string[];
   readonly rows: readonly PortalRow[];
@@ -38,6 +47,14 @@ export interface PortalFile {
   readonly skipped: Readonly<Record<SkipReason, number>>;
   /** Whether the file is generated sample data (it carries the sample column), not the utility's. */
   readonly sample: boolean;
+}
+
+/** How to read a file. */
+export interface ParseOptions {
+  /** When the file was received (UTC ms); the default is now. */
+  readonly receivedAt?: number;
+  /** Header names (normalized) whose columns are not read: an operator accepted them unknown. */
+  readonly ignore?: ReadonlySet<string>;
 }
 
 /** A file that is not a valid portal CSV; `line` is 1-based. */
@@ -53,105 +70,206 @@ export class PortalCsvError extends Error {
 }
 
 const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
-const UCLF_OCLF = "total_uclf_oclf";
-const EXPORT_STAMP = "Date Time Hour Beginning";
+const EXPORT_QUIRK = "total_uclf_oclf";
 
 type Fail = (line: number, reason: string) => never;
 
-/** What the header says about every row: where the stamp is, which column each field fills. */
-interface Layout {
-  readonly delimiter: string;
-  readonly decimalComma: boolean;
+/** Where each field of a row goes. */
+interface Layout extends FieldLayout {
   readonly headerNames: readonly string[];
-  readonly stampAt: number;
-  /** The generated sample's marker column, whose values are not readings; -1 if none. */
-  readonly sampleAt: number;
+  readonly rawNames: readonly string[];
+  /** Per header position: the index into a row's values, or -1 (a stamp, the sample mark, ignored). */
+  readonly valueAt: readonly number[];
   readonly columns: number[];
   readonly columnNames: string[];
-  readonly format: PortalFormat;
-  /** The export's Total UCLF+OCLF field, written with an unquoted decimal comma; -1 if none. */
-  readonly quirkAt: number;
+  /** Per value: whether it is kept for hours still to come (a forecast, an installed capacity). */
+  readonly keptAhead: readonly boolean[];
+  /** Per value: whether it takes part in the placeholder test (not an installed capacity). */
+  readonly tested: readonly boolean[];
+  readonly sampleAt: number;
 }
 
-function readHeader(header: string, fail: Fail): Layout {
+function readHeader(header: string, ignore: ReadonlySet<string>, fail: Fail): Layout {
   const delimiter = header.includes(";") ? ";" : ",";
-  const decimalComma = delimiter === ";";
-  const headerNames = splitFields(header, delimiter);
-  if (headerNames.length < 2) fail(1, "the header names no columns; expected a timestamp and readings");
-  let stampAt = -1;
-  let sampleAt = -1;
-  const columns: number[] = [];
+  const rawNames = splitFields(header, delimiter).map((name) => name.trim());
+  if (rawNames.length < 2) fail(1, "the header names no columns; expected a timestamp and readings");
+  const headerNames = rawNames.map(normalizeColumnName);
+  const stamps = new Set<number>();
+  const valueAt: number[] = [];
+  const columnsOut: number[] = [];
   const columnNames: string[] = [];
-  const seen = new Set<string>();
-  for (const [i, raw] of headerNames.entries()) {
-    const normalized = normalizeColumnName(raw);
-    if (seen.has(normalized)) fail(1, `column "${raw}" appears twice`);
-    seen.add(normalized);
-    if (TIMESTAMP_COLUMNS.has(normalized)) {
-      stampAt = i;
-      continue;
+  let sampleAt = -1;
+  headerNames.forEach((name, i) => {
+    if (headerNames.indexOf(name) !== i) fail(1, `column "${rawNames[i]}" appears twice`);
+    valueAt.push(-1);
+    if (TIMESTAMP_COLUMNS.has(name)) stamps.add(i);
+    else if (name === SAMPLE_COLUMN) sampleAt = i;
+    else if (!ignore.has(name)) {
+      const index = columnIndex(name);
+      if (index < 0) fail(1, `unknown column "${rawNames[i]}"; this is not a known Eskom Data Portal header`);
+      valueAt[i] = columnsOut.length;
+      columnsOut.push(index);
+      columnNames.push(name);
     }
-    if (normalized === SAMPLE_COLUMN) {
-      sampleAt = i;
-      continue;
-    }
-    const index = columnIndex(normalized);
-    if (index < 0) fail(1, `unknown column "${raw}"; this is not a known Eskom Data Portal header`);
-    columns.push(index);
-    columnNames.push(normalized);
-  }
-  if (stampAt < 0) fail(1, `no timestamp column ("Date Time Hour Beginning" or "DateTimeKey")`);
-  // Exports name the stamp "Date Time Hour Beginning"; live downloads use `;`, or (a later
-  // variant) `,` with underscore names such as "Date_Time_Hour_Beginning" or "DateTimeKey".
-  const format: PortalFormat =
-    decimalComma || headerNames[stampAt]!.trim() !== EXPORT_STAMP ? "live" : "export";
-  const quirkAt = decimalComma ? -1 : headerNames.findIndex((h) => normalizeColumnName(h) === UCLF_OCLF);
-  return { delimiter, decimalComma, headerNames, stampAt, sampleAt, columns, columnNames, format, quirkAt };
+  });
+  if (stamps.size === 0) fail(1, `no timestamp column ("Date Time Hour Beginning" or "DateTimeKey")`);
+  const kinds = columnsOut.map((c) => columns[c]!.kind);
+  return {
+    delimiter,
+    width: rawNames.length,
+    stamps,
+    exportQuirkAt: delimiter === "," ? headerNames.indexOf(EXPORT_QUIRK) : -1,
+    headerNames,
+    rawNames,
+    valueAt,
+    columns: columnsOut,
+    columnNames,
+    keptAhead: kinds.map((kind) => kind === "forecast" || kind === "installed"),
+    tested: kinds.map((kind) => kind !== "installed"),
+    sampleAt,
+  };
 }
 
-// One data line's fields, the export's split decimal-comma field joined again.
-function rowFields(line: string, lineNo: number, layout: Layout, fail: Fail): string[] {
-  const width = layout.headerNames.length;
-  const { quirkAt } = layout;
-  let fields = splitFields(line, layout.delimiter);
-  if (fields.length === width + 1 && quirkAt >= 0) {
-    fields = [
-      ...fields.slice(0, quirkAt),
-      `${fields[quirkAt]}.${fields[quirkAt + 1]}`,
-      ...fields.slice(quirkAt + 2),
-    ];
+// The row's hour: every stamp column must name the same one.
+function rowHour(fields: readonly string[], lineNo: number, layout: Layout, fail: Fail): number {
+  let hour: number | undefined;
+  for (const at of layout.stamps) {
+    let parsed = 0;
+    try {
+      parsed = parseSastStamp(fields[at]!);
+    } catch (error) {
+      fail(lineNo, (error as Error).message);
+    }
+    if (hour !== undefined && parsed !== hour) fail(lineNo, `its timestamp columns name different hours`);
+    hour = parsed;
   }
-  if (fields.length !== width)
-    fail(lineNo, `expected ${width} fields as in the header, found ${fields.length}`);
-  return fields;
+  return hour!;
 }
 
-// The values of one row (NaN where empty), and how many are present and non-zero.
-function rowValues(fields: readonly string[], lineNo: number, layout: Layout, fail: Fail) {
+// The values of one row, NaN where empty.
+function rowValues(fields: readonly string[], lineNo: number, layout: Layout, fail: Fail): Float64Array {
   const values = new Float64Array(layout.columns.length);
-  let present = 0;
-  let nonZero = 0;
-  let v = 0;
-  for (let f = 0; f < fields.length; f++) {
-    if (f === layout.stampAt || f === layout.sampleAt) continue;
-    const raw = fields[f]!.trim();
-    if (raw === "") {
-      values[v++] = NaN;
-      continue;
+  fields.forEach((field, f) => {
+    const v = layout.valueAt[f]!;
+    if (v < 0) return;
+    const text = field.trim();
+    if (text === "") {
+      values[v] = NaN;
+      return;
     }
-    const text = layout.decimalComma ? raw.replace(",", ".") : raw;
     if (!NUMBER.test(text))
-      fail(lineNo, `column "${layout.headerNames[f]!.trim()}" holds "${raw}", which is not a number`);
-    const value = Number(text);
-    values[v++] = value;
-    present++;
-    if (value !== 0) nonZero++;
-  }
-  return { values, present, nonZero };
+      fail(lineNo, `column "${layout.rawNames[f]}" holds "${text}", which is not a number`);
+    values[v] = Number(text);
+  });
+  return values;
 }
 
-/** Parses the text of a portal CSV file; `name` is used in error messages only. */
-export function parsePortalCsv(text: string, name: string): PortalFile {
+// Whether a row with values is the portal's placeholder for an unpublished hour: every value 0,
+// with a column among them that is never 0 in a published hour.
+function isPlaceholder(values: Float64Array, layout: Layout): boolean {
+  let neverZero = false;
+  for (let v = 0; v < values.length; v++) {
+    const value = values[v]!;
+    if (Number.isNaN(value) || !layout.tested[v]) continue;
+    if (value !== 0) return false;
+    if (columns[layout.columns[v]!]!.neverZero) neverZero = true;
+  }
+  return neverZero;
+}
+
+// Refuses the file when a value lies outside its column's bounds.
+function checkBounds(values: Float64Array, hour: number, lineNo: number, layout: Layout, fail: Fail): void {
+  for (let v = 0; v < values.length; v++) {
+    const value = values[v]!;
+    if (Number.isNaN(value)) continue;
+    const bound = boundOf(layout.columnNames[v]!);
+    if (value >= bound.min && value <= bound.max) continue;
+    const sast = new Date(hour + 2 * HOUR_MS).toISOString().slice(0, 16).replace("T", " ");
+    fail(
+      lineNo,
+      `hour ${sast} SAST: "${layout.rawNames[layout.valueAt.indexOf(v)]}" is ${value} ${bound.unit}, ` +
+        `outside its bounds of ${bound.min} to ${bound.max} ${bound.unit} (${bound.why}); ` +
+        `the file's columns are not what their names say, so nothing of it is stored`,
+    );
+  }
+}
+
+// Leaves out the actual values of an hour that begins more than an hour after receipt; returns
+// whether any value is left.
+function dropFuture(values: Float64Array, layout: Layout): { dropped: boolean; left: boolean } {
+  let dropped = false;
+  let left = false;
+  for (let v = 0; v < values.length; v++) {
+    if (Number.isNaN(values[v]!)) continue;
+    if (layout.keptAhead[v]) left = true;
+    else {
+      values[v] = NaN;
+      dropped = true;
+    }
+  }
+  return { dropped, left };
+}
+
+/** The rows read, by hour, and what was passed over. */
+interface Rows {
+  readonly byHour: Map<number, PortalRow>;
+  readonly skipped: Record<SkipReason, number>;
+  readonly rowsRead: number;
+  readonly firstUncertain: number;
+}
+
+// Every data line read as the rules say; an hour given twice with different values is uncertain.
+function readRows(lines: readonly string[], layout: Layout, latest: number, fail: Fail): Rows {
+  const byHour = new Map<number, PortalRow>();
+  const conflicted = new Set<number>();
+  const skipped: Record<SkipReason, number> = { blank: 0, placeholder: 0, uncertain: 0, future: 0 };
+  let rowsRead = 0;
+  let firstUncertain = 0;
+  for (let i = 1; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line.trim() === "") continue;
+    const lineNo = i + 1;
+    rowsRead++;
+    let fields: string[] | undefined;
+    try {
+      fields = certainFields(line, layout);
+    } catch (error) {
+      fail(lineNo, (error as Error).message);
+    }
+    if (fields === undefined) {
+      skipped.uncertain++;
+      firstUncertain ||= lineNo;
+      continue;
+    }
+    const hour = rowHour(fields, lineNo, layout, fail);
+    const values = rowValues(fields, lineNo, layout, fail);
+    if (values.every(Number.isNaN)) {
+      skipped.blank++;
+      continue;
+    }
+    if (isPlaceholder(values, layout)) {
+      skipped.placeholder++;
+      continue;
+    }
+    checkBounds(values, hour, lineNo, layout, fail);
+    if (hour > latest) {
+      const { dropped, left } = dropFuture(values, layout);
+      if (dropped) skipped.future++;
+      if (!left) continue;
+    }
+    const before = byHour.get(hour);
+    if (before === undefined) byHour.set(hour, { line: lineNo, hour, values });
+    else if (!sameValues(before.values, values)) conflicted.add(hour);
+  }
+  for (const hour of conflicted) {
+    byHour.delete(hour);
+    skipped.uncertain += 2;
+  }
+  return { byHour, skipped, rowsRead, firstUncertain };
+}
+
+/** Parses the text of a portal CSV file; `name` is used in messages only. */
+export function parsePortalCsv(text: string, name: string, options: ParseOptions = {}): PortalFile {
   const fail: Fail = (line, reason) => {
     throw new PortalCsvError(name, line, reason);
   };
@@ -162,58 +280,38 @@ export function parsePortalCsv(text: string, name: string): PortalFile {
     fail(1, "this is an HTML page, not a portal CSV (the portal was probably down when it was saved)");
   }
   const lines = text.split(/\r?\n/);
-  const layout = readHeader(lines[0]!, fail);
-  const rows: PortalRow[] = [];
-  const skipped: Record<SkipReason, number> = { blank: 0, placeholder: 0 };
-  let rowsRead = 0;
-  for (let i = 1; i < lines.length; i++) {
-    const line = lines[i]!;
-    if (line.trim() === "") continue;
-    const lineNo = i + 1;
-    rowsRead++;
-    const fields = rowFields(line, lineNo, layout, fail);
-    let hour = 0;
-    try {
-      hour = parseSastStamp(fields[layout.stampAt]!);
-    } catch (error) {
-      fail(lineNo, (error as Error).message);
-    }
-    const { values, present, nonZero } = rowValues(fields, lineNo, layout, fail);
-    if (present === 0) {
-      skipped.blank++;
-      continue;
-    }
-    // The live renewables download writes unpublished hours as rows of zeros.
-    if (layout.format === "live" && nonZero === 0) {
-      skipped.placeholder++;
-      continue;
-    }
-    rows.push({ line: lineNo, hour, values });
+  const layout = readHeader(lines[0]!, options.ignore ?? new Set(), fail);
+  const latest = (options.receivedAt ?? Date.now()) + HOUR_MS;
+  const { byHour, skipped, rowsRead, firstUncertain } = readRows(lines, layout, latest, fail);
+  if (skipped.uncertain * 2 > rowsRead) {
+    fail(
+      firstUncertain || 1,
+      `${skipped.uncertain} of its ${rowsRead} rows cannot be read with certainty ` +
+        `(a "," delimiter with unquoted decimal commas makes their fields ambiguous), so nothing of it is stored`,
+    );
   }
-  const { format, columns, columnNames } = layout;
-  return { name, format, columns, columnNames, rows, rowsRead, skipped, sample: layout.sampleAt >= 0 };
+  return {
+    name,
+    delimiter: layout.delimiter,
+    headerNames: layout.headerNames,
+    columns: layout.columns,
+    columnNames: layout.columnNames,
+    rows: [...byHour.values()],
+    rowsRead,
+    skipped,
+    sample: layout.sampleAt >= 0,
+  };
 }
 
-// Splits one line; fields in double quotes may hold the delimiter (real files have none).
-function splitFields(line: string, delimiter: string): string[] {
-  if (!line.includes('"')) return line.split(delimiter);
-  const fields: string[] = [];
-  let field = "";
-  let quoted = false;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i]!;
-    if (quoted) {
-      if (c === '"' && line[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"') quoted = true;
-    else if (c === delimiter) {
-      fields.push(field);
-      field = "";
-    } else field += c;
-  }
-  fields.push(field);
-  return fields;
+function sameValues(a: Float64Array, b: Float64Array): boolean {
+  return a.every((value, i) => Object.is(value, b[i]));
+}
+
+/** The header's names, normalized, as `parsePortalCsv` reads them (empty for an empty text). */
+export function headerNamesOf(text: string): string[] {
+  const start = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  const end = text.search(/\r?\n/);
+  const header = text.slice(start, end === -1 ? undefined : end);
+  if (header.trim() === "") return [];
+  return splitFields(header, header.includes(";") ? ";" : ",").map((name) => normalizeColumnName(name));
 }

@@ -1,21 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { portalUrls } from "../src/pull/portal-urls.ts";
 import { loadPullConfig } from "../src/pull/pull-config.ts";
 import { retryAfterMs } from "../src/pull/download.ts";
-
-test("the folder is the SAST month of now, the fallback the month before, across a year's end", () => {
-  const base = "https://portal.example/uploads/";
-  assert.deepEqual(portalUrls(base, "a.csv", Date.parse("2023-02-21T10:00:00Z")), [
-    "https://portal.example/uploads/2023/02/a.csv",
-    "https://portal.example/uploads/2023/01/a.csv",
-  ]);
-  // 2024-01-01 01:00 SAST is still 2023-12-31 in UTC: SAST decides.
-  assert.deepEqual(portalUrls(base, "a.csv", Date.parse("2023-12-31T23:00:00Z")), [
-    "https://portal.example/uploads/2024/01/a.csv",
-    "https://portal.example/uploads/2023/12/a.csv",
-  ]);
-});
 
 test("Retry-After is read as seconds or as an HTTP date; anything else is ignored", () => {
   const now = Date.parse("2026-01-01T00:00:00Z");
@@ -28,8 +14,12 @@ test("Retry-After is read as seconds or as an HTTP date; anything else is ignore
 
 test("pull settings: defaults, overrides, and a clear error for each bad one", () => {
   const defaults = loadPullConfig({});
-  assert.equal(defaults.baseUrl, "https://www.eskom.co.za/dataportal/wp-content/uploads");
-  assert.equal(defaults.files.length, 3);
+  assert.equal(defaults.root, "https://www.eskom.co.za/dataportal/");
+  assert.equal(defaults.note, undefined);
+  assert.deepEqual(
+    defaults.files.map((f) => f.name),
+    ["Station_Build_Up.csv", "System_hourly_actual_and_forecasted_demand.csv", "Hourly_Generation.csv"],
+  );
   assert.deepEqual(defaults.policy, {
     timeoutMs: 30_000,
     attempts: 4,
@@ -38,16 +28,27 @@ test("pull settings: defaults, overrides, and a clear error for each bad one", (
   });
   const set = loadPullConfig({
     PORTAL_URL: "http://127.0.0.1:9/x",
-    PORTAL_FILES: " a.csv, b.csv ",
+    PORTAL_FILES: " Hourly_Generation.csv, Station_Build_Up.csv ",
     PULL_TIMEOUT_S: "0.5",
   });
-  assert.deepEqual(set.files, ["a.csv", "b.csv"]);
+  assert.equal(set.root, "http://127.0.0.1:9/x/");
+  assert.deepEqual(
+    set.files.map((f) => f.name),
+    ["Hourly_Generation.csv", "Station_Build_Up.csv"],
+  );
   assert.equal(set.policy.timeoutMs, 500);
+  // The upload folder that releases up to 1.3 took: still works, and says what to set.
+  const old = loadPullConfig({ PORTAL_URL: "https://www.eskom.co.za/dataportal/wp-content/uploads" });
+  assert.equal(old.root, "https://www.eskom.co.za/dataportal/");
+  assert.match(old.note!, /set PORTAL_URL=https:\/\/www.eskom.co.za\/dataportal\//);
   assert.throws(
     () => loadPullConfig({ PORTAL_URL: "not a url" }),
     /Invalid PORTAL_URL: "not a url" must be a URL/,
   );
-  assert.throws(() => loadPullConfig({ PORTAL_FILES: "../etc/passwd" }), /Invalid PORTAL_FILES/);
+  assert.throws(
+    () => loadPullConfig({ PORTAL_FILES: "../etc/passwd" }),
+    /Invalid PORTAL_FILES: "..\/etc\/passwd" must name the portal's files, comma-separated, from: Station_Build_Up.csv, /,
+  );
   assert.throws(
     () => loadPullConfig({ PULL_ATTEMPTS: "0" }),
     /Invalid PULL_ATTEMPTS: "0" must be at least 1/,

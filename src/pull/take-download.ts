@@ -1,0 +1,114 @@
+/**
+ * What becomes of a body the pull received for one of the portal's files: refused, with the
+ * reason, or ingested. Checked before anything touches the store: a whole body, not an HTML page,
+ * the file's known header (or one the operator accepted; the same names in another order or with
+ * another delimiter are the same header), at least one row, and then every row as
+ * `parsePortalCsv` reads it (bounds, certainty, the future). Used by the pull, by the acceptance
+ * of a changed header, and by the replay of the archive.
+ */
+import { ingestSources, type IngestSummary } from "../ingest/ingest.ts";
+import { columnIndex, SAMPLE_COLUMN, TIMESTAMP_COLUMNS } from "../source/columns.ts";
+import { headerNamesOf } from "../source/portal-csv.ts";
+import type { PortalFileSpec } from "./portal-files.ts";
+import type { FileState, Refusal } from "./pull-state.ts";
+
+/** A body as it arrived. */
+export interface Received {
+  readonly body: Buffer;
+  readonly contentType: string;
+  /** When it arrived (UTC ms): no actual value is kept for an hour more than an hour after it. */
+  readonly receivedAt: number;
+  readonly sha256: string;
+}
+
+/** What was done with it. */
+export type Taken =
+  | { readonly result: "unchanged" }
+  | { readonly result: "refused"; readonly refusal: Refusal }
+  | { readonly result: "ingested"; readonly summary: IngestSummary; readonly problems: string[] };
+
+/** The command that accepts a file's changed header. */
+export function acceptCommand(file: string): string {
+  return `npm run --silent pull -- --accept-header ${file}`;
+}
+
+// How two headers differ, for the operator.
+function difference(known: readonly string[], now: readonly string[]): string {
+  const added = now.filter((name) => !known.includes(name));
+  const removed = known.filter((name) => !now.includes(name));
+  const list = (names: string[]) => names.map((n) => `"${n}"`).join(", ");
+  return [
+    ...(added.length > 0 ? [`added ${list(added)}`] : []),
+    ...(removed.length > 0 ? [`removed ${list(removed)}`] : []),
+  ].join("; ");
+}
+
+const sameSet = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((name) => b.includes(name));
+
+// Names of an accepted header that this release cannot store: read past, not guessed at.
+function unknownNames(header: readonly string[]): Set<string> {
+  return new Set(
+    header.filter((n) => !TIMESTAMP_COLUMNS.has(n) && n !== SAMPLE_COLUMN && columnIndex(n) < 0),
+  );
+}
+
+// Why the body is not the file, or undefined when it is.
+function check(spec: PortalFileSpec, state: FileState, received: Received, text: string) {
+  const refuse = (kind: Refusal["kind"], reason: string, header?: string[]): Refusal => ({
+    at: new Date(received.receivedAt).toISOString(),
+    kind,
+    reason,
+    sha256: received.sha256,
+    ...(header === undefined ? {} : { header }),
+  });
+  if (received.body.length === 0) return refuse("content", "the portal answered with an empty body");
+  if (/html/i.test(received.contentType) || /^\s*</.test(text)) {
+    return refuse("content", "the portal answered with an HTML page (its error page?), not the CSV file");
+  }
+  const header = headerNamesOf(text);
+  const known = state.accepted ?? spec.header;
+  if (!sameSet(header, known)) {
+    return refuse(
+      "header",
+      `its columns changed (${difference(known, header)}), so nothing of it was stored; ` +
+        `if the new columns are right, accept them with: ${acceptCommand(spec.name)}`,
+      header,
+    );
+  }
+  if (!/\r?\n\s*\S/.test(text)) {
+    return refuse("content", "it holds its header row only: the portal published no hours");
+  }
+  return undefined;
+}
+
+/**
+ * Checks and ingests `received` as `spec`'s file, into the store at `dir`; `state` is the file's
+ * remembered state (read only). `now` is the clock revisions are recorded with.
+ */
+export function takeDownload(
+  dir: string,
+  spec: PortalFileSpec,
+  state: FileState,
+  received: Received,
+  now: () => number,
+): Taken {
+  if (state.sha256 === received.sha256) return { result: "unchanged" };
+  const text = received.body.toString("utf8");
+  const refusal = check(spec, state, received, text);
+  if (refusal !== undefined) return { result: "refused", refusal };
+  const ignore = unknownNames(state.accepted ?? spec.header);
+  const summary = ingestSources([{ name: spec.name, text, receivedAt: received.receivedAt, ignore }], {
+    dir,
+    now,
+  });
+  const refused = summary.failures.filter((f) => f.kind === "source");
+  if (refused.length > 0) {
+    const at = new Date(received.receivedAt).toISOString();
+    const reason = refused.map((f) => f.message).join("; ");
+    return { result: "refused", refusal: { at, kind: "content", reason, sha256: received.sha256 } };
+  }
+  // A stored day that could not be read is the store's problem, not the file's: its other days landed.
+  const problems = summary.failures.map((f) => f.message);
+  return { result: "ingested", summary, problems };
+}

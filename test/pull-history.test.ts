@@ -1,0 +1,310 @@
+/**
+ * The real downloads of the portal (../shared/data/eskom/portal_history/, the 2023-02-21 snapshot
+ * and the 2026 build-up), replayed day after day through a loopback portal with the clock at each
+ * download's time: pages whose links move between upload folders and get renamed, an HTML page
+ * where a CSV should be, header-only files, the scrambled publication of 2023-04-24, the switch
+ * from ';' to ','. The store must equal a recomputation written here, independently of the
+ * service's parser: the newest download wins, cell by cell; uncertain rows, files mostly
+ * uncertain, and the bad publication are left out; no actual value for an hour that begins more
+ * than an hour after its download.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { pullPortal, type PullResult } from "../src/pull/pull.ts";
+import { DEFAULT_PORTAL_FILES, portalFile } from "../src/pull/portal-files.ts";
+import { columnIndex, columns } from "../src/source/columns.ts";
+import { createReadingStore, type ReadingStore } from "../src/store/reading-store.ts";
+import { storeAsOf } from "../src/store/as-of-view.ts";
+import { readHistory } from "../src/store/revisions.ts";
+import { replayArchive } from "../src/pull/replay.ts";
+import { REAL_DATA_DIR, skipUnless, snapshotDir, startServer, tempDir } from "./helpers.ts";
+import { startPortal } from "./portal-stand-in.ts";
+
+const HISTORY = join(REAL_DATA_DIR, "portal_history");
+const SKIP = skipUnless(
+  existsSync(HISTORY),
+  `the portal's downloads are not at ${HISTORY}; these tests need ../shared/data/eskom beside the checkout`,
+);
+const HOUR = 3_600_000;
+
+/** One download of the portal: when, and the bytes of each of the three files it holds. */
+interface Download {
+  readonly name: string;
+  readonly at: number;
+  readonly files: ReadonlyMap<string, Buffer>;
+}
+
+function filesIn(dir: string): Map<string, Buffer> {
+  const out = new Map<string, Buffer>();
+  const walk = (d: string) => {
+    for (const entry of readdirSync(d, { withFileTypes: true })) {
+      const path = join(d, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (DEFAULT_PORTAL_FILES.includes(entry.name)) out.set(entry.name, readFileSync(path));
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+// Folder names are the download's UTC time: 2023_04_30T09_42_19_588183.
+function downloads(): Download[] {
+  const list: Download[] = [];
+  if (!existsSync(HISTORY)) return list;
+  for (const name of readdirSync(HISTORY).filter((n) => /^\d{4}_/.test(n))) {
+    const [, y, mo, d, h, mi, s] = /^(\d{4})_(\d\d)_(\d\d)T(\d\d)_(\d\d)_(\d\d)/.exec(name)!;
+    const at = Date.UTC(+y!, +mo! - 1, +d!, +h!, +mi!, +s!);
+    list.push({ name, at, files: filesIn(join(HISTORY, name)) });
+  }
+  list.push({
+    name: "portal_snapshot_2023-02-21",
+    at: Date.parse("2023-02-21T12:00:01Z"),
+    files: filesIn(join(REAL_DATA_DIR, "portal_snapshot_2023-02-21")),
+  });
+  // The 2026 build-up: values to 2026-06-13 23:00 SAST, as the portal publishes them by about 04:09 UTC.
+  list.push({
+    name: "portal_2026",
+    at: Date.parse("2026-06-14T04:09:00Z"),
+    files: filesIn(join(REAL_DATA_DIR, "portal_2026")),
+  });
+  return list.sort((a, b) => a.at - b.at);
+}
+
+// ---- The recomputation: written from SOURCE.md's description of the files, nothing imported. ----
+
+type Cells = Map<string, number>;
+const FORECASTS = new Set(["residual_forecast", "rsa_contracted_forecast"]);
+const STAMPS = new Set(["date_time_hour_beginning", "datetimekey"]);
+const snake = (name: string) =>
+  name
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "_")
+    .replace(/^_|_$/g, "");
+
+function sastToUtc(stamp: string): number {
+  const [date, time] = stamp.trim().split(" ");
+  const [y, m, d] = date!.split("-").map(Number);
+  return Date.UTC(y!, m! - 1, d, Number(time!.slice(0, 2))) - 2 * HOUR;
+}
+
+/** The rows a download of one file contributes, or undefined when none (refused whole). */
+function referenceRows(body: Buffer, at: number): Map<number, Cells> | undefined {
+  const text = body.toString("utf8");
+  if (text.trimStart().startsWith("<")) return undefined; // an error page
+  const lines = text.split(/\r?\n/).filter((l) => l.trim() !== "");
+  const delimiter = lines[0]!.includes(";") ? ";" : ",";
+  const names = lines[0]!.split(delimiter).map(snake);
+  const rows = new Map<number, Cells>();
+  let uncertain = 0;
+  for (const line of lines.slice(1)) {
+    let fields = line.split(delimiter);
+    if (delimiter === ";") fields = fields.map((f) => f.replace(",", "."));
+    else if (fields.length !== names.length) {
+      // Every non-blank value split in two: one field more per value. A blank is one empty field.
+      const values = names.length - 1 - fields.filter((f) => f === "").length;
+      if (fields.length !== names.length + values) {
+        uncertain++;
+        continue;
+      }
+      const joined = [fields[0]!];
+      for (let i = 1; i < fields.length; i++) {
+        joined.push(fields[i] === "" ? "" : `${fields[i]}.${fields[i + 1]}`);
+        if (fields[i] !== "") i++;
+      }
+      fields = joined;
+    }
+    const hour = sastToUtc(fields[names.findIndex((n) => STAMPS.has(n))]!);
+    const cells: Cells = new Map();
+    names.forEach((name, i) => {
+      if (!STAMPS.has(name) && fields[i] !== "") cells.set(name, Number(fields[i]));
+    });
+    if (cells.size === 0 || [...cells.values()].every((v) => v === 0)) continue; // unpublished
+    if (hour > at + HOUR) for (const name of cells.keys()) if (!FORECASTS.has(name)) cells.delete(name);
+    if (cells.size > 0) rows.set(hour, cells);
+  }
+  return uncertain * 2 > lines.length - 1 ? undefined : rows;
+}
+
+/** The store after the downloads up to and including `until`. */
+function recompute(list: readonly Download[], until: number): Map<number, Cells> {
+  const store = new Map<number, Cells>();
+  for (const download of list) {
+    if (download.at > until) break;
+    if (download.name.startsWith("2023_04_24")) continue; // the scrambled publication
+    for (const file of DEFAULT_PORTAL_FILES) {
+      const body = download.files.get(file);
+      const rows = body === undefined ? undefined : referenceRows(body, download.at);
+      for (const [hour, cells] of rows ?? []) {
+        const stored = store.get(hour) ?? new Map<string, number>();
+        for (const [name, value] of cells) stored.set(name, value);
+        store.set(hour, stored);
+      }
+    }
+  }
+  return store;
+}
+
+/** What the store holds (or held then), as hour -> column -> value. */
+function storeCells(store: ReadingStore): Map<number, Cells> {
+  const out = new Map<number, Cells>();
+  for (const key of store.refresh().manifest.keys()) {
+    const day = store.day(key)!;
+    day.hours.forEach((reading, h) => {
+      if (reading === undefined) return;
+      const cells: Cells = new Map();
+      columns.forEach((column, c) => Number.isNaN(reading[c]!) || cells.set(column.name, reading[c]!));
+      out.set(day.start + h * HOUR, cells);
+    });
+  }
+  return out;
+}
+
+function assertSameStore(actual: Map<number, Cells>, expected: Map<number, Cells>, when: string): void {
+  const hours = (m: Map<number, Cells>) => [...m.keys()].sort((a, b) => a - b);
+  assert.deepEqual(
+    hours(actual).map((h) => new Date(h).toISOString()),
+    hours(expected).map((h) => new Date(h).toISOString()),
+    `${when}: the same hours`,
+  );
+  for (const [hour, cells] of expected) {
+    const got = Object.fromEntries([...actual.get(hour)!].sort());
+    assert.deepEqual(got, Object.fromEntries([...cells].sort()), `${when}: ${new Date(hour).toISOString()}`);
+  }
+}
+
+const SPECS = DEFAULT_PORTAL_FILES.map((name) => portalFile(name)!);
+const POLICY = { timeoutMs: 5000, attempts: 2, backoffMs: 5, maxBackoffMs: 20 };
+
+test(
+  "real downloads replayed day after day: every pull ends clearly, the store equals the recomputation, as_of gives each day's store",
+  { skip: SKIP },
+  async (t) => {
+    const list = downloads();
+    const stand = await startPortal(t);
+    const dir = tempDir(t);
+    const results: { download: Download; result: PullResult }[] = [];
+    for (const download of list) {
+      const month = new Date(download.at + 2 * HOUR).toISOString().slice(0, 7).replace("-", "/");
+      for (const [file, body] of download.files) {
+        // Each download is uploaded to its month's folder; one is renamed as a WordPress re-upload is.
+        const name = download.name.startsWith("2023_04_30") ? file.replace(".csv", "-1.csv") : file;
+        // An error page is served as the portal served it: under the CSV's name, with status 200.
+        stand.publish(file, body, { folder: month, name });
+      }
+      // On the snapshot's day the build-up page is down: the pull falls back to the upload folders.
+      const page = stand.pagePath("Station_Build_Up.csv");
+      const down = download.name === "portal_snapshot_2023-02-21";
+      stand.on(page, down ? (_q, r) => (r.writeHead(503).end("busy"), true) : undefined);
+      const result = await pullPortal({
+        dir,
+        root: stand.root,
+        files: SPECS,
+        policy: POLICY,
+        now: () => download.at,
+      });
+      results.push({ download, result });
+    }
+
+    const outcome = (name: string, file: string) =>
+      results.find((r) => r.download.name.startsWith(name))!.result.files.find((f) => f.file === file)!;
+    const [build, demand, renewables] = DEFAULT_PORTAL_FILES;
+    for (const { result, download } of results) {
+      assert.ok(result.unreachable === undefined, download.name);
+      for (const f of result.files) {
+        assert.ok(
+          ["not-modified", "unchanged", "ingested", "refused"].includes(f.result),
+          `${download.name} ${f.file}: ${f.result}`,
+        );
+        if (f.error !== undefined) assert.doesNotMatch(f.error, /\n\s+at /, "no stack trace");
+      }
+    }
+    assert.deepEqual(
+      results[0]!.result.files.map((f) => f.result),
+      ["ingested", "ingested", "ingested"],
+    );
+    assert.match(outcome("2023_01_10", renewables!).error!, /HTML page/);
+    assert.equal(
+      outcome("portal_snapshot", build!).result,
+      "ingested",
+      "found in the upload folder while its page was down",
+    );
+    for (const file of DEFAULT_PORTAL_FILES)
+      assert.match(outcome("2023_03_14", file).error!, /header row only/);
+    assert.match(outcome("2023_04_24", build!).error!, /outside its bounds/);
+    assert.match(outcome("2023_04_24", demand!).error!, /"Residual Forecast" is 0 MW, outside its bounds/);
+    assert.match(outcome("2023_04_24", renewables!).error!, /"CSP" is -2153 MW, outside its bounds/);
+    assert.match(outcome("2023_04_30", build!).error!, /144 of its 168 rows cannot be read with certainty/);
+    assert.equal(
+      outcome("2023_04_30", demand!).result,
+      "ingested",
+      "the ',' form after the ';' one: no refusal",
+    );
+    assert.equal(outcome("2023_04_30", demand!).skipped!.uncertain, 2);
+    assert.match(
+      outcome("2023_04_30", demand!).linkChanged!.to,
+      /\/2023\/04\/System_hourly_actual_and_forecasted_demand-1\.csv$/,
+    );
+    assert.equal(outcome("2023_04_30", renewables!).skipped!.uncertain, 669);
+    assert.equal(
+      outcome("2023_05_05", renewables!).skipped!.placeholder,
+      720,
+      "the zero rows to May 31 are not readings",
+    );
+    assert.equal(outcome("portal_2026", build!).result, "ingested");
+
+    const store = createReadingStore({ dir });
+    assertSameStore(storeCells(store), recompute(list, Infinity), "after the last download");
+
+    // as_of at an instant between two downloads answers what the store held then, with no actual
+    // value for an hour that begins more than an hour after the download that brought it.
+    const history = readHistory(dir);
+    const actual = new Set(columns.filter((c) => c.kind === "actual").map((c) => c.name));
+    for (const [i, download] of list.entries()) {
+      const between = i + 1 < list.length ? (download.at + list[i + 1]!.at) / 2 : download.at + HOUR;
+      const then = storeCells(storeAsOf(store, history, between));
+      assertSameStore(then, recompute(list, between), `as of ${new Date(between).toISOString()}`);
+      for (const [hour, cells] of then) {
+        if ([...cells.keys()].some((name) => actual.has(name))) {
+          assert.ok(
+            hour <= download.at + HOUR,
+            `${new Date(hour).toISOString()} has actuals before it happened`,
+          );
+        }
+      }
+    }
+
+    // Served as Eskom's, at the right UTC hour: 2023-05-01 00:00 SAST is 2023-04-30 22:00 UTC.
+    const server = await startServer(t, dir);
+    const res = await server.get(
+      "/api/v1/grid/system-state?start=2023-04-30T22:00:00Z&end=2023-04-30T23:00:00Z",
+    );
+    const [served] = ((await res.json()) as { data: Record<string, number>[] }).data;
+    const expected = recompute(list, Infinity).get(Date.parse("2023-04-30T22:00:00Z"))!;
+    assert.equal(served!.residual_demand_mw, Math.round(expected.get("residual_demand")! * 1000) / 1000);
+    const asOf = await server.get(
+      `/api/v1/grid/system-state?start=2023-04-30T22:00:00Z&end=2023-04-30T23:00:00Z&as_of=2023-05-01T00:00:00Z`,
+    );
+    const [before] = ((await asOf.json()) as { data: Record<string, number | null>[] }).data;
+    const atThen = recompute(list, Date.parse("2023-05-01T00:00:00Z")).get(
+      Date.parse("2023-04-30T22:00:00Z"),
+    )!;
+    assert.equal(
+      before!.residual_demand_mw,
+      atThen.has("residual_demand") ? atThen.get("residual_demand") : null,
+    );
+
+    // The archive alone rebuilds the same store, history included, without the portal.
+    const rebuilt = tempDir(t);
+    const replay = replayArchive(rebuilt, join(dir, "archive"));
+    assert.equal(replay.passed, 0);
+    const data = (d: string) =>
+      Object.fromEntries(
+        Object.entries(snapshotDir(d)).filter(([n]) => /^(readings|revisions)\/|^manifest\.json$/.test(n)),
+      );
+    assert.deepEqual(data(rebuilt), data(dir), "the rebuilt store is byte-identical, revisions included");
+    assert.equal(columnIndex("residual_demand") >= 0, true);
+  },
+);
