@@ -1,9 +1,16 @@
-/** `npm run field-tables`: regenerates the field tables of docs/api.md from the dataset tables. */
+/**
+ * `npm run field-tables`: regenerates the tables the docs take from the code: the field tables of
+ * docs/api.md (from the dataset tables) and the bounds table of docs/data.md (from bounds.ts).
+ */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { withFieldTables } from "../src/datasets/field-tables.ts";
+import { withBoundsTable } from "../src/source/bounds-table.ts";
 import { DATASETS } from "../src/service.ts";
 
-const path = join(import.meta.dirname, "..", "docs", "api.md");
-writeFileSync(path, withFieldTables(readFileSync(path, "utf8"), DATASETS));
-process.stderr.write(`Rewrote the field tables of ${path}; run \`make format\` to align them.\n`);
+const docs = join(import.meta.dirname, "..", "docs");
+const api = join(docs, "api.md");
+writeFileSync(api, withFieldTables(readFileSync(api, "utf8"), DATASETS));
+const data = join(docs, "data.md");
+writeFileSync(data, withBoundsTable(readFileSync(data, "utf8")));
+process.stderr.write(`Rewrote the field tables of ${api} and the bounds of ${data}.\n`);

@@ -55,14 +55,17 @@ export interface ServiceOptions {
   readonly gate?: ChangeGate;
   /** Origins whose browser scripts may call the API (CORS); none by default. */
   readonly corsOrigins?: ReadonlySet<string>;
-  /** How old the newest actual hour may be before /healthz says stale (3 hours by default). */
+  /** How old the newest actual hour may be before /healthz says stale (36 hours by default). */
   /** With REDIS_URL: Redis's reachability and the failure policy, for /healthz. */
   readonly redis?: RedisHealth;
   readonly staleAfterMs?: number;
   /** Where requests, refused keys and throttles are counted for Prometheus (METRICS_PORT). */
   readonly metrics?: RequestMetrics;
   /** The account dashboard under /dashboard; without it, those paths are 404. */
-  readonly dashboard?: Omit<DashboardOptions, "store" | "keys" | "limits" | "counter" | "now" | "logError">;
+  readonly dashboard?: Omit<
+    DashboardOptions,
+    "store" | "keys" | "limits" | "counter" | "now" | "logError" | "staleAfterMs"
+  >;
 }
 
 const MB = 1024 * 1024;
@@ -131,6 +134,7 @@ export function createService(options: ServiceOptions): (req: IncomingMessage, r
         counter: options.counter,
         now,
         logError,
+        staleAfterMs: options.staleAfterMs,
       }),
     );
   }

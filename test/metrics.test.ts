@@ -3,6 +3,7 @@
  * scrape parsed by a parser this project does not write (the Python client's, Debian's
  * python3-prometheus-client, which make test installs), its counts checked against the mix.
  */
+import { type Refusal, writePullState } from "../src/pull/pull-state.ts";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -63,6 +64,9 @@ test(
     });
     const { key: revoked, record } = createKey(dir, { name: "old", account: "desk" });
     revokeKey(dir, record.id);
+    // The pull refused a file for its changed columns.
+    const refused = { at: "2025-06-05T04:09:00.000Z", kind: "header", reason: "its columns changed" };
+    writePullState(dir, { format: 2, files: { "Station_Build_Up.csv": { refused: refused as Refusal } } });
     const metricsPort = await freePort();
     const started = await startServerProcess(t, dir, {
       env: { METRICS_PORT: String(metricsPort) },
@@ -113,6 +117,7 @@ test(
       Date.parse("2025-06-05T21:00:00Z") / 1000,
     );
     assert.equal(value("gds_pull_runs_total", { outcome: "ok" }), 0);
+    assert.equal(value("gds_pull_file_refused", { file: "Station_Build_Up.csv", kind: "header" }), 1);
     for (const name of [
       "process_cpu_seconds_total",
       "process_resident_memory_bytes",
@@ -154,14 +159,14 @@ test(
   () => {
     const config = promtool(["check", "config", "deploy/prometheus.yml"]);
     assert.equal(config.status, 0, config.out);
-    assert.match(config.out, /SUCCESS: 5 rules found/);
+    assert.match(config.out, /SUCCESS: 6 rules found/);
     const rules = promtool(["test", "rules", "deploy/gds-alerts.test.yml"]);
     assert.equal(rules.status, 0, rules.out);
     // Every alert has a test that sees it fire.
     const tests = readFileSync(join(ROOT, "deploy", "gds-alerts.test.yml"), "utf8");
     const alerts =
       readFileSync(join(ROOT, "deploy", "gds-alerts.yml"), "utf8").match(/(?<=alert: )\w+/g) ?? [];
-    assert.equal(alerts.length, 5);
+    assert.equal(alerts.length, 6);
     for (const alert of alerts)
       assert.match(
         tests,

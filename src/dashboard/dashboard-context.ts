@@ -39,6 +39,8 @@ export interface DashboardOptions {
   readonly logError?: (error: unknown) => void;
   /** With REDIS_URL: the shared documents the dashboard's changes go to (keys, accounts). */
   readonly shared?: SharedDocuments;
+  /** How old the newest actual hour may be before the data is stale (STALE_AFTER_H). */
+  readonly staleAfterMs?: number;
 }
 
 /** The options with every default filled in, and the helpers the routes share. */

@@ -10,7 +10,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
 import { httpMetrics } from "./http-metrics.ts";
 import type { TableDataset } from "../datasets/dataset-table.ts";
-import { lastSuccessfulPull, readPullRuns } from "../pull/pull-state.ts";
+import { lastSuccessfulPull, readPullRuns, refusedFiles } from "../pull/pull-state.ts";
 import type { ReadingStore } from "../store/reading-store.ts";
 import { DAY_MS, dayStart } from "../time.ts";
 
@@ -138,6 +138,17 @@ function pullGauges(registry: Registry, dir: string): void {
       this.reset();
       const last = lastSuccessfulPull(dir);
       if (last !== null) this.set(last / 1000);
+    },
+  });
+  new Gauge({
+    name: "gds_pull_file_refused",
+    aggregator: "first",
+    help: "1 for each portal file whose last download the pull refused (kind: header, content) or could not get (download), until one is ingested; a changed header until it is accepted.",
+    labelNames: ["file", "kind"],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [file, refusal] of refusedFiles(dir)) this.set({ file, kind: refusal.kind }, 1);
     },
   });
   // A counter the pull keeps in its own file: read at each scrape.

@@ -16,8 +16,9 @@ export interface HomeData {
   readonly shedding: Html;
   /** The newest hour with an actual reading, or null. */
   readonly lastAvailable: string | null;
-  /** Whether that hour is more than 3 hours old (as /healthz says). */
+  /** Whether that hour is older than STALE_AFTER_H (as /healthz says). */
   readonly stale: boolean;
+  readonly staleAfterHours: number;
   /** Whether the store holds generated sample data, not Eskom's. */
   readonly sample: boolean;
   /** When `pull` last succeeded, or null. */
@@ -123,8 +124,9 @@ export function homePage(data: HomeData): string {
         ${
           data.stale && !data.sample
             ? html`<p class="warning" role="status">
-                The data is stale: the newest actual reading is more than 3 hours old. Scripts still get
-                answers, with <code>meta.data_delay</code> true for recent ranges.
+                The data is stale: the newest actual reading is more than ${String(data.staleAfterHours)}
+                hours old, and the portal publishes once a day. Scripts still get answers, with
+                <code>meta.data_delay</code> true for recent ranges.
               </p>`
             : ""
         }

@@ -2,12 +2,12 @@
 import type { Route } from "../../http/router.ts";
 import { readKeys } from "../../keys/key-file.ts";
 import { SCOPES } from "../../limits/scopes.ts";
-import { DAY_MS, dayKey, formatInstant } from "../../time.ts";
+import { DAY_MS, dayKey, formatInstant, HOUR_MS } from "../../time.ts";
 import { lastDays } from "../../usage/request-counts.ts";
 import { type DashboardContext, notice } from "../dashboard-context.ts";
 import { sendPage } from "../dashboard-http.ts";
 import { guarded } from "../guarded.ts";
-import { isStale } from "../../http/health-handler.ts";
+import { isStale, STALE_AFTER_MS } from "../../http/health-handler.ts";
 import { lastSuccessfulPull } from "../../pull/pull-state.ts";
 import { homePage } from "../pages/home-page.ts";
 
@@ -31,7 +31,8 @@ export function homeRoute(ctx: DashboardContext): Route {
           chart: ctx.chart(),
           shedding: ctx.shedding(),
           lastAvailable: last === null ? null : formatInstant(last).replace("+00:00", "Z"),
-          stale: isStale(last, ctx.now()),
+          stale: isStale(last, ctx.now(), ctx.staleAfterMs),
+          staleAfterHours: (ctx.staleAfterMs ?? STALE_AFTER_MS) / HOUR_MS,
           sample,
           lastPull: pulled === null ? null : new Date(pulled).toISOString(),
           curl: `curl -H "X-API-KEY: YOUR_KEY" "${ctx.baseUrl(req)}/api/v1/grid/system-state?start=${day}&end=${next}"`,
