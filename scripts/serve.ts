@@ -11,6 +11,7 @@ import { ingestFiles } from "../src/ingest/ingest.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
 import { loadManifest } from "../src/store/manifest.ts";
 import { markLegacySampleBeforeServing } from "../src/store/migrations.ts";
+import { neverWritten, rerunHint, writeState } from "../src/store/pending-ingest.ts";
 import { isSampleStore } from "../src/store/sample-mark.ts";
 import { formatInstant, HOUR_MS } from "../src/time.ts";
 import { VERSION } from "../src/version.ts";
@@ -24,7 +25,14 @@ const SAMPLE_DAYS = 365;
 const config = loadConfig();
 process.stderr.write(`Grid Data Service ${VERSION} (changes: CHANGELOG.md)\n`);
 mkdirSync(config.dataDir, { recursive: true });
-if (loadManifest(config.dataDir).size === 0) {
+// Only a store nothing was ever written into is seeded: an interrupted ingest is never covered over.
+const write = writeState(config.dataDir);
+if (write.state === "interrupted") {
+  process.stderr.write(
+    `\nThe store in ${config.dataDir} is not served: an ingest into it (started ${write.pending.started}) was killed before it finished.\n` +
+      `Every dataset request answers 503 until you ${rerunHint(write.pending)}.\n\n`,
+  );
+} else if (neverWritten(config.dataDir)) {
   // The last whole hour: the sample looks current on first start.
   const lastHour = Math.floor(Date.now() / HOUR_MS) * HOUR_MS - HOUR_MS;
   const dir = join(config.dataDir, "sample");

@@ -101,6 +101,8 @@ function openStores(config: Config, shared: SharedDocuments | undefined) {
 // Every day file is checked against the manifest before the first request: damaged days are
 // refused from the start (503), and /healthz says which. Then the newest week is read once.
 function checkStore(store: ReturnType<typeof openStores>["store"]): void {
+  const blocked = store.refresh().unavailable;
+  if (blocked !== undefined) log(`WARNING: ${blocked.message}; every dataset request answers 503 until then`);
   for (const [day, why] of store.verify()) log(`Damaged stored day ${day}: ${why}`);
   try {
     const ms = warmUp(store, DATASETS);

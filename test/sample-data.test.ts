@@ -214,7 +214,7 @@ test("sample files are refused beside real files and into a real store; a file t
   assert.ok([...loadManifest(dir).values()].every((e) => !e.sample));
 });
 
-test("a removal cut short reads as an empty store, verify-store names it, and the next ingest finishes it", async (t) => {
+test("a removal cut short (by 1.3, which left no mark) is served as 503, verify-store names it, and the next ingest finishes it", async (t) => {
   const { dir } = sampleStore(t, 4);
   // The state a kill leaves after the commit point: the intent file, part of the sample still on disk.
   renameSync(join(dir, SAMPLE_FILE), join(dir, SAMPLE_REMOVING_FILE));
@@ -226,9 +226,10 @@ test("a removal cut short reads as an empty store, verify-store names it, and th
   const problems = verifyStore(dir);
   assert.equal(problems.length, 1);
   assert.equal(problems[0]!.file, SAMPLE_REMOVING_FILE);
+  assert.match(problems[0]!.problem, /killed before it finished; servers answer 503 .* run the ingest again/);
   const server = await startServer(t, dir);
-  const body = (await (await server.get(`/api/v1/grid/system-state?${RANGE}`)).json()) as { data: unknown[] };
-  assert.deepEqual(body.data, []);
+  const res = await server.get(`/api/v1/grid/system-state?${RANGE}`);
+  assert.equal(res.status, 503, "never an empty 200");
 
   const summary = ingestFiles([writeFile(tempDir(t), "ESK0001.csv", realExport(FIRST, 3))], { dir });
   assert.deepEqual(summary.failures, []);

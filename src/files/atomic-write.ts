@@ -3,6 +3,7 @@ import { closeSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, writeS
 import { open, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
+import { failpoint } from "./failpoint.ts";
 
 const TEMP_MARK = ".tmp-";
 
@@ -76,12 +77,17 @@ export function writeFilesAtomic(files: readonly { path: string; data: string | 
       } finally {
         closeSync(fd);
       }
+      if (staged.length === 1) failpoint("write:first-staged");
     }
   } catch (error) {
     for (const { temp } of staged) rmSync(temp, { force: true });
     throw error;
   }
-  for (const { temp, path } of staged) renameSync(temp, path);
+  failpoint("write:all-staged");
+  staged.forEach(({ temp, path }, i) => {
+    renameSync(temp, path);
+    if (i === 0) failpoint("write:first-renamed");
+  });
 }
 
 /** Makes completed renames in a directory durable. */

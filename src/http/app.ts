@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { randomBytes } from "node:crypto";
 import { badRequest, HttpError, writeError } from "./http-error.ts";
 import { applyCors } from "./cors.ts";
-import { DamagedDayError } from "../store/reading-store.ts";
+import { DamagedDayError, StoreUnavailableError } from "../store/reading-store.ts";
 import { createRouter, type RequestContext, type Route } from "./router.ts";
 import { addHeader } from "./api-response.ts";
 import { inOnePiece } from "./one-piece.ts";
@@ -182,7 +182,14 @@ function fail(pipeline: Pipeline, res: ServerResponse, ctx: RequestContext, erro
     res.destroy();
     return;
   }
-  writeError(res, error instanceof DamagedDayError ? damaged(error) : error);
+  writeError(
+    res,
+    error instanceof DamagedDayError
+      ? damaged(error)
+      : error instanceof StoreUnavailableError
+        ? storeUnavailable(error)
+        : error,
+  );
 }
 
 // After the guard: the method, a body where none belongs, then the handler.
@@ -220,6 +227,20 @@ function damaged(error: DamagedDayError): HttpError {
   return new HttpError(
     503,
     `The stored data for ${error.day} is damaged and is not served until it is repaired; the operator has been alerted. Try again later.`,
+    { headers: { "Retry-After": "600" } },
+  );
+}
+
+/** The answer while nothing of the store can be served: a 503, never an empty 200. */
+function storeUnavailable(error: StoreUnavailableError): HttpError {
+  if (error.transient) {
+    return new HttpError(503, "The stored data is being written. Try again in a few seconds.", {
+      headers: { "Retry-After": "5" },
+    });
+  }
+  return new HttpError(
+    503,
+    "The stored data is not served: an ingest into it was interrupted, and the operator must run it again. Try again later.",
     { headers: { "Retry-After": "600" } },
   );
 }

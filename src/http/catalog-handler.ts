@@ -5,7 +5,7 @@
  */
 import { type Dataset, type FieldDoc, INTERVALS } from "../datasets/dataset.ts";
 import { WINDOW_MS } from "../limits/scopes.ts";
-import type { ReadingStore, StoreSnapshot } from "../store/reading-store.ts";
+import { type ReadingStore, type StoreSnapshot, StoreUnavailableError } from "../store/reading-store.ts";
 import { dayStart, formatInstant, HOUR_MS } from "../time.ts";
 import { SAMPLE_HEADERS, SCHEMA_VERSION } from "./dataset-handler.ts";
 import { FORMATS } from "./negotiation.ts";
@@ -122,6 +122,7 @@ function coverage(
 export function catalogHandler(datasets: readonly Dataset[], store: ReadingStore): Handler {
   return (req, res, ctx) => {
     const snapshot = store.refresh();
+    if (snapshot.unavailable !== undefined) throw new StoreUnavailableError(snapshot.unavailable);
     const body = {
       schema_version: SCHEMA_VERSION,
       datasets: datasets.map((dataset) => ({

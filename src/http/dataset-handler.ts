@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import * as v from "valibot";
 import { type Dataset, type DatasetParameter, firstDayRead } from "../datasets/dataset.ts";
-import type { ReadingStore, StoreSnapshot } from "../store/reading-store.ts";
+import { type ReadingStore, type StoreSnapshot, StoreUnavailableError } from "../store/reading-store.ts";
 import { dayKey, dayRange, DAY_MS, formatInstant, HOUR_MS } from "../time.ts";
 import { recordsToCsv } from "./csv.ts";
 import { chooseFormat, type Format, FORMATS } from "./negotiation.ts";
@@ -231,6 +231,8 @@ export function datasetHandler(
       parsed = { version: snapshot.version, accept, range, format, etag };
       memo.set(ctx.search, parsed);
     }
+    // A valid query, but nothing of the store may be served now: 503, never an empty answer.
+    if (snapshot.unavailable !== undefined) throw new StoreUnavailableError(snapshot.unavailable);
     const { range, format, etag } = parsed;
     const asOfInstant = range.options.as_of as Instant | undefined;
     const asOf =

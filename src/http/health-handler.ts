@@ -197,6 +197,9 @@ export function healthHandler(
           "Redis, which holds the shared limits and keys, is unreachable; keyed requests get 503 until it returns.",
       });
     }
+    if (snapshot.unavailable !== undefined) {
+      return answer(res, 503, { status: "unavailable", detail: `${snapshot.unavailable.message}.` });
+    }
     const damaged = store.damaged();
     if (damaged.size > 0) {
       return answer(res, 503, {

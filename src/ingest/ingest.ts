@@ -28,7 +28,8 @@ import { mergeFile } from "./merge.ts";
 import { writeMonthPack } from "../store/write-month-pack.ts";
 import { recoverDay } from "./recover-day.ts";
 import { monthOf, PACKS } from "../store/month-pack.ts";
-import { INGEST_LOCK } from "../store/reading-store.ts";
+import { clearIngestPending, INGEST_LOCK, markIngestPending } from "../store/pending-ingest.ts";
+import { failpoint } from "../files/failpoint.ts";
 import { type DayChange, diffDay, recordRevisions } from "../store/revisions.ts";
 import {
   finishSampleRemoval,
@@ -206,6 +207,7 @@ function writeDays(
   });
   // All new days are written before any replaces its file: a full disk changes no day.
   writeFilesAtomic(writes);
+  failpoint("ingest:days-written");
   onProgress?.("write", keys.length, keys.length);
   if (PACKS) {
     for (const month of new Set(keys.map(monthOf))) {
@@ -215,6 +217,7 @@ function writeDays(
     }
   }
   if (writes.length > 0) fsyncDirectory(readingsDir);
+  failpoint("ingest:packs-written");
   if (serializeManifest(manifest) !== manifestBefore) writeManifest(dir, manifest);
   return writes.length;
 }
@@ -256,8 +259,16 @@ function ingest(
     removeStaleTempFiles(readingsDir);
     // Only ingest writes the manifest, under this lock; other files in DATA_DIR have other writers.
     removeStaleTempFiles(dir, MANIFEST_FILE);
+    // Before anything changes: a kill from here on is noticed (pending-ingest.ts).
+    markIngestPending(
+      dir,
+      sources.map((s) => s.path ?? s.name),
+      now(),
+    );
+    failpoint("ingest:pending-marked");
     const repaired: IngestSummary["repaired"] = [];
     const { files, sample, removed } = separateSample(dir, parsed, failures);
+    if (removed > 0) failpoint("ingest:sample-removed");
     mkdirSync(readingsDir, { recursive: true }); // a removed sample took the folder with it
     const skipped: Record<SkipReason, number> = { blank: 0, placeholder: 0, uncertain: 0, future: 0 };
     let rowsRead = 0;
@@ -273,7 +284,10 @@ function ingest(
     const keys = [...loaded.days.keys()].filter((k) => !loaded.corrupt.has(k)).sort();
     const { changes, created, hoursAdded, hoursRevised } = collectChanges(keys, loaded.days);
     recordRevisions(dir, now(), changes, created);
+    failpoint("ingest:revisions-recorded");
     const daysWritten = writeDays(dir, keys, loaded, sample, onProgress);
+    failpoint("ingest:manifest-written");
+    clearIngestPending(dir);
     return {
       files: count,
       rowsRead,

@@ -12,7 +12,7 @@ import { writeMonthPack } from "./write-month-pack.ts";
 import { findLegacySample, legacySampleFiles } from "./legacy-sample.ts";
 import { loadManifest, MANIFEST_FILE, READINGS_DIR, writeManifest } from "./manifest.ts";
 import { monthOf, PACK_VERSION, packState } from "./month-pack.ts";
-import { INGEST_LOCK } from "./reading-store.ts";
+import { INGEST_LOCK } from "./pending-ingest.ts";
 import { markSample } from "./sample-mark.ts";
 
 /** One version step of one file kind. */

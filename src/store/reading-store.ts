@@ -26,6 +26,7 @@ import { Lru } from "../cache/lru.ts";
 import { lockHeld } from "../files/lock-file.ts";
 import { type ChangeGate, createRecheck } from "../files/change-gate.ts";
 import { isPack, monthOf, PACKS, packName, unpackDay } from "./month-pack.ts";
+import { INGEST_LOCK, rerunHint, writeState } from "./pending-ingest.ts";
 
 /** What the store held at the last refresh. */
 export interface StoreSnapshot {
@@ -38,10 +39,29 @@ export interface StoreSnapshot {
   readonly modified: number | null;
   /** Whether the store holds generated sample data, not the utility's (docs/data.md: "Sample data"). */
   readonly sample: boolean;
+  /**
+   * Set while nothing of the store can be served: an ingest was killed before it committed
+   * (`pending-ingest.ts`), or the store is being written for the first time (`transient`). The
+   * manifest is then empty, and dataset requests answer 503, never an empty 200.
+   */
+  readonly unavailable?: StoreUnavailable;
 }
 
-/** The lock an ingest holds while it changes the store. */
-export const INGEST_LOCK = ".ingest.lock";
+/** Why the whole store is not served now. */
+export interface StoreUnavailable {
+  readonly transient: boolean;
+  readonly message: string;
+}
+
+/** Thrown by a reader that needs data while the whole store is unavailable; the HTTP layer answers 503. */
+export class StoreUnavailableError extends Error {
+  readonly transient: boolean;
+  constructor(why: StoreUnavailable) {
+    super(why.message);
+    this.name = "StoreUnavailableError";
+    this.transient = why.transient;
+  }
+}
 
 /**
  * A stored day that does not match the manifest's record of it: never served as data. It is
@@ -127,12 +147,41 @@ export function createReadingStore(options: {
   };
 }
 
-// Picks up a new manifest when the gate says it may have changed and its file is another one.
+// Why nothing of the store may be served now, or undefined (`pending-ingest.ts`).
+function unavailable(dir: string): StoreUnavailable | undefined {
+  const write = writeState(dir);
+  if (write.state === "settled") return undefined;
+  if (write.state === "writing") {
+    return { transient: true, message: "The store is being written by its first ingest" };
+  }
+  return {
+    transient: false,
+    message: `An ingest into the store (started ${write.pending.started}) was killed before it finished, so nothing of it is served; ${rerunHint(write.pending)}`,
+  };
+}
+
+// Picks up a new manifest when the gate says it may have changed and its file is another one. A
+// store that cannot be served is looked at again on every call: a killed writer changes no file.
 function refresh(open: OpenStore): StoreSnapshot {
-  if (!open.recheck()) return open.snapshot;
+  const blocked = open.snapshot.unavailable !== undefined;
+  if (!blocked && !open.recheck()) return open.snapshot;
   const stat = statSync(open.manifestPath, { throwIfNoEntry: false });
   const next = stat ? `${stat.ino}:${stat.size}:${stat.mtimeMs}` : "none";
-  if (next === open.stamp) return open.snapshot;
+  if (next === open.stamp && !blocked) return open.snapshot;
+  const why = unavailable(open.dir);
+  if (why !== undefined) {
+    const version = open.snapshot.version + (blocked ? 0 : 1);
+    open.snapshot = {
+      manifest: new Map(),
+      lastActual: null,
+      version,
+      modified: null,
+      sample: false,
+      unavailable: why,
+    };
+    open.stamp = "";
+    return open.snapshot;
+  }
   open.stamp = next;
   const manifest = loadManifest(open.dir);
   // A day rewritten by an ingest is judged afresh.

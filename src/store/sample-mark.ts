@@ -12,6 +12,7 @@
 import { existsSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fsyncDirectory, writeFileAtomic } from "../files/atomic-write.ts";
+import { failpoint } from "../files/failpoint.ts";
 import { REVISIONS_DIR } from "./revisions.ts";
 
 /** Present while the store holds generated sample data. */
@@ -53,6 +54,7 @@ export function removeSample(dir: string): number {
   if (!sampleRemovalPending(dir)) {
     renameSync(join(dir, SAMPLE_FILE), join(dir, SAMPLE_REMOVING_FILE));
     fsyncDirectory(dir);
+    failpoint("sample:intent-written");
   }
   return finishSampleRemoval(dir);
 }
@@ -63,7 +65,9 @@ export function finishSampleRemoval(dir: string): number {
   const days = existsSync(readings) ? readdirSync(readings).filter((n) => DAY_FILE.test(n)).length : 0;
   // The manifest first: with it gone and the intent file present, nothing is left to serve.
   rmSync(join(dir, MANIFEST), { force: true });
+  failpoint("sample:manifest-removed");
   rmSync(readings, { recursive: true, force: true });
+  failpoint("sample:days-removed");
   rmSync(join(dir, REVISIONS_DIR), { recursive: true, force: true });
   // A sample.json written again by a later process would be wrong: the store is now empty.
   rmSync(join(dir, SAMPLE_FILE), { force: true });

@@ -21,6 +21,7 @@ import { isPack, monthOf, packedHash, packName, packState, unpackDay } from "./m
 import { findLegacySample } from "./legacy-sample.ts";
 import { type Outdated, outdatedFiles } from "./migrations.ts";
 import { SAMPLE_REMOVING_FILE, sampleRemovalPending } from "./sample-mark.ts";
+import { PENDING_INGEST_FILE, rerunHint, writeState } from "./pending-ingest.ts";
 
 /** One damaged or inconsistent file, and what to do. */
 export interface StoreProblem {
@@ -130,6 +131,15 @@ export function checkStore(dir: string): StoreCheck {
 
 /** Every problem in the store at `dir` (files in an older format are none); none for a whole store. */
 export function verifyStore(dir: string): StoreProblem[] {
+  const write = writeState(dir);
+  if (write.state === "interrupted") {
+    return [
+      {
+        file: existsSync(join(dir, PENDING_INGEST_FILE)) ? PENDING_INGEST_FILE : SAMPLE_REMOVING_FILE,
+        problem: `says an ingest (started ${write.pending.started}) was killed before it finished; servers answer 503 for every dataset until then; ${rerunHint(write.pending)}`,
+      },
+    ];
+  }
   if (sampleRemovalPending(dir)) {
     return [
       {
