@@ -29,6 +29,8 @@ import { createHardenedServer } from "./http/hardened-server.ts";
 import { createShutdown } from "./http/graceful-shutdown.ts";
 import { createChangeGate } from "./files/change-gate.ts";
 import { markLegacySampleBeforeServing, upgradeInBackground } from "./store/migrations.ts";
+import { fileSecret, redisSecret } from "./dashboard/dashboard-secret.ts";
+import { createRedisSignInThrottle } from "./dashboard/redis-sign-in-throttle.ts";
 import { VERSION } from "./version.ts";
 
 // The access log goes to stdout in batches (docs/api.md: "Errors", the access log). Workers of one
@@ -150,8 +152,22 @@ function startMetrics(config: Config, store: ReadingStore, redis: RedisConnectio
 }
 
 /** Serves `config` in this process until stopped. */
+// The sign-in tokens' secret: Redis's when the state is shared (every VM accepts every form), else
+// DATA_DIR's (every process of this VM does).
+async function dashboardSecret(config: Config, redis: RedisConnection | undefined): Promise<Buffer> {
+  if (redis !== undefined && redis.up) {
+    try {
+      return await redisSecret(redis.client);
+    } catch (error) {
+      log(`Could not read the dashboard's secret from Redis (${(error as Error).message}); using DATA_DIR's`);
+    }
+  }
+  return fileSecret(config.dataDir);
+}
+
 export async function runServerProcess(config: Config): Promise<void> {
   const { limiter, redis, documents } = await sharedState(config);
+  const secret = await dashboardSecret(config, redis);
   const { gate, store, accounts, registry, sessions, counter } = openStores(config, documents);
   checkStore(store);
   const metrics = startMetrics(config, store, redis);
@@ -176,7 +192,10 @@ export async function runServerProcess(config: Config): Promise<void> {
         trustedProxies: config.trustedProxies,
         // With several processes, a secret shown once waits in Redis for the process that shows it.
         reveals: redis === undefined ? undefined : createRedisRevealStore(redis.client),
+        // ...and the sign-in limits hold across them.
+        throttle: redis === undefined ? undefined : createRedisSignInThrottle(redis.client),
         shared: documents,
+        secret,
       },
       staleAfterMs: config.staleAfterMs,
       corsOrigins: config.corsOrigins,

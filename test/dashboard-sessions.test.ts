@@ -1,5 +1,6 @@
 /** The dashboard over HTTP: cookies, CSRF, sign-in throttling, sessions and passwords. */
 import { test } from "node:test";
+import { connect } from "node:net";
 import assert from "node:assert/strict";
 import { setAccountDisabled, resetPassword } from "../src/accounts/account-admin.ts";
 import { createKey } from "../src/keys/key-admin.ts";
@@ -196,8 +197,16 @@ test("a wrong current password, a short one or a mismatch is refused with a clea
       /at least 12 characters/,
     ],
     [
-      { current_password: PASSWORD, new_password: "y".repeat(12), confirm_password: "z".repeat(12) },
+      {
+        current_password: PASSWORD,
+        new_password: "lantern orbit cactus",
+        confirm_password: "lantern orbit cactuz",
+      },
       /differ/,
+    ],
+    [
+      { current_password: PASSWORD, new_password: "y".repeat(12), confirm_password: "y".repeat(12) },
+      /too easy to guess: it repeats a character/,
     ],
   ];
   for (const [fields, message] of cases) {
@@ -205,4 +214,131 @@ test("a wrong current password, a short one or a mismatch is refused with a clea
     assert.equal(res.status, 400);
     assert.match(await res.text(), message);
   }
+});
+
+/**
+ * Sends `requests` pipelined in one write on one connection (the last says `Connection: close`);
+ * resolves with each response's status once the server has answered them all and closed.
+ */
+function pipelined(url: string, requests: string[]): Promise<number[]> {
+  const { hostname, port } = new URL(url);
+  const last = requests.at(-1)!.replace("\r\n\r\n", "\r\nConnection: close\r\n\r\n");
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () =>
+      socket.write([...requests.slice(0, -1), last].join("")),
+    );
+    let text = "";
+    socket.setEncoding("latin1");
+    socket.on("data", (chunk: string) => (text += chunk));
+    // A body need not end in a line break: the next status line can follow it on the same line.
+    socket.on("close", () => resolve([...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]))));
+    socket.on("error", reject);
+  });
+}
+
+test("50 parallel wrong sign-ins, then the right password: at most 5 are checked, and the right one waits out the window; the owner elsewhere signs in", async (t) => {
+  const c = clock();
+  const { dir, server } = await dashboardServer(t, { now: c.now, trustedProxies: 1 });
+  await account(dir, "analyst");
+  const attacker = new Client(server.url);
+  const from = { "X-Forwarded-For": "203.0.113.7" };
+  const csrf = await attacker.token("/dashboard/sign-in");
+  const burst = await Promise.all(
+    Array.from({ length: 50 }, (_, i) =>
+      attacker.post("/dashboard/sign-in", { csrf, username: "analyst", password: `guess ${i}` }, from),
+    ),
+  );
+  const checked = burst.filter((res) => res.status === 200).length;
+  assert.ok(checked <= 5, `${checked} passwords were checked`);
+  assert.equal(burst.filter((res) => res.status === 429).length, 50 - checked);
+  // Each wrong answer showed the form again with a new token: take the latest, as a browser would.
+  const fresh = await attacker.token("/dashboard/sign-in");
+  const right = await attacker.post(
+    "/dashboard/sign-in",
+    { csrf: fresh, username: "analyst", password: PASSWORD },
+    from,
+  );
+  assert.equal(right.status, 429, "the right password from the guessing address waits too");
+
+  const owner = new Client(server.url);
+  const signedInElsewhere = await owner.signIn("analyst", PASSWORD, { "X-Forwarded-For": "198.51.100.2" });
+  assert.equal(signedInElsewhere.status, 303, "the owner, from another address, is not locked out");
+
+  c.advance(15 * 60_000 + 1);
+  const later = await attacker.post(
+    "/dashboard/sign-in",
+    { csrf: await attacker.token("/dashboard/sign-in"), username: "analyst", password: PASSWORD },
+    from,
+  );
+  assert.equal(later.status, 303, "after the window");
+});
+
+test("39 wrong passwords and the right one pipelined on one connection: 5 are checked, the rest and the right one refused", async (t) => {
+  const { dir, server } = await dashboardServer(t);
+  await account(dir, "analyst");
+  const client = new Client(server.url);
+  const csrf = await client.token("/dashboard/sign-in");
+  const cookie = [...client.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
+  const { host } = new URL(server.url);
+  const post = (password: string) => {
+    const body = new URLSearchParams({ csrf, username: "analyst", password }).toString();
+    return (
+      `POST /dashboard/sign-in HTTP/1.1\r\nHost: ${host}\r\nOrigin: ${server.url}\r\nCookie: ${cookie}\r\n` +
+      `Content-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body}`
+    );
+  };
+  const statuses = await pipelined(server.url, [
+    ...Array.from({ length: 39 }, (_, i) => post(`wrong ${i}`)),
+    post(PASSWORD),
+  ]);
+  assert.equal(statuses.length, 40, statuses.join(" "));
+  assert.deepEqual(statuses.filter((s) => s === 200).length, 5, statuses.join(" "));
+  assert.equal(statuses.at(-1), 429, "the right password, after the guesses, is refused");
+});
+
+test("a sign-in token is the server's: a forged pair, an old one, or one of another service is refused", async (t) => {
+  const c = clock();
+  const { dir, server } = await dashboardServer(t, { now: c.now });
+  await account(dir, "analyst");
+  const forged = "lq2x3y.AAAAAAAAAAAAAAAAAAAAAA.BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB";
+  const stranger = new Client(server.url);
+  stranger.cookies.set("gds_signin", forged);
+  const res = await stranger.post("/dashboard/sign-in", {
+    csrf: forged,
+    username: "analyst",
+    password: PASSWORD,
+  });
+  assert.equal(res.status, 403, "a pair the server never issued");
+  const client = new Client(server.url);
+  const csrf = await client.token("/dashboard/sign-in");
+  c.advance(60 * 60_000 + 1);
+  const stale = await client.post("/dashboard/sign-in", { csrf, username: "analyst", password: PASSWORD });
+  assert.equal(stale.status, 403, "an hour after it was shown");
+  const other = await dashboardServer(t, { now: c.now });
+  const foreign = new Client(other.server.url);
+  const token = await foreign.token("/dashboard/sign-in");
+  const moved = new Client(server.url);
+  moved.cookies.set("gds_signin", token);
+  assert.equal(
+    (await moved.post("/dashboard/sign-in", { csrf: token, username: "analyst", password: PASSWORD })).status,
+    403,
+    "a token another service (another secret) issued",
+  );
+});
+
+test("a common or patterned password is refused, with why; a few unrelated words are accepted", async (t) => {
+  const { server } = await signedIn(t);
+  void server;
+  const { createAccount } = await import("../src/accounts/account-admin.ts");
+  const dir = (await dashboardServer(t)).dir;
+  for (const [password, why] of [
+    ["aaaaaaaaaaaa", /repeats a character/],
+    ["password1234", /common password with small changes/],
+    ["abcdefghijkl", /is a sequence/],
+    ["qwertyuiopasdf", /row of keys|common password/],
+    ["analystanalyst", /username|repeats a pattern/],
+  ] as const) {
+    await assert.rejects(createAccount(dir, { name: "analyst", password }), why, password);
+  }
+  await createAccount(dir, { name: "analyst", password: "lantern orbit cactus" });
 });

@@ -12,6 +12,7 @@ function cli(dir: string, ...argv: string[]) {
   const code = runKeysCli(argv, {
     dir,
     env: {},
+    accounts: () => ["admin", "quant-desk", "one", "two"],
     io: { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t) },
   });
   return { code, stdout, stderr };
@@ -144,4 +145,18 @@ test("an unreadable key store is reported, not overwritten", (t) => {
   writeFileSync(join(dir, "keys.json"), broken);
   assert.throws(() => cli(dir, "create", "--name", "x"), /Cannot read "keys.json": keys.0.id/);
   assert.equal(readFileSync(join(dir, "keys.json"), "utf8"), broken);
+});
+
+test("create takes only an account that exists: anything else is refused, naming how to make it", (t) => {
+  const dir = tempDir(t);
+  for (const account of ["Victim", "<svg/onload=alert(1)>", "nobody"]) {
+    const out = cli(dir, "create", "--name", "x", "--account", account);
+    assert.equal(out.code, 1, account);
+    assert.equal(out.stdout, "", "no key is printed");
+    assert.match(out.stderr, /No account is named ".*", so no one could see or revoke its key: create it first \(npm run --silent accounts -- create .*\), or name one of: admin, quant-desk, one, two/);
+  }
+  assert.deepEqual(readKeys(dir), [], "no key was made");
+  const admin = cli(dir, "create", "--name", "default account");
+  assert.equal(admin.code, 0, admin.stderr);
+  assert.match(admin.stderr, /for account "admin"/);
 });

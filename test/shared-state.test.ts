@@ -307,6 +307,8 @@ test(
     const revoked = await within(vmB.url + MIX, a.key, 401, 1_500);
     assert.ok(revoked <= 1_100, `revoked on the other VM after ${revoked} ms`);
 
+    // A key is made only for an account that exists: here, one made in Redis from VM B.
+    cli("accounts", ["create", "tests"], { DATA_DIR: b.dir, REDIS_URL: redis.url });
     const created = cli("keys", ["create", "--name", "new", "--account", "tests"], {
       DATA_DIR: b.dir,
       REDIS_URL: redis.url,
@@ -400,6 +402,8 @@ test(
   async (t) => {
     const redis = await startRedis(t);
     const { dir, key } = store(t);
+    // The account, in this VM's DATA_DIR only: Redis holds no accounts yet.
+    cli("accounts", ["create", "tests"], { DATA_DIR: dir });
     const created = cli("keys", ["create", "--name", "second", "--account", "tests"], {
       DATA_DIR: dir,
       REDIS_URL: redis.url,

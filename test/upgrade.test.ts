@@ -174,7 +174,12 @@ test("a key's name refuses Unicode bidirectional controls, and allows other Unic
   const dir = tempDir(t);
   const out: string[] = [];
   const io = { stdout: (s: string) => out.push(s), stderr: (s: string) => out.push(s) };
-  const code = runKeysCli(["create", "--name", "a\u202eb", "--account", "desk"], { dir, env: {}, io });
+  const code = runKeysCli(["create", "--name", "a\u202eb", "--account", "desk"], {
+    dir,
+    env: {},
+    io,
+    accounts: () => ["desk"],
+  });
   assert.equal(code, 2);
   assert.match(out.join(""), /bidirectional controls/);
 });

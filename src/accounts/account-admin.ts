@@ -6,6 +6,7 @@
 import type { SharedDocuments } from "../shared/shared-documents.ts";
 import { ACCOUNT_NAME, type AccountRecord, readAccounts, updateAccounts } from "./account-file.ts";
 import { generatePassword, hashPassword, passwordProblem } from "./password.ts";
+import { guessable } from "./guessable.ts";
 
 /** A request about accounts that cannot be carried out: the message says why, for the user. */
 export class AccountError extends Error {
@@ -32,10 +33,11 @@ function find(accounts: AccountRecord[], name: string): AccountRecord {
   return account;
 }
 
-// A chosen password is checked; none means a generated one-time password the user must change.
-async function newPassword(chosen: string | undefined) {
+// A chosen password is checked (its form, then how guessable it is for `name`); none means a
+// generated one-time password the user must change.
+async function newPassword(chosen: string | undefined, name: string) {
   if (chosen !== undefined) {
-    const problem = passwordProblem(chosen);
+    const problem = passwordProblem(chosen) ?? (await guessable(chosen, name));
     if (problem !== undefined) throw new AccountError(problem);
   }
   const password = chosen ?? generatePassword();
@@ -55,7 +57,7 @@ export async function createAccount(
   options: { name: string; admin?: boolean; password?: string; now?: Date; shared?: SharedDocuments },
 ): Promise<PasswordOutcome> {
   const name = normalizeAccountName(options.name);
-  const { password, oneTime, hash } = await newPassword(options.password);
+  const { password, oneTime, hash } = await newPassword(options.password, name);
   const stamp = (options.now ?? new Date()).toISOString();
   const account: AccountRecord = {
     name,
@@ -84,7 +86,7 @@ export async function resetPassword(
   name: string,
   options: { password?: string; now?: Date; shared?: SharedDocuments } = {},
 ): Promise<PasswordOutcome> {
-  const { password, oneTime, hash } = await newPassword(options.password);
+  const { password, oneTime, hash } = await newPassword(options.password, name);
   const account = await updateAccounts(
     dir,
     (accounts) => {
@@ -106,7 +108,7 @@ export async function changePassword(
   password: string,
   options: { now?: Date; shared?: SharedDocuments } = {},
 ): Promise<AccountRecord> {
-  const { hash } = await newPassword(password);
+  const { hash } = await newPassword(password, name);
   const now = options.now ?? new Date();
   return updateAccounts(
     dir,

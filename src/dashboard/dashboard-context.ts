@@ -41,6 +41,8 @@ export interface DashboardOptions {
   readonly shared?: SharedDocuments;
   /** How old the newest actual hour may be before the data is stale (STALE_AFTER_H). */
   readonly staleAfterMs?: number;
+  /** The secret that signs the sign-in form's tokens (`dashboard-secret.ts`); a random one by default. */
+  readonly secret?: Uint8Array;
 }
 
 /** The options with every default filled in, and the helpers the routes share. */
@@ -55,6 +57,7 @@ export interface DashboardContext extends DashboardOptions {
   readonly shedding: () => Html;
   /** A hash unknown usernames are checked against, so a sign-in takes as long either way. */
   readonly decoy: Promise<PasswordHash>;
+  readonly secret: Uint8Array;
   /** `Set-Cookie` for a new session, and for deleting a cookie. */
   sessionCookie(id: string): string;
   clearCookie(name: string): string;
@@ -102,6 +105,7 @@ export function createDashboardContext(options: DashboardOptions): DashboardCont
     chart: createRecentMixChart(options.store),
     shedding: createRecentShedding(options.store),
     decoy: hashPassword(randomBytes(16).toString("hex")),
+    secret: options.secret ?? randomBytes(32),
     sessionCookie: (id) => cookie("gds_session", id, { maxAge: LIFETIME_MS / 1000, secure }),
     clearCookie: (name) => cookie(name, "", { maxAge: 0, secure }),
     baseUrl(req) {

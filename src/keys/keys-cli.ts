@@ -13,7 +13,8 @@ export const USAGE = `Usage: npm run --silent keys -- COMMAND
 
 Commands:
   create --name NAME [--account ACCOUNT] [--limit SCOPE=N ...]
-                      create a key; prints the key (only once) as the last line of stdout
+                      create a key for an existing account (default: admin); prints the
+                      key (only once) as the last line of stdout
   list [--account ACCOUNT] [--json]
                       show id, account, name, prefix, created, last used, status and limits
   revoke ID_OR_PREFIX revoke a key, at once and for good
@@ -72,14 +73,19 @@ interface Context {
   readonly dir: string;
   readonly io: CliIo;
   readonly env: NodeJS.ProcessEnv | undefined;
+  /** The accounts that exist: a key is made only for one of them. */
+  readonly accounts: () => readonly string[];
 }
+
+/** A key asked for an account that does not exist: nobody could see or revoke it. */
+class NoSuchAccountError extends Error {}
 
 const shownLimits = (limits: Readonly<Record<string, number>>) =>
   Object.entries(limits)
     .map(([s, n]) => `${s}=${n}`)
     .join(", ") || "defaults";
 
-function create(rest: readonly string[], { dir, io }: Context): void {
+function create(rest: readonly string[], { dir, io, accounts }: Context): void {
   const { values } = parseArgs({
     args: [...rest],
     options: {
@@ -91,7 +97,15 @@ function create(rest: readonly string[], { dir, io }: Context): void {
     allowPositionals: false,
   });
   const name = label(values.name, "--name");
-  const account = label(values.account ?? "default", "--account");
+  const account = label(values.account ?? "admin", "--account");
+  const existing = accounts();
+  if (!existing.includes(account)) {
+    throw new NoSuchAccountError(
+      `No account is named "${account}", so no one could see or revoke its key: ` +
+        `create it first (npm run --silent accounts -- create ${JSON.stringify(account)})` +
+        (existing.length > 0 ? `, or name one of: ${existing.join(", ")}` : ""),
+    );
+  }
   const overrides = limits(values.limit ?? [], false) as Partial<Record<Scope, number>>;
   const { key, record } = createKey(dir, { name, account, limits: overrides });
   io.stderr(
@@ -185,7 +199,7 @@ const COMMANDS: Readonly<Record<string, (rest: readonly string[], ctx: Context) 
 /** Runs one command against the store in `dir`; returns the exit code. */
 export function runKeysCli(
   argv: readonly string[],
-  options: { dir: string; io: CliIo; env?: NodeJS.ProcessEnv },
+  options: { dir: string; io: CliIo; env?: NodeJS.ProcessEnv; accounts: () => readonly string[] },
 ): number {
   const { io } = options;
   const [command, ...rest] = argv;
@@ -194,14 +208,14 @@ export function runKeysCli(
     if (run === undefined) {
       throw new UsageError(command === undefined ? "a command is required" : `unknown command "${command}"`);
     }
-    run(rest, { dir: options.dir, io, env: options.env });
+    run(rest, { dir: options.dir, io, env: options.env, accounts: options.accounts });
     return 0;
   } catch (error) {
     if (error instanceof UsageError || (error as NodeJS.ErrnoException).code?.startsWith("ERR_PARSE_ARGS")) {
       io.stderr(`Error: ${(error as Error).message}\n\n${USAGE}`);
       return 2;
     }
-    if (error instanceof KeyNotFoundError) {
+    if (error instanceof KeyNotFoundError || error instanceof NoSuchAccountError) {
       io.stderr(`Error: ${error.message}\n`);
       return 1;
     }

@@ -1,12 +1,12 @@
 /** Signing in and out, and changing one's password. */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { randomBytes } from "node:crypto";
 import { changePassword } from "../../accounts/account-admin.ts";
 import { passwordProblem, verifyPassword } from "../../accounts/password.ts";
+import { guessable } from "../../accounts/guessable.ts";
 import { HttpError } from "../../http/http-error.ts";
 import type { Route } from "../../http/router.ts";
 import { cookie, readCookie, SESSION_COOKIE, SIGN_IN_COOKIE } from "../cookies.ts";
-import { tokensMatch } from "../csrf.ts";
+import { issueSignInToken, signInTokenValid, tokensMatch } from "../csrf.ts";
 import { type DashboardContext, notice } from "../dashboard-context.ts";
 import {
   clientAddress,
@@ -22,13 +22,13 @@ import type { PageContent, Viewer } from "../layout.ts";
 import { messagePage } from "../pages/message-page.ts";
 import { passwordPage, signInPage } from "../pages/sign-in-page.ts";
 
-// Each showing of the sign-in form gets a fresh double-submit token, in the form and in a cookie.
+// Each showing of the sign-in form gets a fresh signed double-submit token, in the form and in a cookie.
 function showSignIn(
   ctx: DashboardContext,
   res: ServerResponse,
   shown: { username?: string; error?: string; notice?: PageContent["notice"] },
 ): void {
-  const token = randomBytes(32).toString("base64url");
+  const token = issueSignInToken(ctx.secret, ctx.now());
   sendPage(res, signInPage({ token, ...shown }), {
     headers: { "Set-Cookie": cookie(SIGN_IN_COOKIE, token, { maxAge: 3600, secure: ctx.secureCookies }) },
   });
@@ -45,27 +45,29 @@ function tooMany(res: ServerResponse, retryAfter: number, viewer: Viewer | null)
 
 async function signIn(ctx: DashboardContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const form = await readForm(req);
-  if (!sameOriginPost(req) || !tokensMatch(readCookie(req, SIGN_IN_COOKIE), form.get("csrf") ?? undefined)) {
+  const token = form.get("csrf") ?? undefined;
+  const genuine = tokensMatch(readCookie(req, SIGN_IN_COOKIE), token) && signInTokenValid(ctx.secret, token, ctx.now());
+  if (!sameOriginPost(req) || !genuine) {
     throw new HttpError(403, "The sign-in form could not be verified. Reload the page and try again.");
   }
   const typed = (form.get("username") ?? "").trim();
   const username = typed.toLowerCase().slice(0, 200);
   const address = clientAddress(req, ctx.trustedProxies);
-  const verdict = ctx.throttle.check(username, address);
+  // The attempt counts as a failure from here: a burst gets no more guesses than the limits.
+  const verdict = await ctx.throttle.begin(username, address);
   if (!verdict.allowed) return tooMany(res, verdict.retryAfter, null);
   const account = ctx.accounts.get(username);
   const matches = await verifyPassword(form.get("password") ?? "", account?.password ?? (await ctx.decoy));
   if (account === undefined || !matches) {
-    ctx.throttle.fail(username, address);
     return showSignIn(ctx, res, { username: typed, error: "Incorrect username or password." });
   }
+  await ctx.throttle.succeeded(verdict.attempt);
   if (account.disabled !== null) {
     return showSignIn(ctx, res, {
       username: typed,
       error: "This account is disabled. Ask your operator to enable it.",
     });
   }
-  ctx.throttle.succeed(username);
   const { id } = await ctx.sessions.create(account.name);
   redirect(res, account.mustChangePassword ? "/dashboard/password" : "/dashboard", {
     "Set-Cookie": [ctx.sessionCookie(id), ctx.clearCookie(SIGN_IN_COOKIE)],
@@ -78,6 +80,8 @@ async function passwordFormProblem(who: SignedIn, form: URLSearchParams): Promis
   const problem = passwordProblem(next);
   if (problem !== undefined) return problem + ".";
   if (next !== (form.get("confirm_password") ?? "")) return "The two new passwords differ.";
+  const weak = await guessable(next, who.account.name);
+  if (weak !== undefined) return weak + ".";
   if (await verifyPassword(next, who.account.password))
     return "Choose a password other than the current one.";
   return undefined;
@@ -96,12 +100,12 @@ async function changeOwnPassword(
     });
   // Wrong current passwords count like failed sign-ins: a stolen session cannot guess at leisure.
   const address = clientAddress(req, ctx.trustedProxies);
-  const verdict = ctx.throttle.check(who.account.name, address);
+  const verdict = await ctx.throttle.begin(who.account.name, address);
   if (!verdict.allowed) return tooMany(res, verdict.retryAfter, who.viewer);
   if (!(await verifyPassword(form.get("current_password") ?? "", who.account.password))) {
-    ctx.throttle.fail(who.account.name, address);
     return again("The current password is not right.");
   }
+  await ctx.throttle.succeeded(verdict.attempt);
   const problem = await passwordFormProblem(who, form);
   if (problem !== undefined) return again(problem);
   await changePassword(ctx.dir, who.account.name, form.get("new_password")!, {
