@@ -122,36 +122,49 @@ test("a copy of the signal within a second is the same stop; one after that exit
   stuck.destroy();
 });
 
-test("make serve drains on a SIGTERM or SIGINT to its process group: every response in flight is whole, nothing is left behind", async (t) => {
-  const dir = tempDir(t);
-  ingestTexts(dir, { "sample.csv": generateSampleExport({ firstDay: "2025-01-01", days: 366 }) });
-  const { key } = createKey(dir, { name: "load", account: "tests", limits: { normalized_data: 1_000_000 } });
+/** Starts `make serve` in its own process group (as a terminal's job or a supervisor's child). */
+async function startMakeServe(t: TestContext, dir: string) {
   // make's own variables would leak into the child make from a `make test` run.
   const env = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !["MAKEFLAGS", "MFLAGS", "MAKELEVEL"].includes(name)),
   );
+  const port = await freePort();
+  const make = spawn("make", ["--no-print-directory", "serve"], {
+    cwd: ROOT,
+    env: { ...env, DATA_DIR: dir, PORT: String(port), SHUTDOWN_GRACE_S: "20" },
+    stdio: ["ignore", "ignore", "pipe"],
+    detached: true,
+  });
+  t.after(() => {
+    if (make.exitCode === null && make.signalCode === null) process.kill(-make.pid!, "SIGKILL");
+  });
+  let stderr = "";
+  make.stderr.on("data", (chunk) => (stderr += chunk));
+  const ended = new Promise<{ at: number; code: number | null }>((resolve) =>
+    make.on("exit", (code) => resolve({ at: Date.now(), code })),
+  );
+  await new Promise<void>((resolve, reject) => {
+    make.stderr.on("data", () => stderr.includes("listening on") && resolve());
+    make.on("exit", () => reject(new Error(`make serve exited: ${stderr}`)));
+  });
+  return { port, ended, stderr: () => stderr, group: -make.pid! };
+}
+
+/** A year of sample data and a key without limits. */
+function yearStore(t: TestContext) {
+  const dir = tempDir(t);
+  ingestTexts(dir, { "sample.csv": generateSampleExport({ firstDay: "2025-01-01", days: 366 }) });
+  const { key } = createKey(dir, { name: "load", account: "tests", limits: { normalized_data: 1_000_000 } });
+  return { dir, key };
+}
+
+test("make serve drains on a SIGTERM or SIGINT to its process group: every response in flight is whole, nothing is left behind", async (t) => {
+  const { dir, key } = yearStore(t);
   for (const name of ["SIGTERM", "SIGINT"] as const) {
-    const port = await freePort();
-    // Its own process group, as a terminal's foreground job or a supervisor's child has.
-    const make = spawn("make", ["--no-print-directory", "serve"], {
-      cwd: ROOT,
-      env: { ...env, DATA_DIR: dir, PORT: String(port), SHUTDOWN_GRACE_S: "20" },
-      stdio: ["ignore", "ignore", "pipe"],
-      detached: true,
-    });
-    t.after(() => {
-      if (make.exitCode === null && make.signalCode === null) process.kill(-make.pid!, "SIGKILL");
-    });
-    let stderr = "";
-    make.stderr.on("data", (chunk) => (stderr += chunk));
-    const ended = new Promise<number>((resolve) => make.on("exit", () => resolve(Date.now())));
-    await new Promise<void>((resolve, reject) => {
-      make.stderr.on("data", () => stderr.includes("listening on") && resolve());
-      make.on("exit", () => reject(new Error(`make serve exited: ${stderr}`)));
-    });
-    const inFlight = await Promise.all(Array.from({ length: 8 }, () => held(port, key)));
+    const serve = await startMakeServe(t, dir);
+    const inFlight = await Promise.all(Array.from({ length: 8 }, () => held(serve.port, key)));
     const sent = Date.now();
-    process.kill(-make.pid!, name);
+    process.kill(serve.group, name);
     const bodies = await Promise.all(inFlight.map((r) => r.read()));
     for (const [i, body] of bodies.entries()) {
       assert.equal(
@@ -161,13 +174,55 @@ test("make serve drains on a SIGTERM or SIGINT to its process group: every respo
       );
       assert.ok(body.length > 200_000);
     }
-    const at = await ended;
+    const { at } = await serve.ended;
     assert.ok(at - sent < 20_000, `${name}: stopped ${at - sent} ms after the signal`);
-    assert.match(stderr, /stopped: every request finished and the state is written/, stderr);
-    assert.doesNotMatch(stderr, /exiting now/);
+    assert.match(serve.stderr(), /stopped: every request finished and the state is written/, serve.stderr());
+    assert.doesNotMatch(serve.stderr(), /exiting now/);
     const left = readdirSync(dir, { recursive: true }).filter((f) => String(f).includes(".tmp-"));
     assert.deepEqual(left, [], `${name}: no temp file left`);
   }
+});
+
+test("eight requests sent on new connections, then SIGTERM to make serve's group 30 ms later: all eight complete whole, and it exits 0", async (t) => {
+  const { dir, key } = yearStore(t);
+  const serve = await startMakeServe(t, dir);
+  // New connections each (no keep-alive agent), sent at once; none is answered yet at the signal.
+  const agent = new Agent({ keepAlive: false });
+  const bodies = Array.from(
+    { length: 8 },
+    () =>
+      new Promise<{ body: Buffer; length: number }>((resolve, reject) => {
+        const req = request(
+          { port: serve.port, host: "127.0.0.1", path: BIG, agent, headers: { "X-API-KEY": key } },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on("data", (c: Buffer) => chunks.push(c));
+            res.on("end", () =>
+              resolve({ body: Buffer.concat(chunks), length: Number(res.headers["content-length"]) }),
+            );
+            res.on("aborted", () => reject(new Error("aborted")));
+          },
+        );
+        req.on("error", reject);
+        req.end();
+      }),
+  );
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  const signalled = Date.now();
+  process.kill(serve.group, "SIGTERM");
+  for (const [i, { body, length }] of (await Promise.all(bodies)).entries()) {
+    assert.equal(body.length, length, `response ${i} is whole`);
+    assert.ok(length > 200_000);
+  }
+  const { at } = await serve.ended;
+  // make itself ends by the signal; the server's exit is 0 when it says it stopped (make would
+  // print "Error 1" for another code).
+  assert.match(serve.stderr(), /stopped: every request finished and the state is written/);
+  assert.doesNotMatch(serve.stderr(), /Error \d|exiting now/);
+  assert.ok(
+    at - signalled < 20_000,
+    `stopped ${at - signalled} ms after the signal, within the grace period`,
+  );
 });
 
 /** A hardened server on port 0 answering "ok". */
@@ -235,8 +290,10 @@ test("headers over the size cap get 431", async (t) => {
   assert.equal(res.status, 431);
 });
 
-test("shutdown waits for slow responses to finish, and closes idle keep-alive connections at once", async (t) => {
+test("shutdown waits for slow responses to finish, closes idle keep-alive connections at once, and serves a first request that comes soon", async (t) => {
+  let received = 0;
   const slowly = async (res: ServerResponse) => {
+    received++;
     res.writeHead(200, { "Content-Type": "text/plain" });
     for (let i = 0; i < 8; i++) {
       res.write(`chunk ${i}\n`);
@@ -253,31 +310,54 @@ test("shutdown waits for slow responses to finish, and closes idle keep-alive co
   let clock = 0;
   const shutdown = createShutdown(server, {
     graceMs: 10_000,
+    firstRequestWaitMs: 400,
     log: () => {},
     flush: () => Promise.resolve(void flushed.push("flushed")),
     exit: (code) => exits.push(code),
     now: () => clock,
   });
-  const idle = connect(port, "127.0.0.1");
-  const idleClosed = new Promise((resolve) => idle.on("close", resolve));
-  const bodies = Array.from(
-    { length: 4 },
-    () =>
-      new Promise<string>((resolve, reject) => {
-        request({ port, host: "127.0.0.1", path: "/" }, (res) => {
-          let text = "";
-          res.on("data", (c) => (text += c));
-          res.on("end", () => resolve(text));
-          res.on("aborted", () => reject(new Error("cut")));
-        })
-          .on("error", reject)
-          .end();
-      }),
-  );
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  const get = (agent?: Agent) =>
+    new Promise<string>((resolve, reject) => {
+      request({ port, host: "127.0.0.1", path: "/", agent }, (res) => {
+        let text = "";
+        res.on("data", (c) => (text += c));
+        res.on("end", () => resolve(text));
+        res.on("aborted", () => reject(new Error("cut")));
+      })
+        .on("error", reject)
+        .end();
+    });
+  // A keep-alive connection that has been served, and is idle between requests.
+  const keepAlive = new Agent({ keepAlive: true, maxSockets: 1 });
+  await get(keepAlive);
+  const [idle] = Object.values(keepAlive.sockets).flat().concat(Object.values(keepAlive.freeSockets).flat());
+  const idleClosed = new Promise((resolve) => idle!.on("close", resolve));
+  // A connection that has sent nothing yet, and one that sends its request after the signal.
+  const silent = connect(port, "127.0.0.1");
+  const silentClosed = new Promise<number>((resolve) => silent.on("close", () => resolve(Date.now())));
+  const late = connect(port, "127.0.0.1");
+  let lateAnswer = "";
+  late.on("data", (chunk) => (lateAnswer += chunk));
+  const lateClosed = new Promise((resolve) => late.on("close", resolve));
+  const bodies = Array.from({ length: 4 }, () => get());
+  // Wait until the server holds the four requests, however busy the machine is.
+  while (received < 5) await new Promise((resolve) => setTimeout(resolve, 5));
+  const stopped = Date.now();
   shutdown("SIGTERM");
   await idleClosed;
+  late.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
   for (const body of await Promise.all(bodies)) assert.ok(body.endsWith("chunk 7\ndone\n"), body);
+  await lateClosed;
+  assert.match(
+    lateAnswer,
+    /^HTTP\/1\.1 200 OK\r\n[\s\S]*Connection: close\r\n[\s\S]*chunk 7\n[\s\S]*done\n/,
+    "served, then closed",
+  );
+  const silentAt = await silentClosed;
+  assert.ok(
+    silentAt - stopped >= 350,
+    `a connection with no request waits for it (${silentAt - stopped} ms)`,
+  );
   await new Promise((resolve) => setTimeout(resolve, 50));
   assert.deepEqual(flushed, ["flushed"]);
   assert.deepEqual(exits, [0]);
