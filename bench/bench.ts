@@ -17,6 +17,7 @@ import { ingestFiles } from "../src/ingest/ingest.ts";
 import { createKey } from "../src/keys/key-admin.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
 import { callgrindAvailable, countInstructions, startCounted } from "./bench-instructions.ts";
+import { mixedRound } from "./mixed-load.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
@@ -33,9 +34,9 @@ const PAIRS = Number(process.env.BENCH_PAIRS ?? 16);
 const PAIR_SECONDS = Number(process.env.BENCH_PAIR_SECONDS ?? 3);
 // The node flags `make serve` runs the server with (the Makefile exports them).
 const SERVICE_FLAGS = (process.env.GDS_NODE_FLAGS ?? "").split(" ").filter(Boolean);
-// Which parts to run: BENCH_PARTS=ingest,load,scale,cold,sweep (the default), and instructions
+// Which parts to run: BENCH_PARTS=ingest,load,mixed,scale,cold,sweep (the default), and instructions
 // (callgrind's count per request, warm and after BENCH_IDLE_SECONDS idle; several minutes, so only when asked).
-const PARTS = new Set((process.env.BENCH_PARTS ?? "ingest,load,scale,cold,sweep").split(","));
+const PARTS = new Set((process.env.BENCH_PARTS ?? "ingest,load,mixed,scale,cold,sweep").split(","));
 // The instructions part's connections at once (1: requests one after another on one connection).
 const COUNTED_CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 1);
 if (!Number.isInteger(COUNTED_CONNECTIONS) || COUNTED_CONNECTIONS < 1 || COUNTED_CONNECTIONS > 100) {
@@ -594,7 +595,11 @@ try {
   const B = "/api/v1/grid/system-state?start=2025-01-01T00:00:00Z&end=2026-01-01T00:00:00Z";
   const C = "/api/v1/generation/mix?start=2023-01-01&end=2026-01-01&interval=1d";
   const three =
-    PARTS.has("load") || PARTS.has("cold") || PARTS.has("scale") || PARTS.has("instructions")
+    PARTS.has("load") ||
+    PARTS.has("mixed") ||
+    PARTS.has("cold") ||
+    PARTS.has("scale") ||
+    PARTS.has("instructions")
       ? storeWithYears("three-years", "2023-01-01", 1096)
       : undefined;
 
@@ -719,6 +724,27 @@ try {
     summary.push(
       `(a) with METRICS_PORT against without, ${cost.pairs} alternating pairs, median CPU per request ${cost.cpu_per_request_with_to_without} (${cost.us_with_median} against ${cost.us_without_median} µs)`,
     );
+  }
+
+  if (PARTS.has("mixed")) {
+    log(
+      "Mixed load: /healthz and a cached 30-day range while 30 uncached year-long grid-stress requests run…",
+    );
+    const mixed = await startService(three!.dir);
+    const now = await mixedRound(mixed.url, three!.key);
+    const past = await mixedRound(mixed.url, three!.key, new Date().toISOString());
+    await stop(mixed.child);
+    figures.mixed_load = { now, as_of: past };
+    for (const [name, round] of [
+      ["", now],
+      [" with as_of", past],
+    ] as const) {
+      summary.push(
+        `mixed load${name}: p99 /healthz ${round.healthz.p99_ms} ms, cached 30 days ${round.cached_30d.p99_ms} ms ` +
+          `(max ${round.healthz.max_ms} / ${round.cached_30d.max_ms} ms; target p99 ≤ 50 ms), ` +
+          `while ${round.heavy_requests} uncached years took ${round.heavy_total_s} s`,
+      );
+    }
   }
 
   if (PARTS.has("scale")) await scale(three ?? storeWithYears("three-years", "2023-01-01", 1096));

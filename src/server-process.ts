@@ -165,10 +165,31 @@ async function dashboardSecret(config: Config, redis: RedisConnection | undefine
   return fileSecret(config.dataDir);
 }
 
+// The dashboard's parts: with several processes, a secret shown once waits in Redis for the
+// process that shows it, and the sign-in limits and the token secret hold across them.
+async function dashboardOptions(
+  config: Config,
+  stores: ReturnType<typeof openStores>,
+  redis: RedisConnection | undefined,
+  documents: SharedDocuments | undefined,
+) {
+  return {
+    dir: config.dataDir,
+    accounts: stores.accounts,
+    sessions: stores.sessions,
+    secureCookies: config.cookieSecure,
+    trustedProxies: config.trustedProxies,
+    reveals: redis === undefined ? undefined : createRedisRevealStore(redis.client),
+    throttle: redis === undefined ? undefined : createRedisSignInThrottle(redis.client),
+    shared: documents,
+    secret: await dashboardSecret(config, redis),
+  };
+}
+
 export async function runServerProcess(config: Config): Promise<void> {
   const { limiter, redis, documents } = await sharedState(config);
-  const secret = await dashboardSecret(config, redis);
-  const { gate, store, accounts, registry, sessions, counter } = openStores(config, documents);
+  const stores = openStores(config, documents);
+  const { gate, store, registry, counter } = stores;
   checkStore(store);
   const metrics = startMetrics(config, store, redis);
   const server = createHardenedServer(
@@ -184,19 +205,7 @@ export async function runServerProcess(config: Config): Promise<void> {
       logError,
       counter,
       metrics,
-      dashboard: {
-        dir: config.dataDir,
-        accounts,
-        sessions,
-        secureCookies: config.cookieSecure,
-        trustedProxies: config.trustedProxies,
-        // With several processes, a secret shown once waits in Redis for the process that shows it.
-        reveals: redis === undefined ? undefined : createRedisRevealStore(redis.client),
-        // ...and the sign-in limits hold across them.
-        throttle: redis === undefined ? undefined : createRedisSignInThrottle(redis.client),
-        shared: documents,
-        secret,
-      },
+      dashboard: await dashboardOptions(config, stores, redis, documents),
       staleAfterMs: config.staleAfterMs,
       corsOrigins: config.corsOrigins,
       gate,
@@ -224,7 +233,7 @@ export async function runServerProcess(config: Config): Promise<void> {
     log,
     // Last-used times, request counts, sessions and the access log are written before the exit.
     flush: async () => {
-      await Promise.allSettled([registry.flushUsage(), counter.flush(), sessions.flush()]);
+      await Promise.allSettled([registry.flushUsage(), counter.flush(), stores.sessions.flush()]);
       await redis?.close();
       counter.close();
       accessLog.flush();

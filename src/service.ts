@@ -1,4 +1,5 @@
 /** Wires the store, the keys, the limiter, the datasets and the HTTP pipeline into one request listener. */
+import { createRenderSlots } from "./http/render-slots.ts";
 import type { RequestMetrics } from "./metrics/metrics.ts";
 import { docsRoutes } from "./docs/docs-routes.ts";
 import { loadReduction } from "./datasets/load-reduction.ts";
@@ -78,6 +79,12 @@ function apiRoutes(options: ServiceOptions): Route[] {
     (options.responseCacheMb ?? 16) * MB,
     (body) => body.length + 100,
   );
+  // One large body rendered at a time (in pieces), while libuv's pool compresses the others: every
+  // other request waits at most one piece behind it.
+  const slots = createRenderSlots(1);
+  // And one compressed at a time, on one of libuv's threads: the others would take the cores the
+  // event loop needs (a year's body takes 15 to 55 ms to compress).
+  const compressions = createRenderSlots(1);
   const openapi = JSON.stringify(buildOpenApi(DATASETS, options.limits));
   const openapiTag = createHash("sha256").update(openapi).digest("base64url").slice(0, 32);
   return [
@@ -85,7 +92,7 @@ function apiRoutes(options: ServiceOptions): Route[] {
       path: dataset.path,
       methods: READ_METHODS,
       scope: dataset.scope,
-      handler: datasetHandler(dataset, store, { now, records, responses }),
+      handler: datasetHandler(dataset, store, { now, records, responses, slots, compressions }),
     })),
     {
       path: CATALOG_ROUTE.path,

@@ -1,3 +1,4 @@
+import { createAccount } from "../src/accounts/account-admin.ts";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -185,6 +186,7 @@ function runCli(dir: string, args: string[]): Promise<{ code: number; stdout: st
 
 test("concurrent `keys create` commands while the server runs lose no key, and each key works", async (t) => {
   const { dir, server } = await setup(t);
+  await createAccount(dir, { name: "admin" }); // the keys' account (create's default)
   const before = readKeys(dir).length;
   const runs = await Promise.all(
     Array.from({ length: 6 }, (_, i) =>

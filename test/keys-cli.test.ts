@@ -153,7 +153,10 @@ test("create takes only an account that exists: anything else is refused, naming
     const out = cli(dir, "create", "--name", "x", "--account", account);
     assert.equal(out.code, 1, account);
     assert.equal(out.stdout, "", "no key is printed");
-    assert.match(out.stderr, /No account is named ".*", so no one could see or revoke its key: create it first \(npm run --silent accounts -- create .*\), or name one of: admin, quant-desk, one, two/);
+    assert.match(
+      out.stderr,
+      /No account is named ".*", so no one could see or revoke its key: create it first \(npm run --silent accounts -- create .*\), or name one of: admin, quant-desk, one, two/,
+    );
   }
   assert.deepEqual(readKeys(dir), [], "no key was made");
   const admin = cli(dir, "create", "--name", "default account");

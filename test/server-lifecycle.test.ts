@@ -337,7 +337,7 @@ test("shutdown waits for slow responses to finish, closes idle keep-alive connec
   const silentClosed = new Promise<number>((resolve) => silent.on("close", () => resolve(Date.now())));
   const late = connect(port, "127.0.0.1");
   let lateAnswer = "";
-  late.on("data", (chunk) => (lateAnswer += chunk));
+  late.on("data", (chunk: Buffer) => (lateAnswer += chunk.toString("latin1")));
   const lateClosed = new Promise((resolve) => late.on("close", resolve));
   const bodies = Array.from({ length: 4 }, () => get());
   // Wait until the server holds the four requests, however busy the machine is.

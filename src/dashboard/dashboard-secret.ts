@@ -15,7 +15,8 @@ const REDIS_KEY = "gds:dashboard-secret";
 
 function decode(text: string, where: string): Buffer {
   const bytes = Buffer.from(text.trim(), "base64");
-  if (bytes.length !== 32) throw new SyntaxError(`The dashboard secret in ${where} is not 32 bytes of base64`);
+  if (bytes.length !== 32)
+    throw new SyntaxError(`The dashboard secret in ${where} is not 32 bytes of base64`);
   return bytes;
 }
 

@@ -66,7 +66,10 @@ function keysOf(a: Pick<Attempt, "username" | "address">): string[] {
 }
 
 /** A throttle whose counts every process sharing `redis` sees. */
-export function createRedisSignInThrottle(redis: Redis, options: { now?: () => number } = {}): SignInThrottle {
+export function createRedisSignInThrottle(
+  redis: Redis,
+  options: { now?: () => number } = {},
+): SignInThrottle {
   const now = options.now ?? Date.now;
   redis.defineCommand("gdsSignInBegin", { numberOfKeys: SIGN_IN_BOUNDS.length, lua: BEGIN });
   redis.defineCommand("gdsSignInSucceeded", { numberOfKeys: SIGN_IN_BOUNDS.length, lua: SUCCEEDED });
@@ -75,7 +78,9 @@ export function createRedisSignInThrottle(redis: Redis, options: { now?: () => n
   return {
     async begin(username, address) {
       const attempt: Attempt = { username, address, at: now(), id: randomBytes(12).toString("base64url") };
-      const wait = await unlessAway(scripted.gdsSignInBegin(...keysOf(attempt), attempt.at, attempt.id, ...bounds));
+      const wait = await unlessAway(
+        scripted.gdsSignInBegin(...keysOf(attempt), attempt.at, attempt.id, ...bounds),
+      );
       return wait === 0 ? { allowed: true, attempt } : { allowed: false, retryAfter: wait };
     },
     async succeeded(attempt) {

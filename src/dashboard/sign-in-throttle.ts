@@ -56,7 +56,10 @@ interface Bound {
 }
 
 /** What each bound counts by. */
-export function boundKey(name: (typeof SIGN_IN_BOUNDS)[number]["name"], a: Pick<Attempt, "username" | "address">): string {
+export function boundKey(
+  name: (typeof SIGN_IN_BOUNDS)[number]["name"],
+  a: Pick<Attempt, "username" | "address">,
+): string {
   return name === "pair" ? `${a.username}\u0000${a.address}` : name === "address" ? a.address : a.username;
 }
 
@@ -91,7 +94,7 @@ export function createSignInThrottle(options: { now?: () => number } = {}): Sign
   let nextSweep = now() + USERNAME_WINDOW_MS;
   let ids = 0;
   return {
-    async begin(username, address) {
+    begin(username, address) {
       const t = now();
       if (t >= nextSweep) {
         for (const bound of all) for (const id of [...bound.counts.keys()]) recent(bound, id, t);
@@ -100,16 +103,16 @@ export function createSignInThrottle(options: { now?: () => number } = {}): Sign
       const attempt: Attempt = { username, address, at: t, id: String(++ids) };
       const lists = all.map((bound) => recent(bound, bound.key(attempt), t));
       const retryAfter = Math.max(...all.map((bound, i) => wait(bound, lists[i]!, t)));
-      if (retryAfter > 0) return { allowed: false, retryAfter };
+      if (retryAfter > 0) return Promise.resolve({ allowed: false, retryAfter });
       all.forEach((bound, i) => {
         lists[i]!.push(attempt);
         // Only the newest `limit` decide anything: older ones are dropped.
         if (lists[i]!.length > bound.limit) lists[i]!.shift();
         bound.counts.set(bound.key(attempt), lists[i]!);
       });
-      return { allowed: true, attempt };
+      return Promise.resolve({ allowed: true, attempt });
     },
-    async succeeded(attempt) {
+    succeeded(attempt) {
       for (const bound of all) {
         const id = bound.key(attempt);
         const left = (bound.counts.get(id) ?? []).filter((a) => a !== attempt);
@@ -118,6 +121,7 @@ export function createSignInThrottle(options: { now?: () => number } = {}): Sign
       }
       // The owner knows the password: their earlier slips from this address no longer count.
       all[0]!.counts.delete(all[0]!.key(attempt));
+      return Promise.resolve();
     },
   };
 }

@@ -94,7 +94,7 @@ export function docsRoutes(): Route[] {
     scope: null,
     handler: (req, res) => {
       const a = (loaded ??= assets())[name]!;
-      send(req, res, {
+      return send(req, res, {
         body: a.body,
         contentType: a.type,
         etag: a.etag,

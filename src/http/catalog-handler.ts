@@ -147,7 +147,7 @@ export function catalogHandler(datasets: readonly Dataset[], store: ReadingStore
       last_ingest: snapshot.modified === null ? null : new Date(snapshot.modified).toISOString(),
       ...(snapshot.sample ? { sample: true } : {}),
     };
-    send(req, res, {
+    return send(req, res, {
       body: JSON.stringify(body),
       contentType: "application/json",
       cacheControl: "private, no-cache",

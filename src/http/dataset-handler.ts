@@ -9,11 +9,13 @@ import * as v from "valibot";
 import { type Dataset, type DatasetParameter, firstDayRead } from "../datasets/dataset.ts";
 import { type ReadingStore, type StoreSnapshot, StoreUnavailableError } from "../store/reading-store.ts";
 import { dayKey, dayRange, DAY_MS, formatInstant, HOUR_MS } from "../time.ts";
-import { recordsToCsv } from "./csv.ts";
 import { chooseFormat, type Format, FORMATS } from "./negotiation.ts";
 import { type ParsedRange, parseRangeQuery } from "./range-query.ts";
-import type { Handler } from "./router.ts";
-import { type BodySource, send } from "./send.ts";
+import type { Handler, RequestContext } from "./router.ts";
+import { send } from "./send.ts";
+import { DatasetBody, StaleBodyError } from "./dataset-body.ts";
+import type { RenderSlots } from "./render-slots.ts";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { RecordCache } from "../datasets/record-cache.ts";
 import { Lru } from "../cache/lru.ts";
 import { rememberLast } from "../cache/remember-last.ts";
@@ -120,6 +122,10 @@ function filename(dataset: Dataset, range: ParsedRange): string {
 export interface DatasetHandlerOptions {
   /** Records per day, serialized once. */
   readonly records: RecordCache;
+  /** How many large bodies may be rendered at once. */
+  readonly slots: RenderSlots;
+  /** How many bodies may be compressed at once (on libuv's pool). */
+  readonly compressions: RenderSlots;
   /** Whole response bodies by ETag. */
   readonly responses: Lru<string, Buffer>;
   /** The clock for Cache-Control. */
@@ -150,48 +156,6 @@ function envelopeMeta(
   };
 }
 
-/**
- * What a dataset response's body is made from. It is rendered only when no kept body answers
- * (a repeated request is served from the response cache by ETag), so the hot path allocates this
- * one object rather than closures.
- */
-class DatasetBody implements BodySource {
-  constructor(
-    private readonly dataset: Dataset,
-    private readonly range: ParsedRange,
-    private readonly format: Format,
-    private readonly recordCache: RecordCache,
-    private readonly store: ReadingStore,
-    private readonly asOf: { instant: Instant; source: ReadingStore } | undefined,
-    private readonly lastAvailable: number | null,
-    private readonly sample: boolean,
-  ) {}
-
-  // The past is computed afresh; the present comes from the per-day record cache.
-  render(): string {
-    const { dataset, range, asOf, recordCache, store } = this;
-    if (this.format === "csv") {
-      const records =
-        asOf === undefined ? recordCache.records(dataset, store, range) : dataset.records(asOf.source, range);
-      return recordsToCsv(
-        records,
-        dataset.fields[range.interval],
-        (field) => range.options[field.name] === true,
-      );
-    }
-    // The same bytes as JSON.stringify({ meta, data }), from records serialized once each.
-    const data =
-      asOf === undefined
-        ? recordCache.json(dataset, store, range)
-        : dataset
-            .records(asOf.source, range)
-            .map((record) => JSON.stringify(record))
-            .join(",");
-    const meta = envelopeMeta(dataset, range, this.lastAvailable, this.sample, asOf?.instant);
-    return `{"meta":${JSON.stringify(meta)},"data":[${data}]}`;
-  }
-}
-
 const CSV_TYPE = "text/csv; charset=utf-8";
 
 // The answer's own headers: CSV's file name, and the sample data's mark.
@@ -220,7 +184,12 @@ export function datasetHandler(
   // A poll repeats its query: what a query parsed to and its ETag, by query, valid while the
   // store's version and the Accept header are the ones it was made for.
   const memo = new Lru<string, ParsedQuery>(1_000);
-  return (req, res, ctx) => {
+  const handle = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    ctx: RequestContext,
+    attempt: number,
+  ): void | Promise<void> => {
     const snapshot = store.refresh();
     const accept = req.headers.accept;
     let parsed = memo.get(ctx.search);
@@ -235,14 +204,22 @@ export function datasetHandler(
     if (snapshot.unavailable !== undefined) throw new StoreUnavailableError(snapshot.unavailable);
     const { range, format, etag } = parsed;
     const asOfInstant = range.options.as_of as Instant | undefined;
-    const asOf =
-      asOfInstant === undefined
-        ? undefined
-        : { instant: asOfInstant, source: storeFor(store, asOfInstant.ms, now()) };
-    const lastAvailable = asOf === undefined ? snapshot.lastActual : asOf.source.refresh().lastActual;
+    const asOf = asOfInstant === undefined ? undefined : storeFor(store, asOfInstant.ms, now());
+    const lastAvailable = asOf === undefined ? snapshot.lastActual : asOf.refresh().lastActual;
     const { sample } = snapshot;
-    send(req, res, {
-      body: new DatasetBody(dataset, range, format, options.records, store, asOf, lastAvailable, sample),
+    const body = new DatasetBody({
+      dataset,
+      range,
+      format,
+      recordCache: options.records,
+      store,
+      asOf,
+      version: snapshot.version,
+      meta: () => JSON.stringify(envelopeMeta(dataset, range, lastAvailable, sample, asOfInstant)),
+      slots: options.slots,
+    });
+    const sent = send(req, res, {
+      body,
       contentType: format === "csv" ? CSV_TYPE : "application/json",
       etag,
       lastModified: snapshot.modified,
@@ -250,6 +227,13 @@ export function datasetHandler(
       vary: "Accept",
       headers: responseHeaders(format, sample, dataset, range),
       cache: options.responses,
+      compressions: options.compressions,
+    });
+    // An ingest landed while the body was rendered in pieces: answer again from the new store.
+    return sent?.catch((error: unknown): void | Promise<void> => {
+      if (error instanceof StaleBodyError && attempt < 2) return handle(req, res, ctx, attempt + 1);
+      throw error;
     });
   };
+  return (req, res, ctx) => handle(req, res, ctx, 0);
 }

@@ -46,7 +46,8 @@ function tooMany(res: ServerResponse, retryAfter: number, viewer: Viewer | null)
 async function signIn(ctx: DashboardContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const form = await readForm(req);
   const token = form.get("csrf") ?? undefined;
-  const genuine = tokensMatch(readCookie(req, SIGN_IN_COOKIE), token) && signInTokenValid(ctx.secret, token, ctx.now());
+  const genuine =
+    tokensMatch(readCookie(req, SIGN_IN_COOKIE), token) && signInTokenValid(ctx.secret, token, ctx.now());
   if (!sameOriginPost(req) || !genuine) {
     throw new HttpError(403, "The sign-in form could not be verified. Reload the page and try again.");
   }
