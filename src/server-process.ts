@@ -233,11 +233,22 @@ export async function runServerProcess(config: Config): Promise<void> {
     log,
     // Last-used times, request counts, sessions and the access log are written before the exit.
     flush: async () => {
-      await Promise.allSettled([registry.flushUsage(), counter.flush(), stores.sessions.flush()]);
+      const written = await Promise.allSettled([
+        registry.flushUsage(),
+        counter.flush(),
+        stores.sessions.flush(),
+      ]);
       await redis?.close();
       counter.close();
       accessLog.flush();
       await new Promise((resolve) => process.stdout.write("", resolve));
+      // What could not be written is said, and the exit is not 0: a supervisor sees it.
+      const failed = written.flatMap((w, n) =>
+        w.status === "rejected"
+          ? [`${["last-use times", "request counts", "sessions"][n]}: ${(w.reason as Error).message}`]
+          : [],
+      );
+      if (failed.length > 0) throw new Error(failed.join("; "));
     },
   });
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => shutdown(signal));

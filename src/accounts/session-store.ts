@@ -92,6 +92,8 @@ interface OpenSessions extends KeptDocument {
   timer: NodeJS.Timeout | undefined;
   /** The last write in the chain. */
   writing: Promise<void>;
+  /** Why the last write failed, until one succeeds (every write writes every session). */
+  failure: unknown;
 }
 
 /**
@@ -114,6 +116,7 @@ export function createSessionStore(options: {
     stamp: fileStamp(document.path),
     timer: undefined,
     writing: Promise.resolve(),
+    failure: undefined,
   };
   return {
     async create(account) {
@@ -135,7 +138,11 @@ export function createSessionStore(options: {
         for (const [hash, s] of map) if (s.account === account) map.delete(hash);
       });
     },
-    flush: () => write(open, seenTimes(open)),
+    // A stop must know when the sessions could not be written.
+    flush: () =>
+      write(open, seenTimes(open)).then(() => {
+        if (open.failure !== undefined) throw open.failure;
+      }),
     get size() {
       return open.sessions.size;
     },
@@ -177,6 +184,7 @@ function write(open: OpenSessions, change: Change): Promise<void> {
       if (shared === undefined) {
         prune(open.sessions, t);
         writeFileAtomic(path, serialize(open.sessions), { mode: 0o600 });
+        open.failure = undefined;
         return;
       }
       await shared.update(SESSIONS_FILE, open.dir, (text) => {
@@ -185,7 +193,9 @@ function write(open: OpenSessions, change: Change): Promise<void> {
         prune(merged, t);
         return { text: serialize(merged), result: undefined };
       });
+      open.failure = undefined;
     } catch (error) {
+      open.failure = error;
       onError(error);
     }
   });

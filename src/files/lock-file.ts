@@ -84,7 +84,13 @@ function removeDeadClaims(path: string): void {
 
 function claim(path: string): string {
   const mine = `${path}.${process.pid}-${randomBytes(4).toString("hex")}`;
-  writeFileSync(mine, String(process.pid), { mode: 0o600 });
+  try {
+    writeFileSync(mine, String(process.pid), { mode: 0o600 });
+  } catch (error) {
+    // A full disk creates the file and then fails to fill it: nothing of it may stay behind.
+    rmSync(mine, { force: true });
+    throw error;
+  }
   return mine;
 }
 

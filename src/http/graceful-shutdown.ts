@@ -80,7 +80,12 @@ export function createShutdown(server: Server, options: ShutdownOptions): (signa
           options.log("stopped: every request finished and the state is written");
           exit(0);
         },
-        () => exit(1),
+        (error: unknown) => {
+          options.log(
+            `stopped: every request finished, but the state could not all be written: ${(error as Error).message}`,
+          );
+          exit(1);
+        },
       );
     });
   };

@@ -125,6 +125,11 @@ function reload(open: OpenRegistry): void {
   }
 }
 
+/** How long after a failed write of last-use times it is tried again. */
+export const USAGE_RETRY_MS = 30_000;
+
+// Writes the pending last-use times; on failure they wait again (a later use wins) and are retried
+// after USAGE_RETRY_MS, and the error is both reported and thrown (a stop must know).
 async function flushUsage(open: OpenRegistry): Promise<void> {
   open.flushScheduled = false;
   if (open.pending.size === 0) return;
@@ -134,6 +139,12 @@ async function flushUsage(open: OpenRegistry): Promise<void> {
     await recordUsage(open.dir, batch, open.shared);
   } catch (error) {
     open.onError(error);
+    for (const [id, at] of Object.entries(batch)) if (!open.pending.has(id)) open.pending.set(id, at);
+    if (!open.flushScheduled) {
+      open.flushScheduled = true;
+      setTimeout(() => void flushUsage(open).catch(() => {}), USAGE_RETRY_MS).unref();
+    }
+    throw error;
   }
 }
 
@@ -145,7 +156,7 @@ function noteUse(open: OpenRegistry, id: string, use: Usage): void {
   open.pending.set(id, new Date(t).toISOString());
   if (!open.flushScheduled) {
     open.flushScheduled = true;
-    setImmediate(() => void flushUsage(open));
+    setImmediate(() => void flushUsage(open).catch(() => {})); // reported, and retried
   }
 }
 

@@ -117,7 +117,7 @@ export function createRequestCounter(options: {
     stored: { stamp: "", counts: {} },
     day: { key: "", start: Infinity, end: -Infinity },
   };
-  const timer = setInterval(() => void flush(open), FLUSH_MS).unref();
+  const timer = setInterval(() => void flush(open).catch(() => {}), FLUSH_MS).unref(); // reported
   return {
     count(keyId, scope, allowed) {
       cellOf(open.pending, today(open), keyId, scope)[allowed ? 0 : 1]++;
@@ -178,8 +178,10 @@ async function flush(open: OpenCounter): Promise<void> {
       return writeFileAtomicAsync(path, merged(counts, batch, now()), { mode: 0o600 });
     });
   } catch (error) {
+    // Kept for the next flush (the timer's, a minute on), reported, and thrown: a stop must know.
     onError(error);
     addAll(open.pending, batch);
+    throw error;
   }
 }
 

@@ -1,0 +1,106 @@
+/**
+ * A full or read-only disk under the state the server keeps beside the data (last-use times,
+ * request counts, sessions): nothing is left behind, what could not be written is written later,
+ * and a stop that could not write says so and exits non-zero. A small filesystem needs a tmpfs,
+ * which root can mount.
+ */
+import { test, type TestContext } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createKey } from "../src/keys/key-admin.ts";
+import { createKeyRegistry } from "../src/keys/key-registry.ts";
+import { createRequestCounter } from "../src/usage/request-counts.ts";
+import { skipUnless, startServerProcess } from "./helpers.ts";
+
+const canMount = process.getuid?.() === 0 && spawnSync("mount", ["--version"]).status === 0;
+const SKIP = skipUnless(canMount, "needs root to mount a small tmpfs (run the tests as root)");
+
+/** A tmpfs of `size` mounted for the test. */
+function smallDisk(t: TestContext, size: string): string {
+  const dir = mkdtempSync(join(tmpdir(), "gds-state-"));
+  const mounted = spawnSync("mount", ["-t", "tmpfs", "-o", `size=${size}`, "tmpfs", dir]);
+  assert.equal(mounted.status, 0, String(mounted.stderr));
+  t.after(() => {
+    spawnSync("umount", ["-l", dir]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return dir;
+}
+
+/** Fills the disk under `dir` but for a few bytes; returns what frees it. */
+function fill(dir: string): () => void {
+  const path = join(dir, "filler");
+  spawnSync("dd", ["if=/dev/zero", `of=${path}`, "bs=4k", "count=100000"]);
+  return () => rmSync(path);
+}
+
+const leftovers = (dir: string) => readdirSync(dir).filter((n) => /\.lock\.|\.tmp-/.test(n));
+
+test(
+  "last-use times that fail to flush on a full disk leave no lock claim, and are written once there is room",
+  { skip: SKIP },
+  async (t) => {
+    const dir = smallDisk(t, "1m");
+    const { key, record } = createKey(dir, { name: "k", account: "a" });
+    const errors: unknown[] = [];
+    const registry = createKeyRegistry({ dir, onError: (e) => errors.push(e) });
+    const free = fill(dir);
+    const seen = registry.authenticate(key);
+    assert.equal(seen.ok, true);
+    await assert.rejects(registry.flushUsage(), /ENOSPC|no space/i);
+    assert.ok(errors.length > 0, "reported");
+    assert.deepEqual(leftovers(dir), [], "no lock claim or temp file stays");
+    free();
+    await registry.flushUsage();
+    const usage = JSON.parse(readFileSync(join(dir, "key-usage.json"), "utf8")) as Record<string, string>;
+    assert.ok(usage[record.id] !== undefined, "the time the failed flush held is written");
+  },
+);
+
+test(
+  "request counts that fail to flush are kept and written by the next flush",
+  { skip: SKIP },
+  async (t) => {
+    const dir = smallDisk(t, "1m");
+    const counter = createRequestCounter({ dir, onError: () => {} });
+    t.after(() => counter.close());
+    counter.count("key_1", "normalized_data", true);
+    counter.count("key_1", "normalized_data", true);
+    const free = fill(dir);
+    await assert.rejects(counter.flush(), /ENOSPC|no space/i);
+    assert.deepEqual(leftovers(dir), []);
+    free();
+    await counter.flush();
+    assert.match(readFileSync(join(dir, "request-counts.json"), "utf8"), /"key_1"/);
+  },
+);
+
+test(
+  "a stop on a store that turned read-only says what it could not write and exits 1",
+  { skip: SKIP },
+  async (t) => {
+    const dir = smallDisk(t, "20m");
+    const { key } = createKey(dir, { name: "k", account: "a", limits: { normalized_data: 1000 } });
+    const server = await startServerProcess(t, dir);
+    // A counted request: its count waits for the minute's flush, or the stop's.
+    const res = await fetch(
+      `http://127.0.0.1:${server.port}/api/v1/grid/system-state?start=2025-01-01&end=2025-01-02`,
+      {
+        headers: { "X-API-KEY": key },
+      },
+    );
+    assert.equal(res.status, 200);
+    assert.equal(spawnSync("mount", ["-o", "remount,ro", dir]).status, 0);
+    const exited = new Promise<number | null>((resolve) => server.child.on("exit", resolve));
+    server.child.kill("SIGTERM");
+    assert.equal(await exited, 1);
+    assert.match(
+      server.stderr(),
+      /stopped: every request finished, but the state could not all be written: request counts: .*(EROFS|read-only)/,
+    );
+    assert.doesNotMatch(server.stderr(), /the state is written/);
+  },
+);
