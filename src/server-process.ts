@@ -186,6 +186,26 @@ async function dashboardOptions(
   };
 }
 
+// At a stop: last-used times, request counts, sessions and the access log are written before the
+// exit. What could not be written is said, and the exit is then not 0, so a supervisor sees it.
+async function writeState(stores: ReturnType<typeof openStores>, redis: RedisConnection | undefined) {
+  const written = await Promise.allSettled([
+    stores.registry.flushUsage(),
+    stores.counter.flush(),
+    stores.sessions.flush(),
+  ]);
+  await redis?.close();
+  stores.counter.close();
+  accessLog.flush();
+  await new Promise((resolve) => process.stdout.write("", resolve));
+  const failed = written.flatMap((w, n) =>
+    w.status === "rejected"
+      ? [`${["last-use times", "request counts", "sessions"][n]}: ${(w.reason as Error).message}`]
+      : [],
+  );
+  if (failed.length > 0) throw new Error(failed.join("; "));
+}
+
 export async function runServerProcess(config: Config): Promise<void> {
   const { limiter, redis, documents } = await sharedState(config);
   const stores = openStores(config, documents);
@@ -231,25 +251,7 @@ export async function runServerProcess(config: Config): Promise<void> {
   const shutdown = createShutdown(server, {
     graceMs: config.shutdownGraceMs,
     log,
-    // Last-used times, request counts, sessions and the access log are written before the exit.
-    flush: async () => {
-      const written = await Promise.allSettled([
-        registry.flushUsage(),
-        counter.flush(),
-        stores.sessions.flush(),
-      ]);
-      await redis?.close();
-      counter.close();
-      accessLog.flush();
-      await new Promise((resolve) => process.stdout.write("", resolve));
-      // What could not be written is said, and the exit is not 0: a supervisor sees it.
-      const failed = written.flatMap((w, n) =>
-        w.status === "rejected"
-          ? [`${["last-use times", "request counts", "sessions"][n]}: ${(w.reason as Error).message}`]
-          : [],
-      );
-      if (failed.length > 0) throw new Error(failed.join("; "));
-    },
+    flush: () => writeState(stores, redis),
   });
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => shutdown(signal));
 }

@@ -37,6 +37,17 @@ test("each 400 code for the conditions of the contract", async (t) => {
     ["start=2024-01-01T25:00:00Z&end=2024-03-02", "invalid_datetime", /not a real date-time/],
     ["start=2024-01-01&end=2024-01-02T00:00:00", "invalid_datetime", /'end' has no UTC offset.*Add 'Z'/],
     [
+      "start=2024-01-01&end=9999-12-31T23:00:00-23:59",
+      "invalid_datetime",
+      /'end' is outside the years 1900 to 9999 \(in UTC, after its offset\)/,
+    ],
+    [
+      "start=0100-01-01T00:30:00%2B01:00&end=2024-01-01",
+      "invalid_datetime",
+      /'start' is outside the years 1900 to 9999/,
+    ],
+    ["start=0050-01-01&end=2024-01-01", "invalid_datetime", /'start' is outside the years 1900 to 9999/],
+    [
       `${OK_RANGE}&interval=5m`,
       "unsupported_interval",
       /Unsupported interval '5m'. Supported intervals: 1h, 1d/,

@@ -84,3 +84,24 @@ test("other shapes are refused", () => {
     assert.equal(parseInstant(text), "format", text);
   }
 });
+
+test("years stay four digits: 1900 to 9999 in UTC, after the offset; anything else is out of range", () => {
+  const ok = (text: string, iso: string) => {
+    const parsed = parseInstant(text);
+    assert.ok(typeof parsed !== "string", `${text}: ${String(parsed)}`);
+    assert.equal(new Date(parsed.ms).toISOString(), iso, text);
+  };
+  ok("1900-01-01", "1900-01-01T00:00:00.000Z");
+  ok("1899-12-31T23:00:00-02:00", "1900-01-01T01:00:00.000Z");
+  ok("9999-12-31T23:59:59Z", "9999-12-31T23:59:59.000Z");
+  ok("9999-12-31T23:59:59.999+00:00", "9999-12-31T23:59:59.999Z");
+  for (const text of [
+    "1899-12-31T23:59:59Z",
+    "0050-01-01",
+    "0100-01-01T00:30:00+01:00",
+    "9999-12-31T23:00:00-23:59",
+    "0000-01-01",
+  ]) {
+    assert.equal(parseInstant(text), "out_of_range", text);
+  }
+});

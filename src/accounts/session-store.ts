@@ -141,7 +141,7 @@ export function createSessionStore(options: {
     // A stop must know when the sessions could not be written.
     flush: () =>
       write(open, seenTimes(open)).then(() => {
-        if (open.failure !== undefined) throw open.failure;
+        if (open.failure !== undefined) throw open.failure as Error;
       }),
     get size() {
       return open.sessions.size;

@@ -156,6 +156,8 @@ function instant(params: URLSearchParams, name: string): Instant {
       ? `'${name}' has no UTC offset: '${raw}'. Add 'Z' for UTC or an offset such as '+02:00' (e.g. '${raw}Z').`
       : problem === "impossible"
         ? `'${name}' is not a real date-time: '${raw}'.`
-        : `'${name}' is not an ISO-8601 date-time: '${raw}'. Use e.g. 2024-01-01T00:00:00Z or 2024-01-01.`;
+        : problem === "out_of_range"
+          ? `'${name}' is outside the years 1900 to 9999 (in UTC, after its offset): '${raw}'.`
+          : `'${name}' is not an ISO-8601 date-time: '${raw}'. Use e.g. 2024-01-01T00:00:00Z or 2024-01-01.`;
   throw badRequest("invalid_datetime", detail);
 }
