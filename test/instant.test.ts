@@ -88,7 +88,7 @@ test("other shapes are refused", () => {
 test("years stay four digits: 1900 to 9999 in UTC, after the offset; anything else is out of range", () => {
   const ok = (text: string, iso: string) => {
     const parsed = parseInstant(text);
-    assert.ok(typeof parsed !== "string", `${text}: ${String(parsed)}`);
+    assert.ok(typeof parsed !== "string", `${text}: ${typeof parsed === "string" ? parsed : ""}`);
     assert.equal(new Date(parsed.ms).toISOString(), iso, text);
   };
   ok("1900-01-01", "1900-01-01T00:00:00.000Z");
