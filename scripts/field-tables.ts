@@ -6,11 +6,11 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { withFieldTables } from "../src/datasets/field-tables.ts";
 import { withBoundsTable } from "../src/source/bounds-table.ts";
-import { DATASETS } from "../src/service.ts";
+import { DOCUMENTED } from "../src/service.ts";
 
 const docs = join(import.meta.dirname, "..", "docs");
 const api = join(docs, "api.md");
-writeFileSync(api, withFieldTables(readFileSync(api, "utf8"), DATASETS));
+writeFileSync(api, withFieldTables(readFileSync(api, "utf8"), DOCUMENTED));
 const data = join(docs, "data.md");
 writeFileSync(data, withBoundsTable(readFileSync(data, "utf8")));
 process.stderr.write(`Rewrote the field tables of ${api} and the bounds of ${data}.\n`);

@@ -4,6 +4,12 @@ import type { RequestMetrics } from "./metrics/metrics.ts";
 import { docsRoutes } from "./docs/docs-routes.ts";
 import { loadReduction } from "./datasets/load-reduction.ts";
 import { availability } from "./datasets/availability.ts";
+import { supplyMargin } from "./datasets/supply-margin.ts";
+import { pumpedStorage } from "./datasets/pumped-storage.ts";
+import type { DatasetDoc } from "./datasets/dataset.ts";
+import { forecastDemand } from "./forecasts/forecast-dataset.ts";
+import { ForecastIssues } from "./forecasts/forecast-issues.ts";
+import { forecastHandler } from "./http/forecast-handler.ts";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createHash } from "node:crypto";
 import { generationMix } from "./datasets/generation-mix.ts";
@@ -30,11 +36,24 @@ import type { ChangeGate } from "./files/change-gate.ts";
 
 const READ_METHODS = ["GET", "HEAD"];
 
-/** Every dataset the service serves. */
-export const DATASETS = [systemState, generationMix, gridStress, loadReduction, availability];
+/** Every dataset the service serves from the reading store. */
+export const DATASETS = [
+  systemState,
+  generationMix,
+  gridStress,
+  loadReduction,
+  availability,
+  supplyMargin,
+  pumpedStorage,
+];
+
+/** Every dataset the catalog, the OpenAPI document and the API reference describe. */
+export const DOCUMENTED: readonly DatasetDoc[] = [...DATASETS, forecastDemand];
 
 export interface ServiceOptions {
   readonly store: ReadingStore;
+  /** Eskom's forecast issues; by default those kept in the store's directory. */
+  readonly forecasts?: ForecastIssues;
   readonly registry: KeyRegistry;
   readonly limiter: Limiter;
   /** Default limits per scope, before a key's own. */
@@ -85,7 +104,8 @@ function apiRoutes(options: ServiceOptions): Route[] {
   // And one compressed at a time, on one of libuv's threads: the others would take the cores the
   // event loop needs (a year's body takes 15 to 55 ms to compress).
   const compressions = createRenderSlots(1);
-  const openapi = JSON.stringify(buildOpenApi(DATASETS, options.limits));
+  const openapi = JSON.stringify(buildOpenApi(DOCUMENTED, options.limits));
+  const forecasts = options.forecasts ?? new ForecastIssues(store.dir);
   const openapiTag = createHash("sha256").update(openapi).digest("base64url").slice(0, 32);
   return [
     ...DATASETS.map((dataset) => ({
@@ -95,10 +115,16 @@ function apiRoutes(options: ServiceOptions): Route[] {
       handler: datasetHandler(dataset, store, { now, records, responses, slots, compressions }),
     })),
     {
+      path: forecastDemand.path,
+      methods: READ_METHODS,
+      scope: forecastDemand.scope,
+      handler: forecastHandler(forecasts, { now }),
+    },
+    {
       path: CATALOG_ROUTE.path,
       methods: READ_METHODS,
       scope: CATALOG_ROUTE.scope!,
-      handler: catalogHandler(DATASETS, store),
+      handler: catalogHandler(DOCUMENTED, store),
     },
     {
       path: HEALTH_ROUTE.path,

@@ -32,6 +32,7 @@ const BASE: StressInputs = {
   plannedOutage: 4_000,
   unplannedOutage: 9_000,
   otherOutage: 1_000,
+  liveAvailable: null,
   utilityOcgt: 500,
   ippOcgt: 300,
   totalRe: 900,
@@ -60,6 +61,16 @@ test("reserve margin against hand-computed values, boundaries included", () => {
   close(reserveMarginComponent({ ...BASE, unplannedOutage: 40_000 }), 1); // nothing available
   assert.equal(reserveMarginComponent({ ...BASE, otherOutage: null }), null);
   assert.equal(reserveMarginComponent({ ...BASE, installedCapacity: null }), null);
+});
+
+test("without the export's columns the reserve margin reads the live file's available capacity", () => {
+  const live = { ...BASE, installedCapacity: null, liveAvailable: 30_000 };
+  close(reserveMarginComponent(live), 0.5); // the same 30000 available, from the capacity file
+  close(reserveMarginComponent({ ...live, liveAvailable: 40_000 }), 0); // margin 0.325: comfortable
+  close(reserveMarginComponent({ ...live, liveAvailable: 28_000 }), (0.2 - 1_000 / 28_000) / 0.2);
+  // The export's columns win where an hour has both: they are what the index was built on.
+  close(reserveMarginComponent({ ...BASE, liveAvailable: 40_000 }), 0.5);
+  assert.equal(reserveMarginComponent({ ...live, liveAvailable: null }), null);
 });
 
 test("OCGT dispatch against hand-computed values", () => {
@@ -115,6 +126,7 @@ test("a missing input nulls its component and the other weights are renormalized
     plannedOutage: null,
     unplannedOutage: null,
     otherOutage: null,
+    liveAvailable: null,
     utilityOcgt: null,
     ippOcgt: null,
     totalRe: null,
@@ -135,6 +147,7 @@ test("the value never falls when any stress driver worsens (property, 5,000 rand
     ["plannedOutage", +1],
     ["unplannedOutage", +1],
     ["otherOutage", +1],
+    ["liveAvailable", -1],
     ["utilityOcgt", +1],
     ["ippOcgt", +1],
     ["totalRe", -1],
@@ -147,6 +160,7 @@ test("the value never falls when any stress driver worsens (property, 5,000 rand
       plannedOutage: pick(0, 8_000),
       unplannedOutage: pick(3_000, 20_000),
       otherOutage: pick(0, 4_000),
+      liveAvailable: pick(20_000, 40_000),
       utilityOcgt: pick(0, 2_500),
       ippOcgt: pick(0, 1_000),
       totalRe: pick(0, 6_000),

@@ -18,7 +18,17 @@ test("pull settings: defaults, overrides, and a clear error for each bad one", (
   assert.equal(defaults.note, undefined);
   assert.deepEqual(
     defaults.files.map((f) => f.name),
-    ["Station_Build_Up.csv", "System_hourly_actual_and_forecasted_demand.csv", "Hourly_Generation.csv"],
+    [
+      "Station_Build_Up.csv",
+      "Station_Build_Up_Yesterday.csv",
+      "System_hourly_actual_and_forecasted_demand.csv",
+      "Hourly_Generation.csv",
+      "System_hourly_demand_and_available_capacity.csv",
+      "Hourly_UCLF_and_OCLF_Trend.csv",
+      "Pumped_storage_gen_hours_gas_generation_and_manual_load_reduction.csv",
+      "Official_hourly_forecast_for_next_3_months.csv",
+    ],
+    "every file, the build-up of yesterday right after the one of the last 7 days it backs up",
   );
   assert.deepEqual(defaults.policy, {
     timeoutMs: 30_000,

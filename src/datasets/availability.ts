@@ -1,8 +1,10 @@
 /**
  * `grid.availability`: the utility's installed capacity, its planned, unplanned and other outages,
  * what is left available, and the energy availability factor (EAF), hourly or per UTC day
- * (docs/api.md: "Availability"). Only data-request exports carry these columns: the live portal
- * downloads do not, so hours known only from them have no availability record.
+ * (docs/api.md: "Availability"). Installed capacity and the three outages come from data-request
+ * exports only; the live portal's outage trend (`Hourly_UCLF_and_OCLF_Trend.csv`) gives unplanned
+ * plus other outages as one figure, and its capacity file an available capacity that counts units
+ * not yet commercial: each is served as its own field, never put in place of the export's.
  */
 import { type Reading, valueAt } from "../source/reading.ts";
 import { fromSourceMeta, HOURS_FIELD, mw } from "./dataset.ts";
@@ -10,10 +12,11 @@ import { defineDataset } from "./dataset-table.ts";
 import { COL, ratioOrNull } from "./source-fields.ts";
 
 const INPUTS = [COL.installedCapacity, COL.plannedOutages, COL.unplannedOutages, COL.otherOutages];
+const ANY = [...INPUTS, COL.uclfOclf, COL.availableCapacity];
 
 /** The reading of an hour holding at least one capacity or outage column, else null. */
 export function availabilityHour(reading: Reading): Reading | null {
-  return INPUTS.some((column) => valueAt(reading, column) !== null) ? reading : null;
+  return ANY.some((column) => valueAt(reading, column) !== null) ? reading : null;
 }
 
 const col = (column: number) => (reading: Reading) => valueAt(reading, column);
@@ -67,6 +70,18 @@ export const availability = defineDataset({
         return ratioOrNull(a === null ? null : 100 * a, valueAt(reading, COL.installedCapacity));
       },
     },
+    available_capacity_incl_non_comm_mw: {
+      ...mw(
+        "Available capacity as the portal's capacity file publishes it, with units not yet in commercial operation (`Available Capacity Incl Non Comm Units`): another definition than available_capacity_mw, so a field of its own.",
+      ),
+      value: col(COL.availableCapacity),
+    },
+    uclf_oclf_mw: {
+      ...mw(
+        "Unplanned plus other capability loss, from the portal's hourly outage trend (`Hourly UCLF+OCLF`); the export's hours have unplanned_outages_mw and other_outages_mw instead.",
+      ),
+      value: col(COL.uclfOclf),
+    },
   },
   daily: {
     avg_installed_capacity_mw: mean("installed_capacity_mw", "Mean installed capacity over the day's hours."),
@@ -82,6 +97,11 @@ export const availability = defineDataset({
         share: { numerator: "available_capacity_mw", denominator: "installed_capacity_mw", scale: 100 },
       },
     },
+    avg_available_capacity_incl_non_comm_mw: mean(
+      "available_capacity_incl_non_comm_mw",
+      "Mean available capacity as the capacity file publishes it.",
+    ),
+    avg_uclf_oclf_mw: mean("uclf_oclf_mw", "Mean unplanned plus other outages, from the outage trend."),
     hours: { ...HOURS_FIELD, from: { count: true } },
   },
 });

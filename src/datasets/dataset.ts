@@ -77,8 +77,12 @@ export interface RangeRequest {
   readonly options: Readonly<Record<string, unknown>>;
 }
 
-/** A dataset the service serves at one path. */
-export interface Dataset {
+/**
+ * What the catalog, the OpenAPI document and the API reference say of a dataset: every dataset
+ * has it, whether its records come from the reading store (`Dataset`) or elsewhere (the forecast
+ * issues).
+ */
+export interface DatasetDoc {
   /** `meta.dataset`. */
   readonly id: string;
   readonly path: string;
@@ -92,12 +96,21 @@ export interface Dataset {
   readonly fields: Readonly<Record<Interval, readonly FieldDoc[]>>;
   /** `meta.derived` at each interval. */
   readonly derived: Readonly<Record<Interval, boolean>>;
-  /** Days before a range whose readings the records also depend on (for ETags). */
-  readonly lookbackDays: number;
-  /** Query parameters besides `start`, `end` and `interval`. */
+  /** Query parameters besides `start`, `end`, `interval`, `format` and `as_of`. */
   readonly parameters?: Readonly<Record<string, DatasetParameter>>;
   /** `meta` fields after `derived` (e.g. `derivation_method`), for an interval. */
   meta(interval: Interval): Readonly<Record<string, unknown>>;
+  /**
+   * The `meta` fields after `start` and `end` that say how current the data is, as JSON Schemas;
+   * by default `last_available` and `data_delay` (the reading store's).
+   */
+  readonly statusMeta?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+}
+
+/** A dataset the service serves at one path. */
+export interface Dataset extends DatasetDoc {
+  /** Days before a range whose readings the records also depend on (for ETags). */
+  readonly lookbackDays: number;
   /** The records of a range, in ascending time order. */
   records(store: ReadingStore, request: RangeRequest): DataRecord[];
 }

@@ -3,7 +3,7 @@
  * interval between `<!-- fields: <dataset id> <interval> -->` and `<!-- /fields -->`.
  * `npm run field-tables` rewrites them; a test fails when the page and the code disagree.
  */
-import type { Dataset, FieldDoc, Interval } from "./dataset.ts";
+import type { DatasetDoc, FieldDoc, Interval } from "./dataset.ts";
 
 const escape = (text: string) => text.replaceAll("|", "\\|");
 
@@ -15,14 +15,14 @@ function rows(fields: readonly FieldDoc[], prefix = ""): string[] {
 }
 
 /** The Markdown table of a dataset's fields at one interval (prettier aligns it afterwards). */
-export function fieldTable(dataset: Dataset, interval: Interval): string {
+export function fieldTable(dataset: DatasetDoc, interval: Interval): string {
   return ["| field | unit | meaning |", "| --- | --- | --- |", ...rows(dataset.fields[interval])].join("\n");
 }
 
 const MARKER = /<!-- fields: (\S+) (1h|1d) -->\n[\s\S]*?<!-- \/fields -->/g;
 
 /** `readme` with every marked field table regenerated; throws on a marker naming no dataset. */
-export function withFieldTables(readme: string, datasets: readonly Dataset[]): string {
+export function withFieldTables(readme: string, datasets: readonly DatasetDoc[]): string {
   return readme.replace(MARKER, (_all, id: string, interval: Interval) => {
     const dataset = datasets.find((d) => d.id === id);
     if (dataset === undefined) throw new Error(`docs/api.md: a field table names ${id}, which is no dataset`);

@@ -30,6 +30,18 @@ export const COL = {
   plannedOutages: requireColumn("total_pclf"),
   unplannedOutages: requireColumn("total_uclf"),
   otherOutages: requireColumn("total_oclf"),
+  availableCapacity: requireColumn("available_capacity_incl_non_comm_units"),
+  availableCapacityWithRe: requireColumn("available_capacity_incl_non_comm_units_incl_total_re"),
+  uclfOclf: requireColumn("hourly_uclf_oclf"),
+  drakensbergHours: requireColumn("drakensberg_gen_unit_hours"),
+  palmietHours: requireColumn("palmiet_gen_unit_hours"),
+  ingulaHours: requireColumn("ingula_gen_unit_hours"),
+  drakensbergMax: requireColumn("drakensberg_max_hours"),
+  palmietMax: requireColumn("palmiet_max_hours"),
+  ingulaMax: requireColumn("ingula_max_hours"),
+  drakensbergMin: requireColumn("drakensberg_min_hours"),
+  palmietMin: requireColumn("palmiet_min_hours"),
+  ingulaMin: requireColumn("ingula_min_hours"),
 } as const;
 
 /**

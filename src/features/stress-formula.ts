@@ -5,8 +5,12 @@
  * Five components, each 0 to 1 and monotone in its stress driver:
  *
  * - `reserve_margin`: spare capacity. available = installed Eskom capacity − planned (PCLF) −
- *   unplanned (UCLF) − other (OCLF) outages; margin = (available − residual demand) / available;
- *   component = clamp((MARGIN_COMFORTABLE − margin) / MARGIN_COMFORTABLE). 1 when available ≤ 0.
+ *   unplanned (UCLF) − other (OCLF) outages (the data-request export's columns); for an hour
+ *   without them, the live capacity file's available capacity (`Available Capacity Incl Non Comm
+ *   Units`), which counts units not yet in commercial operation as well. margin = (available −
+ *   residual demand) / available; component = clamp((MARGIN_COMFORTABLE − margin) /
+ *   MARGIN_COMFORTABLE). 1 when available ≤ 0. Both are the capacity Eskom could dispatch that
+ *   hour; the live one is larger by what its commissioning units could give (docs/api.md).
  * - `ocgt_ramp`: how far the diesel peakers have been ramped up: (Eskom OCGT + dispatchable IPP
  *   OCGT output) / OCGT_FULL_MW, clamped. Diesel is the last resort before load shedding.
  * - `residual_demand`: the load itself, clamp((residual demand − DEMAND_LIGHT_MW) /
@@ -65,6 +69,8 @@ export interface StressInputs {
   readonly plannedOutage: number | null;
   readonly unplannedOutage: number | null;
   readonly otherOutage: number | null;
+  /** The live capacity file's available capacity, for hours without the export's columns. */
+  readonly liveAvailable: number | null;
   readonly utilityOcgt: number | null;
   readonly ippOcgt: number | null;
   readonly totalRe: number | null;
@@ -78,20 +84,26 @@ function clamp01(x: number): number {
 
 /** Spare-capacity stress. */
 export function reserveMarginComponent(i: StressInputs): number | null {
-  const { installedCapacity, plannedOutage, unplannedOutage, otherOutage, residualDemand } = i;
+  const available = availableCapacity(i);
+  if (available === null || i.residualDemand === null) return null;
+  const { residualDemand } = i;
+  if (available <= 0) return 1;
+  const margin = (available - residualDemand) / available;
+  return clamp01((MARGIN_COMFORTABLE - margin) / MARGIN_COMFORTABLE);
+}
+
+/** The available capacity the reserve margin reads: the export's, else the live file's, else null. */
+export function availableCapacity(i: StressInputs): number | null {
+  const { installedCapacity, plannedOutage, unplannedOutage, otherOutage } = i;
   if (
     installedCapacity === null ||
     plannedOutage === null ||
     unplannedOutage === null ||
-    otherOutage === null ||
-    residualDemand === null
+    otherOutage === null
   ) {
-    return null;
+    return i.liveAvailable;
   }
-  const available = installedCapacity - plannedOutage - unplannedOutage - otherOutage;
-  if (available <= 0) return 1;
-  const margin = (available - residualDemand) / available;
-  return clamp01((MARGIN_COMFORTABLE - margin) / MARGIN_COMFORTABLE);
+  return installedCapacity - plannedOutage - unplannedOutage - otherOutage;
 }
 
 /** Diesel-peaker stress. */
@@ -175,6 +187,7 @@ export function stressInputs(reading: Reading, usualRe: number | null): StressIn
     plannedOutage: valueAt(reading, PCLF),
     unplannedOutage: valueAt(reading, UCLF),
     otherOutage: valueAt(reading, OCLF),
+    liveAvailable: valueAt(reading, COL.availableCapacity),
     utilityOcgt: valueAt(reading, COL.utilityOcgt),
     ippOcgt: valueAt(reading, IPP_OCGT),
     totalRe: totalRe(reading),

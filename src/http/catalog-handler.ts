@@ -3,7 +3,7 @@
  * intervals, fields (type, unit, meaning), the caller's limit in its scope, and what the store
  * holds (first and last hour, newest actual hour, last ingest).
  */
-import { type Dataset, type FieldDoc, INTERVALS } from "../datasets/dataset.ts";
+import { type DatasetDoc, type FieldDoc, INTERVALS } from "../datasets/dataset.ts";
 import { WINDOW_MS } from "../limits/scopes.ts";
 import { type ReadingStore, type StoreSnapshot, StoreUnavailableError } from "../store/reading-store.ts";
 import { dayStart, formatInstant, HOUR_MS } from "../time.ts";
@@ -119,7 +119,7 @@ function coverage(
 }
 
 /** The catalog handler for `datasets`. */
-export function catalogHandler(datasets: readonly Dataset[], store: ReadingStore): Handler {
+export function catalogHandler(datasets: readonly DatasetDoc[], store: ReadingStore): Handler {
   return (req, res, ctx) => {
     const snapshot = store.refresh();
     if (snapshot.unavailable !== undefined) throw new StoreUnavailableError(snapshot.unavailable);

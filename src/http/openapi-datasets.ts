@@ -3,7 +3,7 @@
  * fields, the envelope's `meta`, the query parameters (the same valibot schemas that validate
  * them), and the responses.
  */
-import { type Dataset, type FieldDoc, type Interval, INTERVALS } from "../datasets/dataset.ts";
+import { type DatasetDoc, type FieldDoc, type Interval, INTERVALS } from "../datasets/dataset.ts";
 import { AS_OF_PARAMETER, FORMAT_PARAMETER, SCHEMA_VERSION } from "./dataset-handler.ts";
 import { RANGE_PARAMETERS } from "./range-query.ts";
 import { jsonSchema, type QueryParameter, type Schema } from "./route-doc.ts";
@@ -36,7 +36,7 @@ function objectSchema(fields: readonly FieldDoc[]): Schema {
   };
 }
 
-function schemaName(dataset: Dataset, interval: Interval, suffix: string): string {
+function schemaName(dataset: DatasetDoc, interval: Interval, suffix: string): string {
   const base = dataset.id
     .split(/[._]/)
     .map((w) => w[0]!.toUpperCase() + w.slice(1))
@@ -44,7 +44,16 @@ function schemaName(dataset: Dataset, interval: Interval, suffix: string): strin
   return `${base}${interval === "1h" ? "Hourly" : "Daily"}${suffix}`;
 }
 
-function metaSchema(dataset: Dataset, interval: Interval): Schema {
+// How current a dataset read from the reading store is.
+const READING_STATUS = {
+  last_available: {
+    type: ["string", "null"],
+    description: "The newest hour holding an actual (not forecast) reading; null on an empty store.",
+  },
+  data_delay: { type: "boolean", description: "True when the range reaches past last_available." },
+};
+
+function metaSchema(dataset: DatasetDoc, interval: Interval): Schema {
   const extra = dataset.meta(interval);
   const instant = {
     type: "string",
@@ -59,11 +68,7 @@ function metaSchema(dataset: Dataset, interval: Interval): Schema {
     ...Object.fromEntries(Object.entries(extra).map(([k, v]) => [k, { const: v }])),
     start: { ...instant, description: "The requested start, in UTC." },
     end: { ...instant, description: "The requested end (excluded), in UTC." },
-    last_available: {
-      type: ["string", "null"],
-      description: "The newest hour holding an actual (not forecast) reading; null on an empty store.",
-    },
-    data_delay: { type: "boolean", description: "True when the range reaches past last_available." },
+    ...(dataset.statusMeta ?? READING_STATUS),
   };
   const asOf = { ...instant, description: "With as_of: the instant the values are as of, in UTC." };
   const sample = {
@@ -102,7 +107,7 @@ export function parameter(name: string, p: QueryParameter): Schema {
 }
 
 // The record and envelope schemas of a dataset at each interval; returns the envelopes' refs.
-export function datasetSchemas(dataset: Dataset, schemas: Record<string, Schema>): Schema[] {
+export function datasetSchemas(dataset: DatasetDoc, schemas: Record<string, Schema>): Schema[] {
   return INTERVALS.map((interval) => {
     const record = schemaName(dataset, interval, "Record");
     const envelope = schemaName(dataset, interval, "Envelope");
@@ -135,7 +140,7 @@ const DATASET_RESPONSES = {
 };
 
 export function datasetOperation(
-  dataset: Dataset,
+  dataset: DatasetDoc,
   limits: Readonly<Record<string, number>>,
   envelopes: Schema[],
 ) {

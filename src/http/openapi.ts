@@ -5,7 +5,7 @@
  * responses, the key scheme) is in `openapi-components.ts`.
  */
 import * as v from "valibot";
-import type { Dataset } from "../datasets/dataset.ts";
+import type { DatasetDoc } from "../datasets/dataset.ts";
 import { CATALOG_ROUTE } from "./catalog-handler.ts";
 import { HEALTH_ROUTE } from "./health-handler.ts";
 import { MAX_SPAN_DAYS } from "./range-query.ts";
@@ -90,7 +90,10 @@ const INFO = {
 };
 
 /** The document for `datasets` with the given default limits per scope. */
-export function buildOpenApi(datasets: readonly Dataset[], limits: Readonly<Record<string, number>>): Schema {
+export function buildOpenApi(
+  datasets: readonly DatasetDoc[],
+  limits: Readonly<Record<string, number>>,
+): Schema {
   const schemas: Record<string, Schema> = { ...ERROR_SCHEMAS };
   const paths: Record<string, Schema> = {};
   for (const dataset of datasets) {

@@ -12,6 +12,7 @@
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { parsePortalCsv, PortalCsvError, type PortalFile, type SkipReason } from "../source/portal-csv.ts";
+import type { PortalForm } from "../source/portal-forms.ts";
 import { fsyncDirectory, removeStaleTempFiles, writeFilesAtomic } from "../files/atomic-write.ts";
 import { type Day, dayFileName, emptyDay, parseDay, serializeDay } from "../store/day-file.ts";
 import { withLock } from "../files/lock-file.ts";
@@ -78,6 +79,16 @@ export interface SourceText {
   readonly receivedAt?: number;
   /** Header names (normalized) not to read: unknown columns an operator accepted. */
   readonly ignore?: ReadonlySet<string>;
+  /** The live file it is (the pull knows); by default the one its header names. */
+  readonly form?: PortalForm;
+  /** A second source: fills hours and columns no other file gave, never replaces a value. */
+  readonly fill?: boolean;
+}
+
+/** A parsed file and how it merges. */
+interface Parsed {
+  readonly file: PortalFile;
+  readonly fill: boolean;
 }
 
 // Every text parsed whole; a refused one goes to `failures` and contributes nothing.
@@ -86,13 +97,18 @@ function parseAll(
   now: () => number,
   failures: Failures,
   onProgress?: IngestProgress,
-): PortalFile[] {
-  const parsed: PortalFile[] = [];
+): Parsed[] {
+  const parsed: Parsed[] = [];
   sources.forEach((source, i) => {
     onProgress?.("parse", i, sources.length);
     try {
       const receivedAt = source.receivedAt ?? now();
-      parsed.push(parsePortalCsv(source.text, source.name, { receivedAt, ignore: source.ignore }));
+      const { ignore, form } = source;
+      const file = parsePortalCsv(source.text, source.name, { receivedAt, ignore, form });
+      if (file.form?.target === "forecast-issues") {
+        throw new PortalCsvError(source.name, 1, FORECAST_NOT_READINGS(file.form.name));
+      }
+      parsed.push({ file, fill: source.fill ?? false });
     } catch (error) {
       if (!(error instanceof PortalCsvError)) throw error;
       failures.push({ file: source.path ?? source.name, kind: "source", message: error.message });
@@ -101,6 +117,12 @@ function parseAll(
   onProgress?.("parse", sources.length, sources.length);
   return parsed;
 }
+
+// Why a 3-month forecast is not ingested as readings.
+const FORECAST_NOT_READINGS = (name: string) =>
+  `this is Eskom's 3-month demand forecast (${name}): its issues are kept apart from readings, ` +
+  `so that it never overwrites the week-ahead forecast; the pull keeps them, and ` +
+  `npm run forecast-issue -- --issued-at INSTANT FILE adds a download of your own`;
 
 // The files' texts, in order; one that cannot be read is a failure, reported, not thrown.
 function readSources(paths: readonly string[], failures: Failures): (SourceText & { path: string })[] {
@@ -161,17 +183,17 @@ function dayLoader(dir: string, now: () => number, failures: Failures, repaired:
  * left, refuses sample files beside real data, and removes a sample store's days before real
  * files land. Returns the files to merge, whether the store is a sample one, and the days removed.
  */
-function separateSample(dir: string, parsed: readonly PortalFile[], failures: Failures) {
+function separateSample(dir: string, parsed: readonly Parsed[], failures: Failures) {
   let removed = sampleRemovalPending(dir) ? finishSampleRemoval(dir) : 0;
-  const real = parsed.filter((file) => !file.sample);
-  const refuse = (why: string) => (file: PortalFile) =>
+  const real = parsed.filter(({ file }) => !file.sample);
+  const refuse = (why: string) => ({ file }: Parsed) =>
     failures.push({
       file: file.name,
       kind: "source",
       message: `Cannot ingest "${file.name}": it is generated sample data, not Eskom's, and ${why}`,
     });
   if (real.length > 0) {
-    parsed.filter((file) => file.sample).forEach(refuse("is not ingested with real files"));
+    parsed.filter(({ file }) => file.sample).forEach(refuse("is not ingested with real files"));
     if (isSampleStore(dir)) removed += removeSample(dir);
     return { files: real, sample: false, removed };
   }
@@ -273,14 +295,14 @@ function ingest(
     const skipped: Record<SkipReason, number> = { blank: 0, placeholder: 0, uncertain: 0, future: 0 };
     let rowsRead = 0;
     let rowsStored = 0;
-    for (const file of files) {
+    for (const { file } of files) {
       rowsRead += file.rowsRead;
       rowsStored += file.rows.length;
       for (const reason of Object.keys(skipped) as SkipReason[]) skipped[reason] += file.skipped[reason];
     }
     const loaded = dayLoader(dir, now, failures, repaired);
     let hoursChanged = 0;
-    for (const file of files) hoursChanged += mergeFile(file, loaded.loadDay);
+    for (const { file, fill } of files) hoursChanged += mergeFile(file, loaded.loadDay, fill);
     const keys = [...loaded.days.keys()].filter((k) => !loaded.corrupt.has(k)).sort();
     const { changes, created, hoursAdded, hoursRevised } = collectChanges(keys, loaded.days);
     recordRevisions(dir, now(), changes, created);

@@ -1,6 +1,7 @@
 /**
  * The merge rule for readings: by hour, field by field. A blank source value never overwrites a
  * stored one; a non-blank one replaces it, so that files applied in order let the later one win.
+ * A second source (`fill`) only fills what no file gave: it never replaces a stored value.
  */
 import type { PortalFile } from "../source/portal-csv.ts";
 import { emptyReading } from "../source/reading.ts";
@@ -8,7 +9,7 @@ import { dayKey, DAY_MS, HOUR_MS } from "../time.ts";
 import type { Day } from "../store/day-file.ts";
 
 /** Applies every row of `file` to the days it touches; `loadDay` supplies each day once. */
-export function mergeFile(file: PortalFile, loadDay: (key: string) => Day): number {
+export function mergeFile(file: PortalFile, loadDay: (key: string) => Day, fill = false): number {
   let changed = 0;
   for (const row of file.rows) {
     const key = dayKey(row.hour);
@@ -22,6 +23,7 @@ export function mergeFile(file: PortalFile, loadDay: (key: string) => Day): numb
       if (Number.isNaN(value)) continue;
       reading ??= day.hours[h] = emptyReading();
       const c = file.columns[f]!;
+      if (fill && !Number.isNaN(reading[c]!)) continue;
       if (!Object.is(reading[c], value)) {
         reading[c] = value;
         touched = true;

@@ -1,9 +1,9 @@
 /**
  * The portal's files the pull knows (docs/data.md: "The portal's files"): each file's graph page,
- * under the portal's root, and its header's set of column names, by which a download is known to
- * be that file (never by its name, delimiter or column order: the portal renames and reformats).
+ * under the portal's root, and its form (`source/portal-forms.ts`): the header's set of column
+ * names by which a download is known to be that file, and where its rows go.
  */
-import { normalizeColumnName } from "../source/columns.ts";
+import { type PortalForm, portalForm } from "../source/portal-forms.ts";
 
 /** The portal's root; every graph page is under it. */
 export const DEFAULT_PORTAL_URL = "https://www.eskom.co.za/dataportal/";
@@ -16,55 +16,48 @@ export interface PortalFileSpec {
   readonly page: string;
   /** Its header's column names, normalized to snake_case. */
   readonly header: readonly string[];
+  /** What it is read as. */
+  readonly form: PortalForm;
+  /** A second source of another file's columns: it fills hours that file did not give. */
+  readonly fill?: true;
 }
 
-const names = (...raw: string[]) => raw.map(normalizeColumnName);
+const file = (page: string, name: string, as = name, fill?: true): PortalFileSpec => {
+  const form = portalForm(as);
+  return { name, page, header: form.header, form, ...(fill ? { fill } : {}) };
+};
 
-/** Every file the pull can follow. */
+/**
+ * Every file the pull can follow, in the order it pulls them: the build-up of yesterday after the
+ * one of the last 7 days, which it backs up when that one is missing or refused.
+ */
 export const PORTAL_FILES: readonly PortalFileSpec[] = [
-  {
-    name: "Station_Build_Up.csv",
-    page: "supply-side/station-build-up-for-the-last-7-days/",
-    header: names(
-      "Date_Time_Hour_Beginning",
-      "Thermal_Gen_Excl_Pumping_and_SCO",
-      "Eskom_OCGT_SCO_Pumping",
-      "Eskom_Gas_SCO_Pumping",
-      "Hydro_Water_SCO_Pumping",
-      "Pumped_Water_SCO_Pumping",
-      "Thermal_Generation",
-      "Nuclear_Generation",
-      "International_Imports",
-      "Eskom_OCGT_Generation",
-      "Eskom_Gas_Generation",
-      "Dispatchable_IPP_OCGT",
-      "Hydro_Water_Generation",
-      "Pumped_Water_Generation",
-      "IOS_Excl_ILS_and_MLR",
-      "ILS_Usage",
-      "Manual_Load_Reduction_MLR",
-      "Wind",
-      "PV",
-      "CSP",
-      "Other_RE",
-    ),
-  },
-  {
-    name: "System_hourly_actual_and_forecasted_demand.csv",
-    page: "demand-side/system-hourly-actual-and-forecasted-demand/",
-    header: names(
-      "DateTimeKey",
-      "Residual Forecast",
-      "RSA Contracted Forecast",
-      "Residual Demand",
-      "RSA Contracted Demand",
-    ),
-  },
-  {
-    name: "Hourly_Generation.csv",
-    page: "renewables-performance/hourly-renewable-generation/",
-    header: names("Date Time Hour Beginning", "Wind", "PV", "CSP", "Other RE"),
-  },
+  file("supply-side/station-build-up-for-the-last-7-days/", "Station_Build_Up.csv"),
+  file(
+    "supply-side/station-build-up-for-yesterday/",
+    "Station_Build_Up_Yesterday.csv",
+    "Station_Build_Up.csv",
+    true,
+  ),
+  file(
+    "demand-side/system-hourly-actual-and-forecasted-demand/",
+    "System_hourly_actual_and_forecasted_demand.csv",
+  ),
+  file("renewables-performance/hourly-renewable-generation/", "Hourly_Generation.csv"),
+  file(
+    "demand-side/system-hourly-demand-and-available-capacity/",
+    "System_hourly_demand_and_available_capacity.csv",
+  ),
+  file("outage-performance/hourly-uclfoclf-trend/", "Hourly_UCLF_and_OCLF_Trend.csv"),
+  file(
+    "supply-side/pumped-storage-generating-hours-gas-generation-and-manual-load-reduction/",
+    "Pumped_storage_gen_hours_gas_generation_and_manual_load_reduction.csv",
+  ),
+  // The page's address is misspelt on the portal ("forcast").
+  file(
+    "demand-side/official-hourly-forcast-for-next-3-months/",
+    "Official_hourly_forecast_for_next_3_months.csv",
+  ),
 ];
 
 /** The files pulled when PORTAL_FILES is not set. */

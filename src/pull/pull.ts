@@ -28,7 +28,7 @@ import type { SkipReason } from "../source/portal-csv.ts";
 export interface FileOutcome {
   readonly file: string;
   /** `refused`: a body came and was not stored; `failed`: no body came. */
-  readonly result: "not-modified" | "unchanged" | "ingested" | "refused" | "failed";
+  readonly result: "not-modified" | "unchanged" | "ingested" | "issued" | "refused" | "failed";
   /** The URL the file came from, when one answered. */
   readonly link?: string;
   /** The link the page gave, when it is not the one remembered. */
@@ -37,6 +37,13 @@ export interface FileOutcome {
   readonly hoursRevised?: number;
   readonly rowsRead?: number;
   readonly skipped?: Readonly<Record<SkipReason, number>>;
+  /** A forecast download: the issue it is (new, or the newest seen again when `unchanged`). */
+  readonly issue?: {
+    readonly issuedAt: string;
+    readonly first: string;
+    readonly last: string;
+    readonly hours: number;
+  };
   /** Days of generated sample data the ingest removed before storing this real file. */
   readonly sampleDaysRemoved?: number;
   /** Why it was refused or failed, or what went wrong beside it (an unreadable stored day). */
@@ -120,6 +127,21 @@ export function settle(
   };
   if (taken.result === "unchanged")
     return { outcome: { file, result: "unchanged", link: kept.link }, state: base };
+  if (taken.result === "forecast") {
+    const { entry } = taken;
+    const issue = { issuedAt: entry.issued_at, first: entry.first, last: entry.last, hours: entry.hours };
+    return {
+      outcome: {
+        file,
+        result: taken.issued ? "issued" : "unchanged",
+        link: kept.link,
+        issue,
+        rowsRead: taken.rowsRead,
+        skipped: taken.skipped,
+      },
+      state: { ...base, sha256: kept.sha256, ingested: iso(kept.at) },
+    };
+  }
   const { summary, problems } = taken;
   return {
     outcome: {
@@ -195,7 +217,7 @@ export async function pullPortal(options: PullOptions): Promise<PullResult> {
   // Nothing is written into a DATA_DIR that nothing was downloaded into.
   if (changed && existsSync(options.dir)) writePullState(options.dir, state);
   const ok = files.every(
-    (f) => ["not-modified", "unchanged", "ingested"].includes(f.result) && f.error === undefined,
+    (f) => ["not-modified", "unchanged", "ingested", "issued"].includes(f.result) && f.error === undefined,
   );
   if (existsSync(options.dir)) {
     if (ok) markPullSucceeded(options.dir, now());
@@ -211,8 +233,14 @@ export function describe(outcome: FileOutcome): string {
       ? ""
       : ` (the page now links ${outcome.linkChanged.to}; it was ${outcome.linkChanged.from})`;
   if (outcome.result === "not-modified") return `${outcome.file}: not modified${moved}`;
+  if (outcome.result === "unchanged" && outcome.issue !== undefined)
+    return `${outcome.file}: the same forecast as the issue of ${outcome.issue.issuedAt}, kept once${moved}`;
   if (outcome.result === "unchanged")
     return `${outcome.file}: unchanged (the same file as last time)${moved}`;
+  if (outcome.result === "issued") {
+    const { issuedAt, first, last, hours } = outcome.issue!;
+    return `${outcome.file}: a new forecast issue, of ${issuedAt}: ${hours} target hours, ${first} to ${last}${moved}`;
+  }
   if (outcome.result === "failed") return `${outcome.file}: FAILED: ${outcome.error}`;
   if (outcome.result === "refused") return `${outcome.file}: REFUSED${moved}: ${outcome.error}`;
   const removed =

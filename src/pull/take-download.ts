@@ -8,7 +8,8 @@
  */
 import { ingestSources, type IngestSummary } from "../ingest/ingest.ts";
 import { columnIndex, SAMPLE_COLUMN, TIMESTAMP_COLUMNS } from "../source/columns.ts";
-import { headerNamesOf } from "../source/portal-csv.ts";
+import { headerNamesOf, PortalCsvError } from "../source/portal-csv.ts";
+import { ForecastIssues, type IssueEntry } from "../forecasts/forecast-issues.ts";
 import type { PortalFileSpec } from "./portal-files.ts";
 import type { FileState, Refusal } from "./pull-state.ts";
 
@@ -25,7 +26,15 @@ export interface Received {
 export type Taken =
   | { readonly result: "unchanged" }
   | { readonly result: "refused"; readonly refusal: Refusal }
-  | { readonly result: "ingested"; readonly summary: IngestSummary; readonly problems: string[] };
+  | { readonly result: "ingested"; readonly summary: IngestSummary; readonly problems: string[] }
+  | {
+      /** A forecast download: a new issue, or the newest one seen again (`issued: false`). */
+      readonly result: "forecast";
+      readonly issued: boolean;
+      readonly entry: IssueEntry;
+      readonly rowsRead: number;
+      readonly skipped: IngestSummary["skipped"];
+    };
 
 /** The command that accepts a file's changed header. */
 export function acceptCommand(file: string): string {
@@ -98,10 +107,9 @@ export function takeDownload(
   const refusal = check(spec, state, received, text);
   if (refusal !== undefined) return { result: "refused", refusal };
   const ignore = unknownNames(state.accepted ?? spec.header);
-  const summary = ingestSources([{ name: spec.name, text, receivedAt: received.receivedAt, ignore }], {
-    dir,
-    now,
-  });
+  if (spec.form.target === "forecast-issues") return takeForecast(dir, spec, received, text, ignore);
+  const source = { name: spec.name, text, receivedAt: received.receivedAt, ignore, form: spec.form };
+  const summary = ingestSources([{ ...source, fill: spec.fill }], { dir, now });
   const refused = summary.failures.filter((f) => f.kind === "source");
   if (refused.length > 0) {
     const at = new Date(received.receivedAt).toISOString();
@@ -111,4 +119,30 @@ export function takeDownload(
   // A stored day that could not be read is the store's problem, not the file's: its other days landed.
   const problems = summary.failures.map((f) => f.message);
   return { result: "ingested", summary, problems };
+}
+
+// A download of Eskom's 3-month forecast: kept as an issue, never as readings.
+function takeForecast(
+  dir: string,
+  spec: PortalFileSpec,
+  received: Received,
+  text: string,
+  ignore: ReadonlySet<string>,
+): Taken {
+  try {
+    const added = new ForecastIssues(dir).add(text, {
+      name: spec.name,
+      receivedAt: received.receivedAt,
+      sha256: received.sha256,
+      ignore,
+    });
+    const { rowsRead, skipped } = added.file;
+    return { result: "forecast", issued: added.result === "issued", entry: added.entry, rowsRead, skipped };
+  } catch (error) {
+    if (!(error instanceof PortalCsvError) && !(error instanceof RangeError)) throw error;
+    const at = new Date(received.receivedAt).toISOString();
+    const reason =
+      error instanceof PortalCsvError ? error.message : `Cannot keep "${spec.name}": ${error.message}`;
+    return { result: "refused", refusal: { at, kind: "content", reason, sha256: received.sha256 } };
+  }
 }

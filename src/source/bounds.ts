@@ -46,6 +46,13 @@ const LEVEL: Bound = {
   why: "hours of generation left in a pumped-storage reservoir: Drakensberg's full reservoir is 102 h, the others less",
 };
 
+const LIMIT: Bound = {
+  min: 0,
+  max: 200,
+  unit: "h",
+  why: "a pumped-storage reservoir's upper or lower operating limit, in hours of generation: Drakensberg's full reservoir is 102 h, the others less",
+};
+
 const BOUNDS: Readonly<Record<string, Bound>> = {
   original_res_forecast_before_lockdown: DEMAND,
   residual_forecast: DEMAND,
@@ -207,6 +214,25 @@ const BOUNDS: Readonly<Record<string, Bound>> = {
   drakensberg_gen_unit_hours: LEVEL,
   palmiet_gen_unit_hours: LEVEL,
   ingula_gen_unit_hours: LEVEL,
+  available_capacity_incl_non_comm_units: {
+    min: NOISE,
+    max: 60_000,
+    unit: "MW",
+    why: "what is available of Eskom's installed capacity (about 47 GW) and of the units not yet commercial",
+  },
+  available_capacity_incl_non_comm_units_incl_total_re: {
+    min: NOISE,
+    max: 120_000,
+    unit: "MW",
+    why: "the available capacity above plus the renewables' output (each under 60 GW)",
+  },
+  hourly_uclf_oclf: LOST,
+  drakensberg_max_hours: LIMIT,
+  palmiet_max_hours: LIMIT,
+  ingula_max_hours: LIMIT,
+  drakensberg_min_hours: LIMIT,
+  palmiet_min_hours: LIMIT,
+  ingula_min_hours: LIMIT,
 };
 
 /** The bounds of a catalog column; throws for a column without any (a programming error). */

@@ -76,6 +76,20 @@ const COLUMNS: readonly Column[] = [
   { name: "drakensberg_gen_unit_hours", kind: "storage", neverZero: true },
   { name: "palmiet_gen_unit_hours", kind: "storage", neverZero: true },
   { name: "ingula_gen_unit_hours", kind: "storage", neverZero: true },
+  // Added in 1.5 (appended, so that the columns before keep their places). The live capacity file
+  // (`System_hourly_demand_and_available_capacity.csv`): available capacity, without and with
+  // renewables.
+  { name: "available_capacity_incl_non_comm_units", kind: "capacity", neverZero: true },
+  { name: "available_capacity_incl_non_comm_units_incl_total_re", kind: "capacity", neverZero: true },
+  // The live outage trend (`Hourly_UCLF_and_OCLF_Trend.csv`).
+  { name: "hourly_uclf_oclf", kind: "capacity", neverZero: true },
+  // The pumped-storage file's limits of each reservoir, in hours of generation.
+  { name: "drakensberg_max_hours", kind: "installed", neverZero: true },
+  { name: "palmiet_max_hours", kind: "installed", neverZero: true },
+  { name: "ingula_max_hours", kind: "installed", neverZero: true },
+  { name: "drakensberg_min_hours", kind: "installed", neverZero: true },
+  { name: "palmiet_min_hours", kind: "installed", neverZero: true },
+  { name: "ingula_min_hours", kind: "installed", neverZero: true },
 ];
 
 /** Every known column, in the order readings are stored. */

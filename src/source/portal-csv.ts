@@ -13,6 +13,9 @@
  * - an actual value for an hour that begins more than an hour after the file was received
  *   (forecasts and installed capacities are kept: they are about hours to come).
  *
+ * A live file is known by its header (`portal-forms.ts`): columns another file is the source of
+ * are not stored from it, and a row that fails its file's row check is uncertain.
+ *
  * A file is refused whole, with a `PortalCsvError` naming the file and the line, for any defect:
  * an HTML page, an unknown column, a bad stamp or number, and any value outside its column's
  * physical bounds (`bounds.ts`). A file that carries the `SAMPLE_COLUMN` is the project's own
@@ -21,6 +24,7 @@
 import { columnIndex, columns, normalizeColumnName, SAMPLE_COLUMN, TIMESTAMP_COLUMNS } from "./columns.ts";
 import { certainFields, type FieldLayout, splitFields } from "./csv-fields.ts";
 import { boundOf } from "./bounds.ts";
+import { formOfHeader, type PortalForm } from "./portal-forms.ts";
 import { parseSastStamp } from "./sast-stamp.ts";
 import { HOUR_MS } from "../time.ts";
 
@@ -47,6 +51,8 @@ export interface PortalFile {
   readonly skipped: Readonly<Record<SkipReason, number>>;
   /** Whether the file is generated sample data (it carries the sample column), not the utility's. */
   readonly sample: boolean;
+  /** The live file it is, known by its header; undefined for an export or an unknown header. */
+  readonly form: PortalForm | undefined;
 }
 
 /** How to read a file. */
@@ -55,6 +61,8 @@ export interface ParseOptions {
   readonly receivedAt?: number;
   /** Header names (normalized) whose columns are not read: an operator accepted them unknown. */
   readonly ignore?: ReadonlySet<string>;
+  /** The live file it is (the pull knows); by default the one its header names, if any. */
+  readonly form?: PortalForm;
 }
 
 /** A file that is not a valid portal CSV; `line` is 1-based. */
@@ -86,14 +94,24 @@ interface Layout extends FieldLayout {
   readonly keptAhead: readonly boolean[];
   /** Per value: whether it takes part in the placeholder test (not an installed capacity). */
   readonly tested: readonly boolean[];
+  /** Per value: whether it is read for the row check only, and not stored. */
+  readonly checkOnly: readonly boolean[];
   readonly sampleAt: number;
+  readonly form: PortalForm | undefined;
 }
 
-function readHeader(header: string, ignore: ReadonlySet<string>, fail: Fail): Layout {
+function readHeader(
+  header: string,
+  given: ReadonlySet<string>,
+  chosen: PortalForm | undefined,
+  fail: Fail,
+): Layout {
   const delimiter = header.includes(";") ? ";" : ",";
   const rawNames = splitFields(header, delimiter).map((name) => name.trim());
   if (rawNames.length < 2) fail(1, "the header names no columns; expected a timestamp and readings");
   const headerNames = rawNames.map(normalizeColumnName);
+  const form = chosen ?? formOfHeader(headerNames.filter((name) => name !== SAMPLE_COLUMN));
+  const ignore = new Set([...given, ...(form?.ignore ?? [])]);
   const stamps = new Set<number>();
   const valueAt: number[] = [];
   const columnsOut: number[] = [];
@@ -114,6 +132,7 @@ function readHeader(header: string, ignore: ReadonlySet<string>, fail: Fail): La
   });
   if (stamps.size === 0) fail(1, `no timestamp column ("Date Time Hour Beginning" or "DateTimeKey")`);
   const kinds = columnsOut.map((c) => columns[c]!.kind);
+  const checkOnly = columnNames.map((name) => form?.checkOnly?.includes(name) ?? false);
   return {
     delimiter,
     width: rawNames.length,
@@ -125,8 +144,10 @@ function readHeader(header: string, ignore: ReadonlySet<string>, fail: Fail): La
     columns: columnsOut,
     columnNames,
     keptAhead: kinds.map((kind) => kind === "forecast" || kind === "installed"),
-    tested: kinds.map((kind) => kind !== "installed"),
+    tested: kinds.map((kind, v) => kind !== "installed" && !checkOnly[v]),
+    checkOnly,
     sampleAt,
+    form,
   };
 }
 
@@ -194,6 +215,26 @@ function checkBounds(values: Float64Array, hour: number, lineNo: number, layout:
   }
 }
 
+// Why the row fails its file's row check, or undefined when it passes (or there is none).
+function failedCheck(values: Float64Array, layout: Layout): string | undefined {
+  const check = layout.form?.rowCheck;
+  if (check === undefined) return undefined;
+  return check((name) => {
+    const v = layout.columnNames.indexOf(name);
+    return v < 0 ? NaN : values[v]!;
+  });
+}
+
+// Leaves out what is read only for the row check; returns whether any value is left.
+function dropCheckOnly(values: Float64Array, layout: Layout): boolean {
+  let left = false;
+  for (let v = 0; v < values.length; v++) {
+    if (layout.checkOnly[v]) values[v] = NaN;
+    else if (!Number.isNaN(values[v]!)) left = true;
+  }
+  return left;
+}
+
 // Leaves out the actual values of an hour that begins more than an hour after receipt; returns
 // whether any value is left.
 function dropFuture(values: Float64Array, layout: Layout): { dropped: boolean; left: boolean } {
@@ -210,12 +251,16 @@ function dropFuture(values: Float64Array, layout: Layout): { dropped: boolean; l
   return { dropped, left };
 }
 
+/** Why rows are uncertain, in the words of a refusal. */
+type UncertainWhy = "ambiguous" | "conflict" | "check";
+
 /** The rows read, by hour, and what was passed over. */
 interface Rows {
   readonly byHour: Map<number, PortalRow>;
   readonly skipped: Record<SkipReason, number>;
   readonly rowsRead: number;
   readonly firstUncertain: number;
+  readonly why: ReadonlySet<UncertainWhy>;
 }
 
 // Every data line read as the rules say; an hour given twice with different values is uncertain.
@@ -225,6 +270,12 @@ function readRows(lines: readonly string[], layout: Layout, latest: number, fail
   const skipped: Record<SkipReason, number> = { blank: 0, placeholder: 0, uncertain: 0, future: 0 };
   let rowsRead = 0;
   let firstUncertain = 0;
+  const why = new Set<UncertainWhy>();
+  const uncertain = (lineNo: number, reason: UncertainWhy) => {
+    skipped.uncertain++;
+    firstUncertain ||= lineNo;
+    why.add(reason);
+  };
   for (let i = 1; i < lines.length; i++) {
     const line = lines[i]!;
     if (line.trim() === "") continue;
@@ -237,8 +288,7 @@ function readRows(lines: readonly string[], layout: Layout, latest: number, fail
       fail(lineNo, (error as Error).message);
     }
     if (fields === undefined) {
-      skipped.uncertain++;
-      firstUncertain ||= lineNo;
+      uncertain(lineNo, "ambiguous");
       continue;
     }
     const hour = rowHour(fields, lineNo, layout, fail);
@@ -252,6 +302,14 @@ function readRows(lines: readonly string[], layout: Layout, latest: number, fail
       continue;
     }
     checkBounds(values, hour, lineNo, layout, fail);
+    if (failedCheck(values, layout) !== undefined) {
+      uncertain(lineNo, "check");
+      continue;
+    }
+    if (!dropCheckOnly(values, layout)) {
+      skipped.blank++;
+      continue;
+    }
     if (hour > latest) {
       const { dropped, left } = dropFuture(values, layout);
       if (dropped) skipped.future++;
@@ -262,10 +320,12 @@ function readRows(lines: readonly string[], layout: Layout, latest: number, fail
     else if (!sameValues(before.values, values)) conflicted.add(hour);
   }
   for (const hour of conflicted) {
+    const { line } = byHour.get(hour)!;
     byHour.delete(hour);
-    skipped.uncertain += 2;
+    uncertain(line, "conflict");
+    uncertain(line, "conflict");
   }
-  return { byHour, skipped, rowsRead, firstUncertain };
+  return { byHour, skipped, rowsRead, firstUncertain, why };
 }
 
 /** Parses the text of a portal CSV file; `name` is used in messages only. */
@@ -280,14 +340,17 @@ export function parsePortalCsv(text: string, name: string, options: ParseOptions
     fail(1, "this is an HTML page, not a portal CSV (the portal was probably down when it was saved)");
   }
   const lines = text.split(/\r?\n/);
-  const layout = readHeader(lines[0]!, options.ignore ?? new Set(), fail);
+  const layout = readHeader(lines[0]!, options.ignore ?? new Set(), options.form, fail);
   const latest = (options.receivedAt ?? Date.now()) + HOUR_MS;
-  const { byHour, skipped, rowsRead, firstUncertain } = readRows(lines, layout, latest, fail);
-  if (skipped.uncertain * 2 > rowsRead) {
+  const { byHour, skipped, rowsRead, firstUncertain, why } = readRows(lines, layout, latest, fail);
+  // Of the rows that hold something to store, most are uncertain: the file is not read at all.
+  const holding = rowsRead - skipped.blank - skipped.placeholder;
+  if (skipped.uncertain * 2 > holding) {
+    const reasons = [...why].map((w) => (w === "check" ? layout.form!.rowCheckText! : UNCERTAIN_TEXT[w]));
     fail(
       firstUncertain || 1,
-      `${skipped.uncertain} of its ${rowsRead} rows cannot be read with certainty ` +
-        `(a "," delimiter with unquoted decimal commas makes their fields ambiguous), so nothing of it is stored`,
+      `${skipped.uncertain} of its ${holding} rows with values cannot be read with certainty ` +
+        `(${reasons.join("; ")}), so nothing of it is stored`,
     );
   }
   return {
@@ -300,8 +363,14 @@ export function parsePortalCsv(text: string, name: string, options: ParseOptions
     rowsRead,
     skipped,
     sample: layout.sampleAt >= 0,
+    form: layout.form,
   };
 }
+
+const UNCERTAIN_TEXT: Readonly<Record<Exclude<UncertainWhy, "check">, string>> = {
+  ambiguous: 'a "," delimiter with unquoted decimal commas makes their fields ambiguous',
+  conflict: "an hour is given twice with different values",
+};
 
 function sameValues(a: Float64Array, b: Float64Array): boolean {
   return a.every((value, i) => Object.is(value, b[i]));

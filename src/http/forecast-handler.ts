@@ -1,0 +1,150 @@
+/**
+ * Serves `forecasts.demand` (docs/api.md: "Eskom's demand forecast") from the forecast issues, with
+ * the datasets' range rules, formats, `as_of` and validators: the ETag hashes the request and the
+ * issue index (which names every issue by its content hash), so a new issue changes it.
+ */
+import { createHash } from "node:crypto";
+import { ALL_ISSUES_MAX_DAYS, forecastDemand } from "../forecasts/forecast-dataset.ts";
+import { DamagedForecastError, type ForecastIssues } from "../forecasts/forecast-issues.ts";
+import {
+  dailyForecastRecords,
+  forecastHours,
+  hourlyForecastRecords,
+  type IssueMode,
+} from "../forecasts/forecast-query.ts";
+import { dayRange, DAY_MS, formatInstant } from "../time.ts";
+import { recordsToCsv } from "./csv.ts";
+import {
+  AS_OF_PARAMETER,
+  FORMAT_PARAMETER,
+  SAMPLE_HEADERS,
+  SCHEMA_VERSION,
+  secondsToNextHour,
+} from "./dataset-handler.ts";
+import { badRequest, HttpError } from "./http-error.ts";
+import type { Instant } from "./instant.ts";
+import { chooseFormat, type Format } from "./negotiation.ts";
+import { type ParsedRange, parseRangeQuery } from "./range-query.ts";
+import type { Handler } from "./router.ts";
+import { send } from "./send.ts";
+
+const PARAMETERS = { format: FORMAT_PARAMETER, as_of: AS_OF_PARAMETER, ...forecastDemand.parameters };
+const CSV_TYPE = "text/csv; charset=utf-8";
+
+// The instant the request reads the issues as of: as_of, checked against the issues kept, or now.
+function asOfFor(issues: ForecastIssues, asOf: Instant | undefined, now: number): number {
+  if (asOf === undefined) return now;
+  if (asOf.ms > now) {
+    throw badRequest(
+      "invalid_parameter",
+      `'as_of' is in the future: ${formatInstant(asOf.ms, true)}. Ask for a past instant.`,
+    );
+  }
+  const first = issues.index()[0];
+  if (first === undefined || asOf.ms < Date.parse(first.issued_at)) {
+    const since =
+      first === undefined
+        ? "no issue is kept yet"
+        : `the first was seen at ${formatInstant(Date.parse(first.issued_at), true)}`;
+    throw badRequest("invalid_parameter", `'as_of' is before the first forecast issue: ${since}.`);
+  }
+  return asOf.ms;
+}
+
+// The newest issue a request as of `asOf` reads, as UTC ms, or null.
+function lastIssued(issues: ForecastIssues, asOf: number): number | null {
+  const seen = issues.index().filter((entry) => Date.parse(entry.issued_at) <= asOf);
+  return seen.length === 0 ? null : Date.parse(seen.at(-1)!.issued_at);
+}
+
+function filename(range: ParsedRange): string {
+  const stamp = (ms: number) => formatInstant(ms).slice(0, 19).replace(/[-:]/g, "") + "Z";
+  return `${forecastDemand.id}_${range.interval}_${stamp(range.start)}_${stamp(range.end)}.csv`;
+}
+
+// The body of one answer.
+function render(
+  issues: ForecastIssues,
+  range: ParsedRange,
+  format: Format,
+  asOf: number,
+  asOfGiven?: Instant,
+): string {
+  const mode = range.options.issues as IssueMode;
+  const { from, to } =
+    range.interval === "1h" ? { from: range.start, to: range.end } : dayRange(range.start, range.end);
+  const hours = forecastHours(issues, { from, to, asOf, mode });
+  const records = range.interval === "1h" ? hourlyForecastRecords(hours) : dailyForecastRecords(hours, mode);
+  if (format === "csv") return recordsToCsv(records, forecastDemand.fields[range.interval]);
+  const last = lastIssued(issues, asOf);
+  const meta = {
+    dataset: forecastDemand.id,
+    interval: range.interval,
+    timezone: "UTC",
+    schema_version: SCHEMA_VERSION,
+    derived: forecastDemand.derived[range.interval],
+    ...forecastDemand.meta(range.interval),
+    start: formatInstant(range.start, range.startFractional),
+    end: formatInstant(range.end, range.endFractional),
+    issues: mode,
+    last_issued: last === null ? null : formatInstant(last, last % 1000 !== 0),
+    ...(asOfGiven === undefined ? {} : { as_of: formatInstant(asOfGiven.ms, asOfGiven.fractional) }),
+    ...(issues.sample ? { sample: true } : {}),
+  };
+  return JSON.stringify({ meta, data: records });
+}
+
+// A damaged issue is a 503, never a partial answer; anything else goes on as it is.
+function answerFor(error: unknown): unknown {
+  if (!(error instanceof DamagedForecastError)) return error;
+  return new HttpError(
+    503,
+    "The stored forecast issues are damaged and are not served until they are repaired. Try again later.",
+    { headers: { "Retry-After": "600" } },
+  );
+}
+
+/** The handler of `forecasts.demand`, reading `issues`. */
+export function forecastHandler(issues: ForecastIssues, options: { now?: () => number } = {}): Handler {
+  const now = options.now ?? Date.now;
+  return (req, res, ctx) => {
+    const range = parseRangeQuery(ctx.url.searchParams, PARAMETERS);
+    if (
+      range.options.issues === "all" &&
+      range.interval === "1h" &&
+      range.end - range.start > ALL_ISSUES_MAX_DAYS * DAY_MS
+    ) {
+      throw badRequest(
+        "range_too_large",
+        `The range spans more than ${ALL_ISSUES_MAX_DAYS} days, the longest allowed with issues=all at interval 1h ` +
+          "(every hour has about one issue per day). Split it into several requests, or ask for interval 1d.",
+      );
+    }
+    const format = chooseFormat(range.options.format as Format | undefined, req.headers.accept);
+    try {
+      const given = range.options.as_of as Instant | undefined;
+      const asOf = asOfFor(issues, given, now());
+      const sample = issues.sample;
+      const etag = createHash("sha256")
+        .update(JSON.stringify([forecastDemand.id, SCHEMA_VERSION, range, format, issues.version, sample]))
+        .digest("base64url")
+        .slice(0, 32);
+      const disposition: Record<string, string> =
+        format === "csv" ? { "Content-Disposition": `attachment; filename="${filename(range)}"` } : {};
+      const sent = send(req, res, {
+        body: { render: () => render(issues, range, format, asOf, given) },
+        contentType: format === "csv" ? CSV_TYPE : "application/json",
+        etag,
+        lastModified: lastIssued(issues, asOf),
+        cacheControl: `private, max-age=${secondsToNextHour(now())}`,
+        vary: "Accept",
+        headers: { ...disposition, ...(sample ? SAMPLE_HEADERS : {}) },
+      });
+      return sent?.catch((error: unknown) => {
+        throw answerFor(error);
+      });
+    } catch (error) {
+      throw answerFor(error);
+    }
+  };
+}
