@@ -6,21 +6,15 @@
  * from ';' to ','. The store must equal a recomputation written here, independently of the
  * service's parser: the newest download wins, cell by cell; uncertain rows, files mostly
  * uncertain, and the bad publication are left out; no actual value for an hour that begins more
- * than an hour after its download.
+ * than an hour after its download. Eskom's 3-month forecast goes to its issues, never to the
+ * readings: every distinct download is an issue, served as it was.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pullPortal, type PullResult } from "../src/pull/pull.ts";
-import { portalFile } from "../src/pull/portal-files.ts";
-
-/** The three files the tests' downloads hold of the portal's eight. */
-const THREE_FILES = [
-  "Station_Build_Up.csv",
-  "System_hourly_actual_and_forecasted_demand.csv",
-  "Hourly_Generation.csv",
-];
+import { PORTAL_FILES } from "../src/pull/portal-files.ts";
 import { columnIndex, columns } from "../src/source/columns.ts";
 import { createReadingStore, type ReadingStore } from "../src/store/reading-store.ts";
 import { storeAsOf } from "../src/store/as-of-view.ts";
@@ -49,7 +43,7 @@ function filesIn(dir: string): Map<string, Buffer> {
     for (const entry of readdirSync(d, { withFileTypes: true })) {
       const path = join(d, entry.name);
       if (entry.isDirectory()) walk(path);
-      else if (THREE_FILES.includes(entry.name)) out.set(entry.name, readFileSync(path));
+      else if (FILES.includes(entry.name)) out.set(entry.name, readFileSync(path));
     }
   };
   walk(dir);
@@ -81,9 +75,51 @@ function downloads(): Download[] {
 
 // ---- The recomputation: written from SOURCE.md's description of the files, nothing imported. ----
 
+const BUILD_UP = "Station_Build_Up.csv";
+const YESTERDAY = "Station_Build_Up_Yesterday.csv";
+const DEMAND = "System_hourly_actual_and_forecasted_demand.csv";
+const RENEWABLES = "Hourly_Generation.csv";
+const CAPACITY = "System_hourly_demand_and_available_capacity.csv";
+const OUTAGES = "Hourly_UCLF_and_OCLF_Trend.csv";
+const PUMPED = "Pumped_storage_gen_hours_gas_generation_and_manual_load_reduction.csv";
+const FORECAST = "Official_hourly_forecast_for_next_3_months.csv";
+/** The portal's eight files, in the order a pull takes them. */
+const FILES = [BUILD_UP, YESTERDAY, DEMAND, RENEWABLES, CAPACITY, OUTAGES, PUMPED, FORECAST];
+/** The files of the scrambled publication of 2023-04-24 (SOURCE.md): their values are out of bounds. */
+const SCRAMBLED = new Set([BUILD_UP, YESTERDAY, DEMAND, RENEWABLES]);
+
 type Cells = Map<string, number>;
-const FORECASTS = new Set(["residual_forecast", "rsa_contracted_forecast"]);
-const STAMPS = new Set(["date_time_hour_beginning", "datetimekey"]);
+const LIMITS = new Set(
+  ["drakensberg", "palmiet", "ingula"].flatMap((s) => [`${s}_max_hours`, `${s}_min_hours`]),
+);
+/** Columns kept for hours to come: forecasts, and the reservoirs' limits. */
+const KEPT_AHEAD = new Set(["residual_forecast", "rsa_contracted_forecast", ...LIMITS]);
+const STAMPS = new Set(["date_time_hour_beginning", "datetimekey", "date"]);
+/** Columns of a file that another file is the source of. */
+const NOT_STORED: Record<string, readonly string[]> = {
+  [CAPACITY]: ["residual_demand", "rsa_contracted_demand"],
+  [PUMPED]: [
+    "eskom_ocgt_generation",
+    "eskom_gas_generation",
+    "dispatchable_ipp_ocgt",
+    "manual_load_reduction_mlr",
+  ],
+};
+
+// The capacity file's renewables counted twice must agree: with less without capacity, and
+// contracted less residual demand (the first in whole MW, the second in kW).
+function capacityRowHolds(cells: Cells): boolean {
+  const get = (name: string) => cells.get(name);
+  const [a, are, r, c] = [
+    "available_capacity_incl_non_comm_units",
+    "available_capacity_incl_non_comm_units_incl_total_re",
+    "residual_demand",
+    "rsa_contracted_demand",
+  ].map(get);
+  if (a === undefined && are === undefined) return true;
+  if (a === undefined || are === undefined || r === undefined || c === undefined) return false;
+  return Math.abs(are - a - (c - r)) <= 1;
+}
 const snake = (name: string) =>
   name
     .trim()
@@ -98,7 +134,7 @@ function sastToUtc(stamp: string): number {
 }
 
 /** The rows a download of one file contributes, or undefined when none (refused whole). */
-function referenceRows(body: Buffer, at: number): Map<number, Cells> | undefined {
+function referenceRows(body: Buffer, at: number, file: string): Map<number, Cells> | undefined {
   const text = body.toString("utf8");
   if (text.trimStart().startsWith("<")) return undefined; // an error page
   const lines = text.split(/\r?\n/).filter((l) => l.trim() !== "");
@@ -106,20 +142,25 @@ function referenceRows(body: Buffer, at: number): Map<number, Cells> | undefined
   const names = lines[0]!.split(delimiter).map(snake);
   const rows = new Map<number, Cells>();
   let uncertain = 0;
+  let withValues = 0;
   for (const line of lines.slice(1)) {
     let fields = line.split(delimiter);
+    if (fields.every((f, i) => f === "" || STAMPS.has(names[i]!))) continue; // blank
+    withValues++;
     if (delimiter === ";") fields = fields.map((f) => f.replace(",", "."));
     else if (fields.length !== names.length) {
       // Every non-blank value split in two: one field more per value. A blank is one empty field.
-      const values = names.length - 1 - fields.filter((f) => f === "").length;
+      const stamps = names.filter((n) => STAMPS.has(n)).length; // stamps hold no comma
+      const values = names.length - stamps - fields.filter((f) => f === "").length;
       if (fields.length !== names.length + values) {
         uncertain++;
         continue;
       }
-      const joined = [fields[0]!];
-      for (let i = 1; i < fields.length; i++) {
-        joined.push(fields[i] === "" ? "" : `${fields[i]}.${fields[i + 1]}`);
-        if (fields[i] !== "") i++;
+      const joined: string[] = [];
+      let f = 0;
+      for (const name of names) {
+        const field = fields[f++]!;
+        joined.push(STAMPS.has(name) || field === "" ? field : `${field}.${fields[f++]}`);
       }
       fields = joined;
     }
@@ -128,11 +169,20 @@ function referenceRows(body: Buffer, at: number): Map<number, Cells> | undefined
     names.forEach((name, i) => {
       if (!STAMPS.has(name) && fields[i] !== "") cells.set(name, Number(fields[i]));
     });
-    if (cells.size === 0 || [...cells.values()].every((v) => v === 0)) continue; // unpublished
-    if (hour > at + HOUR) for (const name of cells.keys()) if (!FORECASTS.has(name)) cells.delete(name);
+    if (file === CAPACITY && !capacityRowHolds(cells)) {
+      uncertain++;
+      continue;
+    }
+    for (const name of NOT_STORED[file] ?? []) cells.delete(name);
+    // Unpublished: nothing, or zeros beside the reservoirs' limits (which describe the plant).
+    if ([...cells].every(([name, v]) => v === 0 || LIMITS.has(name))) {
+      withValues--;
+      continue;
+    }
+    if (hour > at + HOUR) for (const name of cells.keys()) if (!KEPT_AHEAD.has(name)) cells.delete(name);
     if (cells.size > 0) rows.set(hour, cells);
   }
-  return uncertain * 2 > lines.length - 1 ? undefined : rows;
+  return uncertain * 2 > withValues ? undefined : rows;
 }
 
 /** The store after the downloads up to and including `until`. */
@@ -140,13 +190,16 @@ function recompute(list: readonly Download[], until: number): Map<number, Cells>
   const store = new Map<number, Cells>();
   for (const download of list) {
     if (download.at > until) break;
-    if (download.name.startsWith("2023_04_24")) continue; // the scrambled publication
-    for (const file of THREE_FILES) {
+    for (const file of FILES) {
+      if (file === FORECAST) continue; // its issues are kept apart
+      if (download.name.startsWith("2023_04_24") && SCRAMBLED.has(file)) continue;
       const body = download.files.get(file);
-      const rows = body === undefined ? undefined : referenceRows(body, download.at);
+      const rows = body === undefined ? undefined : referenceRows(body, download.at, file);
       for (const [hour, cells] of rows ?? []) {
         const stored = store.get(hour) ?? new Map<string, number>();
-        for (const [name, value] of cells) stored.set(name, value);
+        // Yesterday's build-up fills what the 7-day one did not give; it never replaces a value.
+        for (const [name, value] of cells)
+          if (file !== YESTERDAY || !stored.has(name)) stored.set(name, value);
         store.set(hour, stored);
       }
     }
@@ -182,7 +235,7 @@ function assertSameStore(actual: Map<number, Cells>, expected: Map<number, Cells
   }
 }
 
-const SPECS = THREE_FILES.map((name) => portalFile(name)!);
+const SPECS = PORTAL_FILES;
 const POLICY = { timeoutMs: 5000, attempts: 2, backoffMs: 5, maxBackoffMs: 20 };
 
 test(
@@ -217,12 +270,12 @@ test(
 
     const outcome = (name: string, file: string) =>
       results.find((r) => r.download.name.startsWith(name))!.result.files.find((f) => f.file === file)!;
-    const [build, demand, renewables] = THREE_FILES;
+    const [build, demand, renewables] = [BUILD_UP, DEMAND, RENEWABLES];
     for (const { result, download } of results) {
       assert.ok(result.unreachable === undefined, download.name);
       for (const f of result.files) {
         assert.ok(
-          ["not-modified", "unchanged", "ingested", "refused"].includes(f.result),
+          ["not-modified", "unchanged", "ingested", "issued", "refused"].includes(f.result),
           `${download.name} ${f.file}: ${f.result}`,
         );
         if (f.error !== undefined) assert.doesNotMatch(f.error, /\n\s+at /, "no stack trace");
@@ -230,7 +283,7 @@ test(
     }
     assert.deepEqual(
       results[0]!.result.files.map((f) => f.result),
-      ["ingested", "ingested", "ingested"],
+      ["ingested", "ingested", "ingested", "ingested", "ingested", "ingested", "ingested", "issued"],
     );
     assert.match(outcome("2023_01_10", renewables!).error!, /HTML page/);
     assert.equal(
@@ -238,7 +291,7 @@ test(
       "ingested",
       "found in the upload folder while its page was down",
     );
-    for (const file of THREE_FILES) assert.match(outcome("2023_03_14", file).error!, /header row only/);
+    for (const file of FILES) assert.match(outcome("2023_03_14", file).error!, /header row only/);
     assert.match(outcome("2023_04_24", build!).error!, /outside its bounds/);
     assert.match(outcome("2023_04_24", demand!).error!, /"Residual Forecast" is 0 MW, outside its bounds/);
     assert.match(outcome("2023_04_24", renewables!).error!, /"CSP" is -2153 MW, outside its bounds/);
@@ -290,9 +343,10 @@ test(
     const res = await server.get(
       "/api/v1/grid/system-state?start=2023-04-30T22:00:00Z&end=2023-04-30T23:00:00Z",
     );
-    const [served] = ((await res.json()) as { data: Record<string, number>[] }).data;
-    const expected = recompute(list, Infinity).get(Date.parse("2023-04-30T22:00:00Z"))!;
-    assert.equal(served!.residual_demand_mw, Math.round(expected.get("residual_demand")! * 1000) / 1000);
+    const [state] = ((await res.json()) as { data: Record<string, number>[] }).data;
+    const expected = recompute(list, Infinity);
+    const midnight = expected.get(Date.parse("2023-04-30T22:00:00Z"))!;
+    assert.equal(state!.residual_demand_mw, Math.round(midnight.get("residual_demand")! * 1000) / 1000);
     const asOf = await server.get(
       `/api/v1/grid/system-state?start=2023-04-30T22:00:00Z&end=2023-04-30T23:00:00Z&as_of=2023-05-01T00:00:00Z`,
     );
@@ -305,13 +359,137 @@ test(
       atThen.has("residual_demand") ? atThen.get("residual_demand") : null,
     );
 
+    // The four other files of the readings, each in every form it has had.
+    assert.equal(
+      outcome("2022_10_19", CAPACITY).result,
+      "ingested",
+      "',' with decimal commas, every value split",
+    );
+    assert.match(
+      outcome("2023_04_24", CAPACITY).error!,
+      /144 of its 144 rows with values cannot be read with certainty \(its capacity with renewables less without must equal RSA contracted less residual demand/,
+    );
+    assert.equal(
+      outcome("2023_04_24", OUTAGES).result,
+      "ingested",
+      "the outage trend of the bad batch is sound",
+    );
+    assert.equal(outcome("2023_04_30", OUTAGES).result, "ingested", "two stamp columns, values split");
+    assert.match(outcome("2023_05_05", OUTAGES).error!, /HTML page/);
+    assert.equal(outcome("2023_04_24", PUMPED).result, "ingested");
+    assert.match(outcome("2023_04_30", PUMPED).error!, /cannot be read with certainty/);
+    assert.equal(outcome("2023_05_05", PUMPED).result, "ingested");
+    assert.match(outcome("2023_04_24", YESTERDAY).error!, /outside its bounds/);
+
+    const served = async (path: string) =>
+      ((await (await server.get(path)).json()) as { data: Record<string, number | string | null>[] }).data;
+    const r3 = (v: number | undefined) => (v === undefined ? null : Math.round(v * 1000) / 1000);
+    // Served as Eskom's, at the right UTC hour: 2023-04-28 12:00 SAST is 10:00 UTC.
+    const noon = Date.parse("2023-04-28T10:00:00Z");
+    const range = "start=2023-04-28T10:00:00Z&end=2023-04-28T11:00:00Z";
+    const [margin] = await served(`/api/v1/grid/supply-margin?${range}`);
+    const cells = expected.get(noon)!;
+    assert.equal(margin!.available_capacity_incl_non_comm_mw, 27843.846, "the raw file's 27843.846000000001");
+    assert.equal(
+      margin!.available_capacity_incl_non_comm_mw,
+      r3(cells.get("available_capacity_incl_non_comm_units")),
+    );
+    assert.equal(margin!.residual_demand_mw, r3(cells.get("residual_demand")));
+    assert.equal(
+      margin!.margin_mw,
+      r3(cells.get("available_capacity_incl_non_comm_units")! - cells.get("residual_demand")!),
+    );
+    // 2023-04-10 10:00 SAST, from the pumped-storage file of 2023-04-24 (the one of 04-30 is refused).
+    const [levels] = await served(
+      "/api/v1/grid/pumped-storage?start=2023-04-10T08:00:00Z&end=2023-04-10T09:00:00Z",
+    );
+    const then = expected.get(Date.parse("2023-04-10T08:00:00Z"))!;
+    assert.deepEqual(
+      [levels!.palmiet_hours, levels!.ingula_hours, levels!.drakensberg_hours, levels!.drakensberg_max_hours],
+      [29.4, 56.05, 96, 102],
+      "the raw row 2023-04-10 10:00:00;...;29,399999999999999;56,049999999999997;96;58,7;67;102",
+    );
+    assert.equal(levels!.ingula_hours, r3(then.get("ingula_gen_unit_hours")));
+    const [outage] = await served(
+      `/api/v1/grid/availability?start=2023-04-13T22:00:00Z&end=2023-04-13T23:00:00Z`,
+    );
+    assert.equal(
+      outage!.uclf_oclf_mw,
+      r3(expected.get(Date.parse("2023-04-13T22:00:00Z"))!.get("hourly_uclf_oclf")),
+    );
+    // A store kept by the pull alone has a reserve margin where the capacity file gave capacity.
+    const [stress] = await served(`/api/v1/features/grid-stress?${range}&components=true`);
+    const components = stress!.components as unknown as Record<string, number | null>;
+    assert.notEqual(components.reserve_margin, null);
+
+    // Eskom's 3-month forecast: every distinct download an issue, stamped when it was received.
+    const issue = (name: string) => outcome(name, FORECAST);
+    for (const name of [
+      "2022_10_19",
+      "2023_02_12",
+      "2023_02_15T11",
+      "2023_04_24",
+      "2023_04_30",
+      "2023_05_05",
+    ])
+      assert.equal(issue(name).result, "issued", name);
+    // The download of 12:00 is byte for byte the one of 11:49 (SOURCE.md's three vintages of
+    // February are two issues): the portal answers 304 and no issue is added.
+    assert.equal(issue("2023_02_15T12").result, "not-modified");
+    assert.match(issue("2023_03_14").error!, /header row only/);
+    assert.equal(issue("2023_04_30").skipped!.uncertain, 2, "two rows with a whole value are ambiguous");
+    const rawForecast = (download: string, stamp: string) => {
+      const text = list
+        .find((d) => d.name.startsWith(download))!
+        .files.get(FORECAST)!
+        .toString("utf8");
+      const row = text
+        .split(/\r?\n/)
+        .find((l) => l.startsWith(stamp))!
+        .split(";");
+      return { contracted: Number(row[1]!.replace(",", ".")), residual: Number(row[2]!.replace(",", ".")) };
+    };
+    // 2023-02-20 10:00 SAST is 08:00 UTC; both February issues forecast it.
+    const target = "start=2023-02-20T08:00:00Z&end=2023-02-20T09:00:00Z";
+    const all = await served(`/api/v1/forecasts/demand?${target}&issues=all`);
+    assert.deepEqual(
+      all.map((r) => [r.ts, r.issued_at, r.rsa_contracted_forecast_mw, r.residual_forecast_mw]),
+      [
+        ["2023-02-12T12:00:02Z", rawForecast("2023_02_12", "2023-02-20 10:00:00")],
+        ["2023-02-15T11:49:16Z", rawForecast("2023_02_15T11", "2023-02-20 10:00:00")],
+      ].map(([at, raw]) => {
+        const { contracted, residual } = raw as { contracted: number; residual: number };
+        return [
+          "2023-02-20T08:00:00+00:00",
+          (at as string).replace("Z", "+00:00"),
+          r3(contracted),
+          r3(residual),
+        ];
+      }),
+    );
+    assert.notEqual(all[0]!.residual_forecast_mw, all[1]!.residual_forecast_mw, "two different forecasts");
+    const [latest] = await served(`/api/v1/forecasts/demand?${target}`);
+    assert.deepEqual(latest, all[1], "by default the newest issue");
+    const [earlier] = await served(`/api/v1/forecasts/demand?${target}&as_of=2023-02-15T11:00:00Z`);
+    assert.deepEqual(earlier, all[0], "as of before the second issue: the first");
+    const [after] = await served(`/api/v1/forecasts/demand?${target}&as_of=2023-02-15T12:30:00Z`);
+    assert.deepEqual(after, all[1], "the download of 12:00 made no new issue");
+    const [system] = await served(`/api/v1/grid/system-state?${target}`);
+    assert.equal(
+      system!.residual_forecast_mw,
+      r3(expected.get(Date.parse("2023-02-20T08:00:00Z"))?.get("residual_forecast")),
+      "the week-ahead forecast stays the demand file's",
+    );
+
     // The archive alone rebuilds the same store, history included, without the portal.
     const rebuilt = tempDir(t);
     const replay = replayArchive(rebuilt, join(dir, "archive"));
     assert.equal(replay.passed, 0);
     const data = (d: string) =>
       Object.fromEntries(
-        Object.entries(snapshotDir(d)).filter(([n]) => /^(readings|revisions)\/|^manifest\.json$/.test(n)),
+        Object.entries(snapshotDir(d)).filter(([n]) =>
+          /^(readings|revisions|forecasts)\/|^manifest\.json$/.test(n),
+        ),
       );
     assert.deepEqual(data(rebuilt), data(dir), "the rebuilt store is byte-identical, revisions included");
     assert.equal(columnIndex("residual_demand") >= 0, true);
