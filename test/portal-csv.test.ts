@@ -308,7 +308,10 @@ test("a file of which most rows cannot be read with certainty is refused whole",
   const certain = (h: number) => `2023-03-01 ${String(h).padStart(2, "0")}:00:00,1473,0,0,31`;
   const text = [header, uncertain(0), uncertain(1), certain(2), ""].join("\n");
   const error = refusal(text, "Hourly_Generation.csv");
-  assert.match(error.message, /2 of its 3 rows with values cannot be read with certainty.*nothing of it is stored/);
+  assert.match(
+    error.message,
+    /2 of its 3 rows with values cannot be read with certainty.*nothing of it is stored/,
+  );
   // Half or fewer: read, and the uncertain rows counted.
   const half = [header, uncertain(0), certain(1), ""].join("\n");
   assert.equal(

@@ -285,37 +285,37 @@ test(
       results[0]!.result.files.map((f) => f.result),
       ["ingested", "ingested", "ingested", "ingested", "ingested", "ingested", "ingested", "issued"],
     );
-    assert.match(outcome("2023_01_10", renewables!).error!, /HTML page/);
+    assert.match(outcome("2023_01_10", renewables).error!, /HTML page/);
     assert.equal(
-      outcome("portal_snapshot", build!).result,
+      outcome("portal_snapshot", build).result,
       "ingested",
       "found in the upload folder while its page was down",
     );
     for (const file of FILES) assert.match(outcome("2023_03_14", file).error!, /header row only/);
-    assert.match(outcome("2023_04_24", build!).error!, /outside its bounds/);
-    assert.match(outcome("2023_04_24", demand!).error!, /"Residual Forecast" is 0 MW, outside its bounds/);
-    assert.match(outcome("2023_04_24", renewables!).error!, /"CSP" is -2153 MW, outside its bounds/);
+    assert.match(outcome("2023_04_24", build).error!, /outside its bounds/);
+    assert.match(outcome("2023_04_24", demand).error!, /"Residual Forecast" is 0 MW, outside its bounds/);
+    assert.match(outcome("2023_04_24", renewables).error!, /"CSP" is -2153 MW, outside its bounds/);
     assert.match(
-      outcome("2023_04_30", build!).error!,
+      outcome("2023_04_30", build).error!,
       /144 of its 144 rows with values cannot be read with certainty/,
     );
     assert.equal(
-      outcome("2023_04_30", demand!).result,
+      outcome("2023_04_30", demand).result,
       "ingested",
       "the ',' form after the ';' one: no refusal",
     );
-    assert.equal(outcome("2023_04_30", demand!).skipped!.uncertain, 2);
+    assert.equal(outcome("2023_04_30", demand).skipped!.uncertain, 2);
     assert.match(
-      outcome("2023_04_30", demand!).linkChanged!.to,
+      outcome("2023_04_30", demand).linkChanged!.to,
       /\/2023\/04\/System_hourly_actual_and_forecasted_demand-1\.csv$/,
     );
-    assert.equal(outcome("2023_04_30", renewables!).skipped!.uncertain, 669);
+    assert.equal(outcome("2023_04_30", renewables).skipped!.uncertain, 669);
     assert.equal(
-      outcome("2023_05_05", renewables!).skipped!.placeholder,
+      outcome("2023_05_05", renewables).skipped!.placeholder,
       720,
       "the zero rows to May 31 are not readings",
     );
-    assert.equal(outcome("portal_2026", build!).result, "ingested");
+    assert.equal(outcome("portal_2026", build).result, "ingested");
 
     const store = createReadingStore({ dir });
     assertSameStore(storeCells(store), recompute(list, Infinity), "after the last download");

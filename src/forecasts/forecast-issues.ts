@@ -160,7 +160,7 @@ export class ForecastIssues {
       } catch (error) {
         throw new DamagedForecastError(`${path} is damaged: ${(error as Error).message}`);
       }
-      this.#index = parsed.issues as IssueEntry[];
+      this.#index = parsed.issues;
       this.#indexHash = hashOf(text);
     }
     this.#stamp = stamp;
@@ -235,7 +235,7 @@ export class ForecastIssues {
       this.#stamp = ""; // read the index under the lock, whatever was cached
       const sample = options.sample === true;
       // The first real issue replaces a sample's; a sample is never added beside real issues.
-      let index = this.index().filter((e) => (e.sample === true) === sample);
+      const index = this.index().filter((e) => (e.sample === true) === sample);
       if (sample && index.length < this.index().length) {
         throw new RangeError("Generated sample forecasts are not added beside Eskom's issues");
       }
@@ -257,19 +257,19 @@ export class ForecastIssues {
         source_sha256: options.sha256,
         ...(sample ? { sample: true as const } : {}),
       };
-      writeFileAtomic(join(this.#root, ISSUES_DIR, entry.file), body);
-      fsyncDirectory(join(this.#root, ISSUES_DIR));
-      const dropped = this.index().filter((e) => !index.includes(e));
-      index = [...index, entry];
-      writeFileAtomic(
-        join(this.#root, INDEX_FILE),
-        JSON.stringify({ version: 1, issues: index }, null, 1) + "\n",
-      );
-      fsyncDirectory(this.#root);
-      for (const old of dropped) rmSync(join(this.#root, ISSUES_DIR, old.file), { force: true });
-      this.#removeUnnamed(index);
+      this.#write(entry, body, [...index, entry]);
       return { result: "issued", entry, file };
     });
+  }
+
+  // The issue's file, then the index that names it (the commit), then what the index no longer names.
+  #write(entry: IssueEntry, body: string, index: readonly IssueEntry[]): void {
+    writeFileAtomic(join(this.#root, ISSUES_DIR, entry.file), body);
+    fsyncDirectory(join(this.#root, ISSUES_DIR));
+    const text = JSON.stringify({ version: 1, issues: index }, null, 1) + "\n";
+    writeFileAtomic(join(this.#root, INDEX_FILE), text);
+    fsyncDirectory(this.#root);
+    this.#removeUnnamed(index);
   }
 
   // Issue files the index does not name (a write killed before the index was replaced).

@@ -186,12 +186,14 @@ function dayLoader(dir: string, now: () => number, failures: Failures, repaired:
 function separateSample(dir: string, parsed: readonly Parsed[], failures: Failures) {
   let removed = sampleRemovalPending(dir) ? finishSampleRemoval(dir) : 0;
   const real = parsed.filter(({ file }) => !file.sample);
-  const refuse = (why: string) => ({ file }: Parsed) =>
-    failures.push({
-      file: file.name,
-      kind: "source",
-      message: `Cannot ingest "${file.name}": it is generated sample data, not Eskom's, and ${why}`,
-    });
+  const refuse =
+    (why: string) =>
+    ({ file }: Parsed) =>
+      failures.push({
+        file: file.name,
+        kind: "source",
+        message: `Cannot ingest "${file.name}": it is generated sample data, not Eskom's, and ${why}`,
+      });
   if (real.length > 0) {
     parsed.filter(({ file }) => file.sample).forEach(refuse("is not ingested with real files"));
     if (isSampleStore(dir)) removed += removeSample(dir);

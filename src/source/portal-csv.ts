@@ -263,6 +263,36 @@ interface Rows {
   readonly why: ReadonlySet<UncertainWhy>;
 }
 
+// What one data line is: a row to store (its actual values perhaps dropped as future), or why not.
+type Line =
+  | { readonly kind: "row"; readonly row: PortalRow; readonly future: boolean }
+  | { readonly kind: "blank" | "placeholder" | "future" }
+  | { readonly kind: "uncertain"; readonly why: UncertainWhy };
+
+function readLine(line: string, lineNo: number, layout: Layout, latest: number, fail: Fail): Line {
+  let fields: string[] | undefined;
+  try {
+    fields = certainFields(line, layout);
+  } catch (error) {
+    fail(lineNo, (error as Error).message);
+  }
+  if (fields === undefined) return { kind: "uncertain", why: "ambiguous" };
+  const hour = rowHour(fields, lineNo, layout, fail);
+  const values = rowValues(fields, lineNo, layout, fail);
+  if (values.every(Number.isNaN)) return { kind: "blank" };
+  if (isPlaceholder(values, layout)) return { kind: "placeholder" };
+  checkBounds(values, hour, lineNo, layout, fail);
+  if (failedCheck(values, layout) !== undefined) return { kind: "uncertain", why: "check" };
+  if (!dropCheckOnly(values, layout)) return { kind: "blank" };
+  let future = false;
+  if (hour > latest) {
+    const { dropped, left } = dropFuture(values, layout);
+    if (!left) return { kind: "future" };
+    future = dropped;
+  }
+  return { kind: "row", row: { line: lineNo, hour, values }, future };
+}
+
 // Every data line read as the rules say; an hour given twice with different values is uncertain.
 function readRows(lines: readonly string[], layout: Layout, latest: number, fail: Fail): Rows {
   const byHour = new Map<number, PortalRow>();
@@ -277,47 +307,18 @@ function readRows(lines: readonly string[], layout: Layout, latest: number, fail
     why.add(reason);
   };
   for (let i = 1; i < lines.length; i++) {
-    const line = lines[i]!;
-    if (line.trim() === "") continue;
-    const lineNo = i + 1;
+    if (lines[i]!.trim() === "") continue;
     rowsRead++;
-    let fields: string[] | undefined;
-    try {
-      fields = certainFields(line, layout);
-    } catch (error) {
-      fail(lineNo, (error as Error).message);
+    const read = readLine(lines[i]!, i + 1, layout, latest, fail);
+    if (read.kind === "uncertain") uncertain(i + 1, read.why);
+    else if (read.kind !== "row") skipped[read.kind]++;
+    else {
+      if (read.future) skipped.future++;
+      const { row } = read;
+      const before = byHour.get(row.hour);
+      if (before === undefined) byHour.set(row.hour, row);
+      else if (!sameValues(before.values, row.values)) conflicted.add(row.hour);
     }
-    if (fields === undefined) {
-      uncertain(lineNo, "ambiguous");
-      continue;
-    }
-    const hour = rowHour(fields, lineNo, layout, fail);
-    const values = rowValues(fields, lineNo, layout, fail);
-    if (values.every(Number.isNaN)) {
-      skipped.blank++;
-      continue;
-    }
-    if (isPlaceholder(values, layout)) {
-      skipped.placeholder++;
-      continue;
-    }
-    checkBounds(values, hour, lineNo, layout, fail);
-    if (failedCheck(values, layout) !== undefined) {
-      uncertain(lineNo, "check");
-      continue;
-    }
-    if (!dropCheckOnly(values, layout)) {
-      skipped.blank++;
-      continue;
-    }
-    if (hour > latest) {
-      const { dropped, left } = dropFuture(values, layout);
-      if (dropped) skipped.future++;
-      if (!left) continue;
-    }
-    const before = byHour.get(hour);
-    if (before === undefined) byHour.set(hour, { line: lineNo, hour, values });
-    else if (!sameValues(before.values, values)) conflicted.add(hour);
   }
   for (const hour of conflicted) {
     const { line } = byHour.get(hour)!;
