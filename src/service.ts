@@ -118,7 +118,7 @@ function apiRoutes(options: ServiceOptions): Route[] {
       path: forecastDemand.path,
       methods: READ_METHODS,
       scope: forecastDemand.scope,
-      handler: forecastHandler(forecasts, { now }),
+      handler: forecastHandler(forecasts, { now, sampleStore: () => store.refresh().sample }),
     },
     {
       path: CATALOG_ROUTE.path,

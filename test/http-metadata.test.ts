@@ -46,7 +46,28 @@ test("/api/v1/datasets lists every dataset with fields, units, intervals, scope 
         { "1h": true, "1d": true },
       ],
       ["grid.availability", "/api/v1/grid/availability", "normalized_data", 500, { "1h": true, "1d": true }],
+      [
+        "grid.supply_margin",
+        "/api/v1/grid/supply-margin",
+        "normalized_data",
+        500,
+        { "1h": true, "1d": true },
+      ],
+      [
+        "grid.pumped_storage",
+        "/api/v1/grid/pumped-storage",
+        "normalized_data",
+        500,
+        { "1h": false, "1d": true },
+      ],
+      ["forecasts.demand", "/api/v1/forecasts/demand", "normalized_data", 500, { "1h": false, "1d": true }],
     ],
+  );
+  const forecast = body.datasets.at(-1);
+  assert.deepEqual(forecast.parameters, ["start", "end", "interval", "format", "as_of", "issues"]);
+  assert.deepEqual(
+    forecast.fields["1h"].map((f: { name: string }) => f.name),
+    ["ts", "issued_at", "rsa_contracted_forecast_mw", "residual_forecast_mw"],
   );
   const state = body.datasets[0];
   assert.deepEqual(state.intervals, ["1h", "1d"]);

@@ -64,6 +64,7 @@ function filename(range: ParsedRange): string {
 
 // The body of one answer.
 function render(
+  sample: boolean,
   issues: ForecastIssues,
   range: ParsedRange,
   format: Format,
@@ -89,7 +90,7 @@ function render(
     issues: mode,
     last_issued: last === null ? null : formatInstant(last, last % 1000 !== 0),
     ...(asOfGiven === undefined ? {} : { as_of: formatInstant(asOfGiven.ms, asOfGiven.fractional) }),
-    ...(issues.sample ? { sample: true } : {}),
+    ...(sample ? { sample: true } : {}),
   };
   return JSON.stringify({ meta, data: records });
 }
@@ -105,7 +106,10 @@ function answerFor(error: unknown): unknown {
 }
 
 /** The handler of `forecasts.demand`, reading `issues`. */
-export function forecastHandler(issues: ForecastIssues, options: { now?: () => number } = {}): Handler {
+export function forecastHandler(
+  issues: ForecastIssues,
+  options: { now?: () => number; sampleStore?: () => boolean } = {},
+): Handler {
   const now = options.now ?? Date.now;
   return (req, res, ctx) => {
     const range = parseRangeQuery(ctx.url.searchParams, PARAMETERS);
@@ -124,7 +128,8 @@ export function forecastHandler(issues: ForecastIssues, options: { now?: () => n
     try {
       const given = range.options.as_of as Instant | undefined;
       const asOf = asOfFor(issues, given, now());
-      const sample = issues.sample;
+      // An empty forecast beside a generated sample store is part of that sample.
+      const sample = issues.sample || (issues.index().length === 0 && options.sampleStore?.() === true);
       const etag = createHash("sha256")
         .update(JSON.stringify([forecastDemand.id, SCHEMA_VERSION, range, format, issues.version, sample]))
         .digest("base64url")
@@ -132,7 +137,7 @@ export function forecastHandler(issues: ForecastIssues, options: { now?: () => n
       const disposition: Record<string, string> =
         format === "csv" ? { "Content-Disposition": `attachment; filename="${filename(range)}"` } : {};
       const sent = send(req, res, {
-        body: { render: () => render(issues, range, format, asOf, given) },
+        body: { render: () => render(sample, issues, range, format, asOf, given) },
         contentType: format === "csv" ? CSV_TYPE : "application/json",
         etag,
         lastModified: lastIssued(issues, asOf),

@@ -9,6 +9,7 @@
 import { cpSync, existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { loadManifest } from "../store/manifest.ts";
+import { ForecastIssues } from "../forecasts/forecast-issues.ts";
 import { isSampleStore } from "../store/sample-mark.ts";
 import { acceptHeader } from "./accept-header.ts";
 import { ARCHIVE_DIR, type Attempt, readAttempts, readBody } from "./archive.ts";
@@ -58,6 +59,13 @@ function retake(dir: string, archive: string, attempt: Attempt, files: Record<st
 export function replayArchive(dir: string, archive = join(dir, ARCHIVE_DIR)): Replay {
   if (!existsSync(archive)) throw new ReplayError(`There is no archive at ${archive}`);
   const days = loadManifest(dir).size;
+  const issues = new ForecastIssues(dir);
+  if (issues.index().length > 0 && !issues.sample) {
+    throw new ReplayError(
+      `${dir} already holds ${issues.index().length} forecast issues: replay into an empty DATA_DIR, ` +
+        `e.g. DATA_DIR=${dir}-rebuilt npm run --silent replay-archive -- ${archive}`,
+    );
+  }
   if (days > 0 && !isSampleStore(dir)) {
     throw new ReplayError(
       `${dir} already holds ${days} days of data: replay into an empty DATA_DIR, ` +
