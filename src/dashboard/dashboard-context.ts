@@ -1,4 +1,5 @@
 /** What every dashboard route shares: its settings, clocks, stores, and small helpers. */
+import { createRecentMarginChart } from "./recent-supply-margin.ts";
 import { createRecentShedding } from "./recent-load-reduction.ts";
 import type { SharedDocuments } from "../shared/shared-documents.ts";
 import type { IncomingMessage } from "node:http";
@@ -53,6 +54,8 @@ export interface DashboardContext extends DashboardOptions {
   readonly logError: (error: unknown) => void;
   /** The home page's chart, redrawn only when the store changed. */
   readonly chart: () => Html;
+  /** The home page's supply-margin chart, redrawn only when the store changed. */
+  readonly margin: () => Html;
   /** The home page's load-shedding bars, redrawn only when the store changed. */
   readonly shedding: () => Html;
   /** A hash unknown usernames are checked against, so a sign-in takes as long either way. */
@@ -103,6 +106,7 @@ export function createDashboardContext(options: DashboardOptions): DashboardCont
     reveals: options.reveals ?? createRevealStore({ now }),
     logError: options.logError ?? ((error) => console.error(error)),
     chart: createRecentMixChart(options.store),
+    margin: createRecentMarginChart(options.store),
     shedding: createRecentShedding(options.store),
     decoy: hashPassword(randomBytes(16).toString("hex")),
     secret: options.secret ?? randomBytes(32),

@@ -12,6 +12,8 @@ export interface HomeData {
   readonly usage: Readonly<Record<string, Readonly<Record<string, Tally>>>>;
   readonly activeKeys: number;
   readonly chart: Html;
+  /** The last 7 stored days' available capacity beside residual demand. */
+  readonly margin: Html;
   /** The last 7 stored days' load shedding (manual load reduction), as bars. */
   readonly shedding: Html;
   /** The newest hour with an actual reading, or null. */
@@ -83,6 +85,37 @@ function sampleNotice(): Html {
   </p>`;
 }
 
+// The generation chart and the supply margin beside it, over the same days.
+function charts(data: HomeData): Html {
+  return html`${
+      data.stale && !data.sample
+        ? html`<p class="warning" role="status">
+            The data is stale: the newest actual reading is more than ${String(data.staleAfterHours)} hours
+            old, and the portal publishes once a day. Scripts still get answers, with
+            <code>meta.data_delay</code> true for recent ranges.
+          </p>`
+        : ""
+    }
+    <div class="grid charts">
+      <section class="card">
+        <h2>Generation by fuel, last 7 stored days</h2>
+        <p class="hint">
+          Newest actual reading: ${when(data.lastAvailable, "none yet")}. Last pull from the portal:
+          ${when(data.lastPull)}. Hourly, UTC, in GW, from <code>/api/v1/generation/mix</code>.
+        </p>
+        ${data.chart}
+      </section>
+      <section class="card">
+        <h2>Supply margin, last 7 stored days</h2>
+        <p class="hint">
+          Available capacity above residual demand, hourly, UTC, in GW, from
+          <code>/api/v1/grid/supply-margin</code>.
+        </p>
+        ${data.margin}
+      </section>
+    </div>`;
+}
+
 /** The home page. */
 export function homePage(data: HomeData): string {
   return layout({
@@ -115,23 +148,7 @@ export function homePage(data: HomeData): string {
           </p>
         </section>
       </div>
-      <section class="card">
-        <h2>Generation by fuel, last 7 stored days</h2>
-        <p class="hint">
-          Newest actual reading: ${when(data.lastAvailable, "none yet")}. Last pull from the portal:
-          ${when(data.lastPull)}. Hourly, UTC, in GW, from <code>/api/v1/generation/mix</code>.
-        </p>
-        ${
-          data.stale && !data.sample
-            ? html`<p class="warning" role="status">
-                The data is stale: the newest actual reading is more than ${String(data.staleAfterHours)}
-                hours old, and the portal publishes once a day. Scripts still get answers, with
-                <code>meta.data_delay</code> true for recent ranges.
-              </p>`
-            : ""
-        }
-        ${data.chart}
-      </section>
+      ${charts(data)}
       <section class="card">
         <h2>Load shedding, last 7 stored days</h2>
         <p class="hint">

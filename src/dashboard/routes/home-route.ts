@@ -29,6 +29,7 @@ export function homeRoute(ctx: DashboardContext): Route {
           usage: ctx.counter.totals(new Set(keys.map((k) => k.id)), lastDays(ctx.now(), 7)),
           activeKeys: keys.filter((k) => k.revoked === null).length,
           chart: ctx.chart(),
+          margin: ctx.margin(),
           shedding: ctx.shedding(),
           lastAvailable: last === null ? null : formatInstant(last).replace("+00:00", "Z"),
           stale: isStale(last, ctx.now(), ctx.staleAfterMs),
