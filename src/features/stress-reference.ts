@@ -23,7 +23,7 @@ const fixed2 = (n: number) => n.toFixed(2);
 // Each component's formula over stored column names (`clamp` limits to [0, 1]).
 const FORMULAS: Readonly<Record<StressComponent, string>> = {
   reserve_margin:
-    "`available = installed_eskom_capacity − total_pclf − total_uclf − total_oclf`; " +
+    "`available = installed_eskom_capacity − total_pclf − total_uclf − total_oclf`, or for an hour without them `available_capacity_incl_non_comm_units`; " +
     "`margin = (available − residual_demand) / available`; " +
     `\`clamp((${fixed2(MARGIN_COMFORTABLE)} − margin) / ${fixed2(MARGIN_COMFORTABLE)})\`, and 1 when \`available ≤ 0\``,
   ocgt_ramp: `\`clamp((eskom_ocgt_generation + dispatchable_ipp_ocgt) / ${OCGT_FULL_MW})\`: how far the diesel peakers are ramped up`,
