@@ -126,7 +126,11 @@ test(
     await shoot(page, "keys");
 
     await page.goto(server.url + "/dashboard");
-    assert.equal(await page.locator("svg.chart polygon").count(), 10, "one area per fuel");
+    assert.equal(await page.locator("svg.chart polygon:not(.margin-gap)").count(), 10, "one area per fuel");
+    assert.ok(
+      (await page.locator("svg.chart polygon.margin-gap").count()) >= 1,
+      "the sample's supply margin is drawn",
+    );
     assert.match((await page.textContent("main"))!, /normalized_data\s*1\s*1\s*0/);
     await shoot(page, "home");
 

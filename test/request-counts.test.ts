@@ -71,7 +71,9 @@ test("a damaged counts file is reported and replaced; the counts of a failed wri
   });
   t.after(() => missing.close());
   missing.count("key_a", "features", true);
-  await missing.flush();
+  const before = errors.length;
+  await assert.rejects(missing.flush(), { code: "ENOENT" }, "a stop must know its counts were not written");
+  assert.equal(errors.length, before + 1, "and the failure is reported");
   assert.equal(missing.totals(new Set(["key_a"]), today)[today[0]!]!.features!.allowed, 1, "kept in memory");
 });
 

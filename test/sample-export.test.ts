@@ -13,11 +13,11 @@ test("sample data is deterministic", () => {
 test("sample data is a year of hourly rows in the export format, quirk included", () => {
   const file = parsePortalCsv(YEAR, "sample.csv");
   assert.equal(file.delimiter, ",");
-  assert.equal(file.columns.length, 41);
+  assert.equal(file.columns.length, 43, "the export's 41 and the live capacity file's two");
   assert.equal(file.rows.length, 365 * 24);
   const lines = YEAR.trimEnd().split("\n");
   assert.ok(
-    lines.slice(1).some((l) => l.split(",").length === 43),
+    lines.slice(1).some((l) => l.split(",").length === 46),
     "some rows carry the decimal-comma quirk",
   );
   assert.equal(lines[1]!.slice(0, 22), "2025-01-01 12:00:00 AM");
@@ -55,4 +55,15 @@ test("sample magnitudes look like the real exports", () => {
   const uclf = column("total_uclf");
   const oclf = column("total_oclf");
   column("total_uclf_oclf").forEach((v, i) => assert.ok(Math.abs(v - uclf[i]! - oclf[i]!) < 0.002));
+  // The live capacity file's: capacity with renewables less without is the renewables' output,
+  // and units not yet in commercial operation add to the export's available capacity.
+  const live = column("available_capacity_incl_non_comm_units");
+  const liveRe = column("available_capacity_incl_non_comm_units_incl_total_re");
+  live.forEach((v, i) => assert.ok(Math.abs(liveRe[i]! - v - re[i]!) < 0.01));
+  const installed = column("installed_eskom_capacity");
+  const pclf = column("total_pclf");
+  live.forEach((v, i) => {
+    const exported = installed[i]! - pclf[i]! - uclf[i]! - oclf[i]!;
+    assert.ok(v - exported >= 299 && v - exported <= 701, `${v} against ${exported}`);
+  });
 });

@@ -73,18 +73,27 @@ const EXPORT_COLUMNS = [
   "Ingula Gen Unit Hours",
 ] as const;
 
+/**
+ * The live capacity file's two columns, which no export carries: the sample adds them after the
+ * export's own, so that `make serve` shows the supply margin too (docs/data.md: "Sample data").
+ */
+const LIVE_CAPACITY_COLUMNS = [
+  "Available Capacity Incl Non Comm Units",
+  "Available_Capacity_Incl_Non_Comm_Units_Incl_Total_RE",
+] as const;
+
 /** The column no real export has, on every sample row: the file is generated, not Eskom's. */
 const SAMPLE_HEADER = "Generated Sample Not Eskom Data";
 
-const EXPORT_KEYS = EXPORT_COLUMNS.map(normalizeColumnName);
+const EXPORT_KEYS = [...EXPORT_COLUMNS, ...LIVE_CAPACITY_COLUMNS].map(normalizeColumnName);
 for (const key of EXPORT_KEYS) {
   if (columnIndex(key) < 0 && !TIMESTAMP_COLUMNS.has(key))
     throw new Error(`Sample column ${key} is not in the catalog`);
 }
 if (normalizeColumnName(SAMPLE_HEADER) !== SAMPLE_COLUMN) throw new Error("The sample column's name drifted");
 
-/** The verbatim export header, and the sample column after it. */
-export const EXPORT_HEADER = [...EXPORT_COLUMNS, SAMPLE_HEADER].join(",");
+/** The verbatim export header, the live capacity columns and the sample column after it. */
+export const EXPORT_HEADER = [...EXPORT_COLUMNS, ...LIVE_CAPACITY_COLUMNS, SAMPLE_HEADER].join(",");
 
 /** How much sample to generate, and where it starts or ends. */
 export type SampleOptions = (
@@ -111,6 +120,14 @@ function stamp(localMs: number): string {
   return `${d.getUTCFullYear()}-${p(d.getUTCMonth() + 1)}-${p(d.getUTCDate())} ${p(h12)}:00:00 ${h24 < 12 ? "AM" : "PM"}`;
 }
 
+// The live capacity file's columns: units not yet in commercial operation add what they sent out
+// to the export's available capacity, and renewables add their output.
+function addLiveCapacity(values: Record<string, string>, exportAvailable: number, totalRe: number): void {
+  const available = Math.round(exportAvailable + Number(values.non_comm_sentout));
+  values.available_capacity_incl_non_comm_units = fmt(available);
+  values.available_capacity_incl_non_comm_units_incl_total_re = fmt(available + totalRe);
+}
+
 // One CSV row, written by column name (`EXPORT_KEYS` orders it). The literal's order is the draws' order.
 function exportRow(t: When, drift: Drift, draws: Draws): string {
   const { random, gauss } = draws;
@@ -118,11 +135,8 @@ function exportRow(t: When, drift: Drift, draws: Draws): string {
   const o = outages(t, drift, draws);
   const d = dispatch(t, drift, w.residual, o.available, draws);
   const forecastResidual = w.residual * (1 + 0.018 * gauss()) - d.mlr * 0.5;
-  const [pclf, uclf, oclf] = [o.pclf, drift.uclf, drift.oclf].map((x) => Math.round(x * 1000) / 1000) as [
-    number,
-    number,
-    number,
-  ];
+  const to3 = (x: number) => Math.round(x * 1000) / 1000;
+  const [pclf, uclf, oclf] = [to3(o.pclf), to3(drift.uclf), to3(drift.oclf)];
   const round = (x: number) => fmt(Math.round(x));
   const values: Record<string, string> = {
     date_time_hour_beginning: stamp(t.local),
@@ -171,6 +185,7 @@ function exportRow(t: When, drift: Drift, draws: Draws): string {
     palmiet_gen_unit_hours: fmt(20 + 38 * drift.storage),
     ingula_gen_unit_hours: fmt(10 + 55 * drift.storage),
   };
+  addLiveCapacity(values, o.available, w.totalRe);
   return EXPORT_KEYS.map((key) => values[key]).join(",") + ",1";
 }
 
