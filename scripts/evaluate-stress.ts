@@ -1,118 +1,72 @@
 /**
- * `npm run evaluate-stress [-- DIR]`: judges grid-stress v1 on the real Eskom files (default
- * ../shared/data/eskom): its distribution, its ROC AUC for the 2018 hours with load reduction
- * (MLR + ILS > 0) against the other 2018 hours, and its mean in the February 2023 load-shedding
- * hours next to the 2018 mean. The load-reduction columns are read here only as labels.
+ * `npm run evaluate-stress [-- DIR] [--write]` (or `make evaluate-stress`): judges grid-stress v2
+ * walk-forward on the real Eskom files (default ../shared/data/eskom), beside v1 and the best single
+ * stored column, against manual load reduction and the national stage history
+ * (`scripts/stress-evaluation.ts`). It prints the per-year table, v2's calibration and the
+ * coefficients fitted on every hour.
+ *
+ * `--write` puts those coefficients, means and tables into `src/features/stress-v2-fit.ts` and
+ * docs/api.md; a test fails while either differs from what this prints. The evaluation years'
+ * figures never choose anything: each year is scored by a fit of the years before it.
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { stressHours, type StressHour } from "../src/datasets/grid-stress.ts";
-import { rocAuc, summarize } from "../src/features/evaluation.ts";
-import { STRESS_BANDS, stressBand, STRESS_VERSION, STRESS_WEIGHTS } from "../src/features/stress-formula.ts";
-import { ingestFiles } from "../src/ingest/ingest.ts";
-import { requireColumn } from "../src/source/columns.ts";
-import { valueAt } from "../src/source/reading.ts";
-import { createReadingStore, type ReadingStore } from "../src/store/reading-store.ts";
-import { dayStart, DAY_MS } from "../src/time.ts";
+import { calibrationTable, evaluationTable, type StressEvaluation } from "../src/features/stress-report.ts";
+import { stressTables, withStressTables } from "../src/features/stress-reference.ts";
+import { evaluate, evaluationPaths, fitV2, loadLabelledHours, type V2Fit } from "./stress-evaluation.ts";
 
-const dir = resolve(process.argv[2] ?? join(import.meta.dirname, "..", "..", "shared", "data", "eskom"));
-const EXPORT = join(dir, "eskom_data_v1-1.csv");
-const LIVE = [
-  "Station_Build_Up.csv",
-  "System_hourly_actual_and_forecasted_demand.csv",
-  "Hourly_Generation.csv",
-].map((name) => join(dir, "portal_snapshot_2023-02-21", name));
-for (const file of [EXPORT, ...LIVE]) {
-  if (!existsSync(file)) {
-    process.stderr.write(`Cannot evaluate: "${file}" is missing. Pass the folder of the real Eskom files.\n`);
-    process.exit(2);
-  }
-}
+const ROOT = join(import.meta.dirname, "..");
+const FIT_FILE = join(ROOT, "src", "features", "stress-v2-fit.ts");
+const API_DOC = join(ROOT, "docs", "api.md");
 
-const MLR = requireColumn("manual_load_reduction_mlr");
-const ILS = requireColumn("ils_usage");
-
-function load(files: string[]): { store: ReadingStore; hours: StressHour[]; cleanup: () => void } {
-  const data = mkdtempSync(join(tmpdir(), "gds-eval-"));
-  const summary = ingestFiles(files, { dir: data });
-  if (summary.failures.length > 0) throw new Error(summary.failures.map((f) => f.message).join("\n"));
-  const store = createReadingStore({ dir: data, cacheDays: 10_000 });
-  const days = [...store.refresh().manifest.keys()];
-  const hours = stressHours(store, dayStart(days[0]!), dayStart(days.at(-1)!) + DAY_MS);
-  return { store, hours, cleanup: () => rmSync(data, { recursive: true, force: true }) };
-}
-
-function reduction(store: ReadingStore, hour: number): number {
-  const r = store.reading(hour);
-  return (valueAt(r, MLR) ?? 0) + (valueAt(r, ILS) ?? 0);
-}
-
-const fmt = (x: number) => (Number.isInteger(x) ? String(x) : x.toFixed(3));
-const line = (label: string, stats: Record<string, number>) =>
-  `  ${label.padEnd(28)} ${Object.entries(stats)
-    .map(([k, v]) => `${k}=${fmt(v)}`)
-    .join(" ")}`;
-
-const y2018 = load([EXPORT]);
-const y2023 = load(LIVE);
-const out: string[] = [`Grid-stress ${STRESS_VERSION} on the real Eskom files in ${dir}`, ""];
-
-const scored2018 = y2018.hours.filter((h) => h.value !== null);
-const values2018 = scored2018.map((h) => h.value!);
-const labels2018 = scored2018.map((h) => reduction(y2018.store, h.hour) > 0);
-const auc = rocAuc(values2018, labels2018);
-const positives = labels2018.filter(Boolean).length;
-
-const shedding2023 = y2023.hours.filter(
-  (h) => h.value !== null && (valueAt(y2023.store.reading(h.hour), MLR) ?? 0) > 0,
-);
-const all2023 = y2023.hours.filter((h) => h.value !== null);
-const bands = (hours: StressHour[]) =>
-  Object.fromEntries(STRESS_BANDS.map(([b]) => [b, hours.filter((h) => stressBand(h.value) === b).length]));
-
-out.push("Distribution of value");
-out.push(line("2018 export, all hours", summarize(values2018)));
-out.push(line("2018 bands (hours)", bands(scored2018)));
-out.push(line("2023 live, all hours", summarize(all2023.map((h) => h.value!))));
-out.push(line("2023 load-shedding hours", summarize(shedding2023.map((h) => h.value!))));
-out.push(line("2023 shedding bands (hours)", bands(shedding2023)));
-out.push("");
-out.push("2018: hours with load reduction (MLR + ILS > 0) against the others");
-out.push(
-  `  ROC AUC of value             ${auc.toFixed(3)} (${positives} positive of ${labels2018.length} hours)`,
-);
-for (const name of Object.keys(STRESS_WEIGHTS) as (keyof typeof STRESS_WEIGHTS)[]) {
-  const scored = scored2018.map((h) => h.components[name]);
-  const present = scored.map((c) => c !== null);
-  const a = rocAuc(
-    scored.filter((_, i) => present[i]).map((c) => c!),
-    labels2018.filter((_, i) => present[i]),
+const args = process.argv.slice(2);
+const write = args.includes("--write");
+const dir = resolve(args.find((a) => !a.startsWith("--")) ?? join(ROOT, "..", "shared", "data", "eskom"));
+const paths = evaluationPaths(dir);
+if ("missing" in paths) {
+  process.stderr.write(
+    `Cannot evaluate: "${paths.missing}" is missing. Pass the folder of the real Eskom files.\n`,
   );
-  out.push(`  ROC AUC of ${name.padEnd(19)} ${a.toFixed(3)}`);
+  process.exit(2);
 }
-const mean2018 = summarize(values2018).mean!;
-const meanShedding = summarize(shedding2023.map((h) => h.value!)).mean!;
-out.push("");
-out.push("Mean value");
-out.push(`  2018 export, all hours       ${mean2018.toFixed(3)}`);
-out.push(
-  `  2023 load-shedding hours     ${meanShedding.toFixed(3)} (${shedding2023.length} hours with MLR > 0)`,
-);
-out.push(
-  "  (the live files carry no capacity or same-hour forecast: 2023 values rest on residual_demand, ocgt_ramp and renewable_shortfall)",
-);
+
+/** The generated module: the shipped fit and the evaluation the docs show. */
+function fitModule(fit: V2Fit, evaluation: StressEvaluation): string {
+  return [
+    "/**",
+    " * Generated by `npm run evaluate-stress -- --write` from the real Eskom files (2018 and April",
+    " * 2020 to June 2022); do not edit. A test refits them from the files and fails on any difference.",
+    " */",
+    'import type { StressEvaluation } from "./stress-report.ts";',
+    "",
+    "/** v2's coefficients and means, fitted on every hour of the real exports. */",
+    `export const V2_FIT = ${JSON.stringify(fit, null, 2)} as const;`,
+    "",
+    "/** The walk-forward evaluation: each year scored by a fit of the years before it alone. */",
+    `export const V2_EVALUATION: StressEvaluation = ${JSON.stringify(evaluation, null, 2)};`,
+    "",
+  ].join("\n");
+}
+
+const hours = loadLabelledHours(paths);
+const evaluation = evaluate(hours);
+const fit = fitV2(hours);
+const out = [
+  `Grid-stress v2, walk-forward on the real Eskom files in ${dir}`,
+  `(${hours.length} labelled hours; each year scored by a fit of the hours before it)`,
+  "",
+  evaluationTable(evaluation),
+  "",
+  "Calibration of v2 against MLR > 0, all evaluated hours:",
+  calibrationTable(evaluation.calibration),
+  "",
+  "Coefficients and means fitted on every hour (what the service ships):",
+  JSON.stringify(fit),
+];
 process.stdout.write(out.join("\n") + "\n");
-process.stdout.write(
-  JSON.stringify({
-    version: STRESS_VERSION,
-    auc_2018: Number(auc.toFixed(4)),
-    positives_2018: positives,
-    hours_2018: labels2018.length,
-    mean_2018: Number(mean2018.toFixed(4)),
-    mean_2023_load_shedding: Number(meanShedding.toFixed(4)),
-    hours_2023_load_shedding: shedding2023.length,
-  }) + "\n",
-);
-y2018.cleanup();
-y2023.cleanup();
+
+if (write) {
+  writeFileSync(FIT_FILE, fitModule(fit, evaluation));
+  writeFileSync(API_DOC, withStressTables(readFileSync(API_DOC, "utf8"), stressTables(fit, evaluation)));
+  process.stdout.write(`Wrote ${FIT_FILE} and ${API_DOC}; run prettier on them.\n`);
+}

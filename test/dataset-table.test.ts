@@ -8,14 +8,14 @@ import assert from "node:assert/strict";
 import type { RangeRequest } from "../src/datasets/dataset.ts";
 import { defineDataset, type HourlyField, windowFrom } from "../src/datasets/dataset-table.ts";
 import { generationMix } from "../src/datasets/generation-mix.ts";
-import { gridStress } from "../src/datasets/grid-stress.ts";
+import { gridStress, gridStressV1, gridStressV2 } from "../src/datasets/grid-stress.ts";
 import { systemState } from "../src/datasets/system-state.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
 import { createReadingStore } from "../src/store/reading-store.ts";
 import { ingestTexts, tempDir } from "./helpers.ts";
 
 const DAY = 86_400_000;
-const DATASETS = [systemState, generationMix, gridStress];
+const DATASETS = [systemState, generationMix, gridStressV1, gridStressV2];
 
 function sampleStore(t: Parameters<typeof tempDir>[0]) {
   const dir = tempDir(t);
@@ -58,18 +58,26 @@ test("every dataset's records are the same over its look-back window as over 60 
   }
 });
 
-test("a shorter look-back changes grid stress: the declared 28 days are all read", (t) => {
+test("a shorter look-back changes grid stress v1: the declared 28 days are all read", (t) => {
   const store = sampleStore(t);
-  assert.equal(gridStress.lookbackDays, 28);
+  assert.equal(gridStressV1.lookbackDays, 28);
   // One day short still reads 28 whole days before a midnight start: the window always holds
   // the day of the hour before the range (`firstDayRead`). Two days short does not.
   assert.deepEqual(
-    gridStress.records(store, request("2025-03-10T00:00:00Z", 2, "1h")),
-    withLookback(gridStress, -1).records(store, request("2025-03-10T00:00:00Z", 2, "1h")),
+    gridStressV1.records(store, request("2025-03-10T00:00:00Z", 2, "1h")),
+    withLookback(gridStressV1, -1).records(store, request("2025-03-10T00:00:00Z", 2, "1h")),
   );
-  const short = withLookback(gridStress, -2);
+  const short = withLookback(gridStressV1, -2);
   const r = request("2025-03-10T00:00:00Z", 2, "1h");
-  assert.notDeepEqual(gridStress.records(store, r), short.records(store, r));
+  assert.notDeepEqual(gridStressV1.records(store, r), short.records(store, r));
+});
+
+test("a shorter look-back changes grid stress v2: the declared 7 days (a week of diesel and supply) are all read", (t) => {
+  const store = sampleStore(t);
+  assert.equal(gridStressV2.lookbackDays, 7);
+  assert.equal(gridStress.lookbackDays, 28, "the versioned dataset reads what either version needs");
+  const r = request("2025-03-10T05:00:00Z", 2, "1h");
+  assert.notDeepEqual(gridStressV2.records(store, r), withLookback(gridStressV2, -1).records(store, r));
 });
 
 test("the window hides every day before its first", (t) => {

@@ -28,7 +28,8 @@ const UPDATE = process.env.UPDATE_GOLDEN === "1";
 const DATASETS = ["/api/v1/grid/system-state", "/api/v1/generation/mix", "/api/v1/features/grid-stress"];
 
 // Every dataset at both intervals, in JSON and CSV, over ranges that start mid-day, cross the
-// stored data's edges and include whole days; grid stress with and without its components.
+// stored data's edges and include whole days; grid stress with and without its components, in
+// both versions.
 function queries(ranges: readonly string[]): string[] {
   const out: string[] = [];
   for (const path of DATASETS) {
@@ -39,7 +40,10 @@ function queries(ranges: readonly string[]): string[] {
       }
     }
   }
-  for (const range of ranges) out.push(`/api/v1/features/grid-stress?${range}&components=true`);
+  for (const range of ranges) {
+    out.push(`/api/v1/features/grid-stress?${range}&components=true`);
+    out.push(`/api/v1/features/grid-stress?${range}&components=true&version=v1`);
+  }
   return out;
 }
 

@@ -17,7 +17,12 @@ import {
   STRESS_WEIGHTS,
 } from "../src/features/stress-formula.ts";
 import { rocAuc, summarize } from "../src/features/evaluation.ts";
-import { stressFormulaTable, stressReference } from "../src/features/stress-reference.ts";
+import {
+  stressFormulaTable,
+  stressReference,
+  stressTables,
+  withStressTables,
+} from "../src/features/stress-reference.ts";
 import { gridStress } from "../src/datasets/grid-stress.ts";
 import { buildOpenApi } from "../src/http/openapi.ts";
 import { DATASETS } from "../src/service.ts";
@@ -225,10 +230,22 @@ test("the distribution summary interpolates between ranks", () => {
 test("the published formula is the computed one: docs/api.md's table and /docs's are written from the constants", () => {
   const table = stressFormulaTable();
   const page = readFileSync(join(import.meta.dirname, "..", "docs", "api.md"), "utf8");
-  const start = page.indexOf("| component (weight)");
-  assert.ok(start > 0, "docs/api.md has the formula table");
-  const inPage = page.slice(start, page.indexOf("\n\n", start));
-  assert.deepEqual(tableCells(inPage), tableCells(table), "docs/api.md's formula table is stale");
+  // Every generated block: v2's formula, evaluation and calibration, and v1's formula.
+  for (const [name, generated] of Object.entries(stressTables())) {
+    const start = page.indexOf(`<!-- stress: ${name} -->`);
+    assert.ok(start > 0, `docs/api.md has the ${name} table`);
+    const inPage = page.slice(start, page.indexOf("<!-- /stress -->", start));
+    assert.deepEqual(
+      tableCells(inPage),
+      tableCells(generated),
+      `docs/api.md's ${name} table is stale: npm run field-tables`,
+    );
+  }
+  assert.equal(withStressTables(page), withStressTables(withStressTables(page)), "rewriting is stable");
+  assert.throws(
+    () => withStressTables("<!-- stress: v9 -->\n<!-- /stress -->"),
+    /no stress table is named v9/,
+  );
   // Each constant is in the text, so a changed one changes what is published.
   for (const constant of [DEMAND_LIGHT_MW, DEMAND_PEAK_MW, OCGT_FULL_MW, MARGIN_COMFORTABLE.toFixed(2)]) {
     assert.ok(table.includes(String(constant)), `the table shows ${constant}`);

@@ -56,10 +56,12 @@ async function server(t: Parameters<typeof tempDir>[0]) {
 }
 
 const PATH = "/api/v1/features/grid-stress";
+// This file checks v1, kept with version=v1 (test/http-grid-stress-v2.test.ts checks the default).
+const V1 = `${PATH}?version=v1&`;
 
 test("grid stress serves the documented envelope, value, band and version", async (t) => {
   const s = await server(t);
-  const res = await s.get(`${PATH}?start=2024-03-31T00:00:00Z&end=2024-03-31T01:00:00Z`);
+  const res = await s.get(`${V1}start=2024-03-31T00:00:00Z&end=2024-03-31T01:00:00Z`);
   assert.equal(res.status, 200);
   const body = await res.json();
   assert.deepEqual(body.meta, {
@@ -90,9 +92,7 @@ test("grid stress serves the documented envelope, value, band and version", asyn
 
 test("components=true adds every component, computed from stored readings and history", async (t) => {
   const s = await server(t);
-  const body = await (
-    await s.get(`${PATH}?start=2024-03-31&end=2024-03-31T01:00:00Z&components=true`)
-  ).json();
+  const body = await (await s.get(`${V1}start=2024-03-31&end=2024-03-31T01:00:00Z&components=true`)).json();
   assert.deepEqual(body.data[0].components, {
     residual_demand: 0.5,
     ocgt_ramp: 0.4,
@@ -100,15 +100,13 @@ test("components=true adds every component, computed from stored readings and hi
     renewable_shortfall: 0.25,
     forecast_error: 0.741,
   });
-  const off = await (
-    await s.get(`${PATH}?start=2024-03-31&end=2024-03-31T01:00:00Z&components=false`)
-  ).json();
+  const off = await (await s.get(`${V1}start=2024-03-31&end=2024-03-31T01:00:00Z&components=false`)).json();
   assert.equal("components" in off.data[0], false);
 });
 
 test("renewable shortfall is null until seven days of history exist", async (t) => {
   const s = await server(t);
-  const body = await (await s.get(`${PATH}?start=2024-03-01&end=2024-03-09&components=true`)).json();
+  const body = await (await s.get(`${V1}start=2024-03-01&end=2024-03-09&components=true`)).json();
   const first = body.data.filter((r: any) => r.ts.startsWith("2024-03-07"))[0];
   const later = body.data.filter((r: any) => r.ts.startsWith("2024-03-08"))[0];
   assert.equal(first.components.renewable_shortfall, null);
@@ -117,7 +115,7 @@ test("renewable shortfall is null until seven days of history exist", async (t) 
 
 test("a bad components value is invalid_parameter", async (t) => {
   const s = await server(t);
-  const res = await s.get(`${PATH}?start=2024-03-31&end=2024-04-01&components=yes`);
+  const res = await s.get(`${V1}start=2024-03-31&end=2024-04-01&components=yes`);
   assert.equal(res.status, 400);
   assert.deepEqual(await res.json(), {
     error: "invalid_parameter",
@@ -129,7 +127,7 @@ test("a bad components value is invalid_parameter", async (t) => {
 
 test("1d records carry hours, mean and maximum value and the hours in each band", async (t) => {
   const s = await server(t);
-  const body = await (await s.get(`${PATH}?start=2024-03-30&end=2024-04-01&interval=1d`)).json();
+  const body = await (await s.get(`${V1}start=2024-03-30&end=2024-04-01&interval=1d`)).json();
   assert.equal(body.meta.interval, "1d");
   assert.equal(body.meta.derivation_method, "computed_from_grid.system_state");
   const [d30, d31] = body.data;
@@ -158,11 +156,11 @@ test("the features scope allows 3 requests a minute, apart from normalized_data"
   const { key } = createKey(dir, { name: "default limits", account: "a" });
   const headers = { "X-API-KEY": key };
   for (let i = 0; i < 3; i++) {
-    const res = await s.raw(`${PATH}?start=2024-03-31&end=2024-04-01`, { headers });
+    const res = await s.raw(`${V1}start=2024-03-31&end=2024-04-01`, { headers });
     assert.equal(res.status, 200);
     assert.equal(res.headers.get("ratelimit-policy"), '"features";q=3;w=60');
   }
-  const fourth = await s.raw(`${PATH}?start=2024-03-31&end=2024-04-01`, { headers });
+  const fourth = await s.raw(`${V1}start=2024-03-31&end=2024-04-01`, { headers });
   assert.equal(fourth.status, 429);
   assert.match(
     (await fourth.json()).detail,
@@ -199,7 +197,7 @@ test("with only live-format files (no capacity columns), reserve margin is null 
     ),
   });
   const s = await startServer(t, dir);
-  const body = await (await s.get(`${PATH}?start=2023-02-14&end=2023-02-15&components=true`)).json();
+  const body = await (await s.get(`${V1}start=2023-02-14&end=2023-02-15&components=true`)).json();
   assert.equal(body.data.length, 1);
   assert.deepEqual(body.data[0].components, {
     residual_demand: 0.5,
@@ -219,7 +217,7 @@ test(
     ingestLiveSnapshot(dir);
     const s = await startServer(t, dir);
     const body = await (
-      await s.get(`${PATH}?start=2023-02-13T22:00:00Z&end=2023-02-19T22:00:00Z&components=true`)
+      await s.get(`${V1}start=2023-02-13T22:00:00Z&end=2023-02-19T22:00:00Z&components=true`)
     ).json();
     assert.equal(body.data.length, 6 * 24);
     for (const r of body.data) {
@@ -231,7 +229,7 @@ test(
       assert.ok(r.value >= 0 && r.value <= 1);
     }
     // Forecast-only hours after the snapshot still get a record, with a null value.
-    const future = await (await s.get(`${PATH}?start=2023-02-25&end=2023-02-26`)).json();
+    const future = await (await s.get(`${V1}start=2023-02-25&end=2023-02-26`)).json();
     assert.equal(future.data.length, 24);
     assert.ok(future.data.every((r: any) => r.value === null && r.band === null));
   },

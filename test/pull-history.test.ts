@@ -20,6 +20,7 @@ import { createReadingStore, type ReadingStore } from "../src/store/reading-stor
 import { storeAsOf } from "../src/store/as-of-view.ts";
 import { readHistory } from "../src/store/revisions.ts";
 import { replayArchive } from "../src/pull/replay.ts";
+import { V2_COMPONENTS } from "../src/features/stress-v2.ts";
 import { REAL_DATA_DIR, skipUnless, snapshotDir, startServer, tempDir } from "./helpers.ts";
 import { startPortal } from "./portal-stand-in.ts";
 
@@ -105,6 +106,40 @@ const NOT_STORED: Record<string, readonly string[]> = {
     "manual_load_reduction_mlr",
   ],
 };
+
+// Which v2 components the published rule can compute at `hour` from the recomputed cells: a window
+// needs half its hours, supply needs every part, interruptible load either of its two columns.
+function v2Presence(cells: Map<number, Cells>, hour: number): Record<string, boolean> {
+  const has = (h: number, name: string) => cells.get(h)?.has(name) === true;
+  const count = (from: number, to: number, ok: (h: number) => boolean) => {
+    let n = 0;
+    for (let h = from; h <= to; h += HOUR) if (ok(h)) n++;
+    return n;
+  };
+  const SUPPLY_PARTS = [
+    "thermal_generation",
+    "nuclear_generation",
+    "eskom_gas_generation",
+    "eskom_ocgt_generation",
+    "hydro_water_generation",
+    "pumped_water_generation",
+    "dispatchable_ipp_ocgt",
+    "international_imports",
+  ];
+  const supplied = (h: number) => SUPPLY_PARTS.every((name) => has(h, name));
+  const diesel = (h: number) => has(h, "eskom_ocgt_generation");
+  const bestDay = count(hour - 24 * HOUR, hour - HOUR, supplied) >= 12;
+  const bestWeek = count(hour - 168 * HOUR, hour - HOUR, supplied) >= 84;
+  return {
+    diesel_day: count(hour - 23 * HOUR, hour, diesel) >= 12,
+    diesel_week: count(hour - 167 * HOUR, hour, diesel) >= 84,
+    supply_gap: bestDay && has(hour, "residual_forecast"),
+    fleet_decline: bestDay && bestWeek,
+    pumped_storage_low: ["drakensberg", "palmiet", "ingula"].every((s) => has(hour, `${s}_gen_unit_hours`)),
+    interruptible_load: has(hour, "ils_usage") || has(hour, "ios_excl_ils_and_mlr"),
+    evening_peak: true,
+  };
+}
 
 // The capacity file's renewables counted twice must agree: with less without capacity, and
 // contracted less residual demand (the first in whole MW, the second in kW).
@@ -417,10 +452,26 @@ test(
       outage!.uclf_oclf_mw,
       r3(expected.get(Date.parse("2023-04-13T22:00:00Z"))!.get("hourly_uclf_oclf")),
     );
-    // A store kept by the pull alone has a reserve margin where the capacity file gave capacity.
-    const [stress] = await served(`/api/v1/features/grid-stress?${range}&components=true`);
+    // A store kept by the pull alone has v1's reserve margin where the capacity file gave capacity.
+    const [stress] = await served(`/api/v1/features/grid-stress?${range}&components=true&version=v1`);
     const components = stress!.components as unknown as Record<string, number | null>;
     assert.notEqual(components.reserve_margin, null);
+    // v2, the default: with the pull alone, a component is null only where the recomputed store
+    // lacks its inputs (by the published rule), never because a column is the export's alone.
+    const v2 = [
+      ...(await served(`/api/v1/features/grid-stress?start=2022-10-01&end=2022-10-25&components=true`)),
+      ...(await served(`/api/v1/features/grid-stress?start=2023-04-10&end=2023-05-06&components=true`)),
+    ];
+    const computed: Record<string, number> = {};
+    for (const r of v2) {
+      const hour = Date.parse(r.ts as string);
+      const present = v2Presence(expected, hour);
+      for (const [name, c] of Object.entries(r.components as unknown as Record<string, number | null>)) {
+        assert.equal(c !== null, present[name], `${r.ts as string} ${name}`);
+        if (c !== null) computed[name] = (computed[name] ?? 0) + 1;
+      }
+    }
+    for (const name of V2_COMPONENTS) assert.ok(computed[name]! >= 48, `${name} in ${computed[name]} hours`);
 
     // Eskom's 3-month forecast: every distinct download an issue, stamped when it was received.
     const issue = (name: string) => outcome(name, FORECAST);

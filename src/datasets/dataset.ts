@@ -98,8 +98,10 @@ export interface DatasetDoc {
   readonly derived: Readonly<Record<Interval, boolean>>;
   /** Query parameters besides `start`, `end`, `interval`, `format` and `as_of`. */
   readonly parameters?: Readonly<Record<string, DatasetParameter>>;
-  /** `meta` fields after `derived` (e.g. `derivation_method`), for an interval. */
-  meta(interval: Interval): Readonly<Record<string, unknown>>;
+  /** `meta` fields after `derived` (e.g. `derivation_method`), for an interval and the request's options. */
+  meta(interval: Interval, options?: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>>;
+  /** `meta` fields whose value depends on the request: the values each may take (for OpenAPI). */
+  readonly metaEnums?: Readonly<Record<string, readonly string[]>>;
   /**
    * The `meta` fields after `start` and `end` that say how current the data is, as JSON Schemas;
    * by default `last_available` and `data_delay` (the reading store's).

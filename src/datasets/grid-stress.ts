@@ -1,7 +1,8 @@
 /**
- * `features.grid_stress_index`: the index of `features/stress-formula.ts` served hourly or per
- * UTC day. The formula, its inputs and its version live in that file; this table says how each
- * served field reads it and how it aggregates to a day.
+ * `features.grid_stress_index`: the grid-stress index served hourly or per UTC day, in two
+ * versions: v2 (`features/stress-v2.ts`, the default) and v1 (`features/stress-formula.ts`), which
+ * `version=v1` keeps for the clients built on it. Each formula, its inputs and its version live in
+ * its file; each table here says how the served fields read it and how they aggregate to a day.
  */
 import * as v from "valibot";
 import {
@@ -20,7 +21,18 @@ import {
 } from "../features/stress-formula.ts";
 import { stressReference } from "../features/stress-reference.ts";
 import type { Reading } from "../source/reading.ts";
-import { type FieldText, HOURS_FIELD } from "./dataset.ts";
+import { type Dataset, type FieldDoc, type FieldText, HOURS_FIELD, type Interval } from "./dataset.ts";
+import {
+  hasV2Input,
+  STRESS_V2,
+  stressWindow,
+  type StressWindow,
+  V2_COMPONENTS,
+  type V2Component,
+  type V2Components,
+  v2Components,
+  v2Value,
+} from "../features/stress-v2.ts";
 import { type DailyField, defineDataset, type HourAt, type HourSource } from "./dataset-table.ts";
 import { round3 } from "./source-fields.ts";
 
@@ -42,6 +54,8 @@ function stressHour(reading: Reading, at: HourAt<Usual>): Omit<StressHour, "hour
 }
 
 const INDEX_DESCRIPTION = "Grid-stress index v1, 0 (slack) to 1 (load shedding likely or active).";
+const V2_DESCRIPTION =
+  "Grid-stress index v2: the probability, 0 to 1, that load is being shed in the hour (load shedding likely or active near 1).";
 const COMPONENT_MEANINGS: Readonly<Record<StressComponent, string>> = {
   residual_demand: "Load level: residual demand between 22 GW (0) and 32 GW (1).",
   ocgt_ramp: "Diesel peakers: Eskom + IPP OCGT output over 2,000 MW.",
@@ -73,25 +87,29 @@ const bandHours = Object.fromEntries(
   ]),
 ) as Record<`hours_${(typeof STRESS_BANDS)[number][0]}`, DailyField<"band">>;
 
-/** The grid-stress dataset. */
-export const gridStress = defineDataset({
-  id: "features.grid_stress_index",
-  path: "/api/v1/features/grid-stress",
+const PARAMETERS = {
+  components: {
+    schema: v.pipe(
+      v.picklist(["true", "false"]),
+      v.transform((s) => s === "true"),
+    ),
+    expected: "'true' or 'false'",
+    default: false,
+    description: "Must be 'true' or 'false'; default false. Adds each record's components (1h only).",
+  },
+};
+const ID = "features.grid_stress_index";
+const PATH = "/api/v1/features/grid-stress";
+
+/** Grid stress v1, as `version=v1` serves it. */
+export const gridStressV1 = defineDataset({
+  id: ID,
+  path: PATH,
   scope: "features",
   description: `${INDEX_DESCRIPTION} Its formula is published in this endpoint's entry at /docs and in docs/api.md.`,
   reference: stressReference(),
   derived: { "1h": true, "1d": true },
-  parameters: {
-    components: {
-      schema: v.pipe(
-        v.picklist(["true", "false"]),
-        v.transform((s) => s === "true"),
-      ),
-      expected: "'true' or 'false'",
-      default: false,
-      description: "Must be 'true' or 'false'; default false. Adds each record's components (1h only).",
-    },
-  },
+  parameters: PARAMETERS,
   meta: () => ({
     derivation_method: "computed_from_grid.system_state",
     feature: "grid_stress_index",
@@ -140,7 +158,144 @@ export const gridStress = defineDataset({
   },
 });
 
-/** The unrounded index of every stored hour in [from, to) holding at least one of its inputs. */
+/** The unrounded v1 index of every stored hour in [from, to) holding at least one of its inputs. */
 export function stressHours(store: HourSource, from: number, to: number): StressHour[] {
-  return gridStress.hours(store, from, to).map(({ hour, inputs }) => ({ hour, ...inputs }));
+  return gridStressV1.hours(store, from, to).map(({ hour, inputs }) => ({ hour, ...inputs }));
 }
+
+/** One hour of v2, unrounded. */
+export interface StressHourV2 {
+  readonly components: V2Components;
+  readonly value: number | null;
+}
+
+/** The v2 components and value of one stored hour, or null when it holds no input of the formula. */
+function stressHourV2(reading: Reading, at: HourAt<StressWindow>): StressHourV2 | null {
+  if (!hasV2Input(reading)) return null;
+  const components = v2Components(reading, at.hour, at.prepared);
+  return { components, value: v2Value(components) };
+}
+
+const V2_MEANINGS: Readonly<Record<V2Component, string>> = {
+  diesel_day: "Diesel peakers: mean Eskom + IPP OCGT output over the 24 hours to this one, over 2,000 MW.",
+  diesel_week: "The same over the 168 hours to this one.",
+  supply_gap:
+    "Forecast residual demand against the most the dispatchable fleet supplied in the 24 hours before: 0.5 at equal, 1 at 10% short.",
+  fleet_decline: "How far that 24-hour best fell below the best of the week before: 1 at 10%.",
+  pumped_storage_low: "1 less the mean fill of the pumped-storage reservoirs.",
+  interruptible_load: "Interruptible load in use (ILS + IOS) over 1,000 MW.",
+  evening_peak: "1 from 17:00 to 21:59 SAST, else 0.",
+};
+// The week of diesel and supply before an hour that the windowed components read.
+const V2_LOOKBACK_DAYS = 7;
+
+/** Grid stress v2, the default. */
+export const gridStressV2 = defineDataset({
+  id: ID,
+  path: PATH,
+  scope: "features",
+  description: `${V2_DESCRIPTION} Its formula is published in this endpoint's entry at /docs and in docs/api.md.`,
+  reference: stressReference(),
+  derived: { "1h": true, "1d": true },
+  parameters: PARAMETERS,
+  meta: () => ({
+    derivation_method: "computed_from_source",
+    feature: "grid_stress_index",
+    version: STRESS_V2,
+  }),
+  prepare: stressWindow,
+  hour: stressHourV2,
+  hourly: {
+    value: {
+      ...INDEX,
+      description: `${V2_DESCRIPTION} Null only when no component can be computed.`,
+      value: (h) => h.value,
+      lookbackDays: V2_LOOKBACK_DAYS,
+    },
+    band: {
+      type: "string",
+      nullable: true,
+      enum: STRESS_BANDS.map(([name]) => name),
+      description: "low below 0.3, moderate from 0.3, high from 0.6, critical from 0.8.",
+      value: (h) => stressBand(round3(h.value)),
+      lookbackDays: V2_LOOKBACK_DAYS,
+    },
+    version: {
+      type: "string",
+      enum: [STRESS_V2],
+      description: "The formula's version.",
+      value: () => STRESS_V2,
+    },
+    components: {
+      type: "object",
+      optional: true,
+      description: "With components=true: each component, 0 to 1, or null when an input is missing.",
+      properties: V2_COMPONENTS.map((name) => ({ name, ...INDEX, description: V2_MEANINGS[name] })),
+      value: (h) => h.components,
+      lookbackDays: V2_LOOKBACK_DAYS,
+      onlyWith: "components",
+    },
+  },
+  daily: {
+    hours: { ...HOURS_FIELD, from: { count: true } },
+    avg_value: { ...INDEX, description: "Mean value over the day's hours.", from: { mean: "value" } },
+    max_value: { ...INDEX, description: "Highest value of the day.", from: { max: "value" } },
+    ...bandHours,
+  },
+});
+
+/** The versions served, the default first. */
+export const STRESS_VERSIONS = [STRESS_V2, STRESS_VERSION] as const;
+
+// The served fields of both versions: `version` names both, `components` holds either set.
+function servedFields(interval: Interval): FieldDoc[] {
+  const v2 = gridStressV2.fields[interval];
+  if (interval === "1d") return [...v2];
+  const v1 = gridStressV1.fields[interval];
+  return v2.map((field) => {
+    if (field.name === "version") return { ...field, enum: STRESS_VERSIONS };
+    if (field.name !== "components") return field;
+    const v1Members = v1.find((f) => f.name === "components")!.properties!;
+    const members = [...field.properties!, ...v1Members].map((m) => ({
+      ...m,
+      optional: true,
+      description: `${m.description} (${field.properties!.includes(m) ? STRESS_V2 : STRESS_VERSION})`,
+    }));
+    return {
+      ...field,
+      description:
+        "With components=true: each component of the record's version, 0 to 1, or null when an input is missing.",
+      properties: members,
+    };
+  });
+}
+
+/** The grid-stress dataset: v2 by default, v1 with `version=v1`. Its hours are the default's. */
+export const gridStress: Dataset & Pick<typeof gridStressV2, "hours"> = {
+  id: ID,
+  path: PATH,
+  scope: "features",
+  description: gridStressV2.description,
+  reference: stressReference(),
+  derived: { "1h": true, "1d": true },
+  parameters: {
+    ...PARAMETERS,
+    version: {
+      schema: v.picklist(STRESS_VERSIONS),
+      expected: STRESS_VERSIONS.map((name) => `'${name}'`).join(" or "),
+      default: STRESS_V2,
+      description: `The formula: ${STRESS_V2} (the default) or ${STRESS_VERSION}, kept for clients built on it. Each record names its version.`,
+    },
+  },
+  meta: (interval, options) =>
+    (options?.version === STRESS_VERSION ? gridStressV1 : gridStressV2).meta(interval),
+  metaEnums: {
+    version: STRESS_VERSIONS,
+    derivation_method: ["computed_from_source", "computed_from_grid.system_state"],
+  },
+  lookbackDays: Math.max(gridStressV1.lookbackDays, gridStressV2.lookbackDays),
+  fields: { "1h": servedFields("1h"), "1d": servedFields("1d") },
+  hours: (store, from, to) => gridStressV2.hours(store, from, to),
+  records: (store, request) =>
+    (request.options.version === STRESS_VERSION ? gridStressV1 : gridStressV2).records(store, request),
+};

@@ -95,7 +95,7 @@ function entityTag(dataset: Dataset, range: ParsedRange, format: Format, snapsho
     JSON.stringify([
       dataset.id,
       SCHEMA_VERSION,
-      dataset.meta(range.interval),
+      dataset.meta(range.interval, range.options),
       range.interval,
       range.start,
       range.end,
@@ -146,7 +146,7 @@ function envelopeMeta(
     timezone: "UTC",
     schema_version: SCHEMA_VERSION,
     derived: dataset.derived[range.interval],
-    ...dataset.meta(range.interval),
+    ...dataset.meta(range.interval, range.options),
     start: formatInstant(range.start, range.startFractional),
     end: formatInstant(range.end, range.endFractional),
     last_available: lastAvailable === null ? null : formatInstant(lastAvailable),

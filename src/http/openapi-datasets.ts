@@ -65,7 +65,12 @@ function metaSchema(dataset: DatasetDoc, interval: Interval): Schema {
     timezone: { const: "UTC" },
     schema_version: { const: SCHEMA_VERSION },
     derived: { const: dataset.derived[interval], description: "Whether the service computed the values." },
-    ...Object.fromEntries(Object.entries(extra).map(([k, v]) => [k, { const: v }])),
+    ...Object.fromEntries(
+      Object.entries(extra).map(([k, v]) => [
+        k,
+        dataset.metaEnums?.[k] ? { enum: dataset.metaEnums[k] } : { const: v },
+      ]),
+    ),
     start: { ...instant, description: "The requested start, in UTC." },
     end: { ...instant, description: "The requested end (excluded), in UTC." },
     ...(dataset.statusMeta ?? READING_STATUS),
