@@ -13,7 +13,7 @@ import { forecastHandler } from "./http/forecast-handler.ts";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createHash } from "node:crypto";
 import { generationMix } from "./datasets/generation-mix.ts";
-import { gridStress } from "./datasets/grid-stress.ts";
+import { gridStress } from "./features/grid-stress.ts";
 import { systemState } from "./datasets/system-state.ts";
 import { createApp } from "./http/app.ts";
 import type { AccessLogEntry } from "./http/access-log.ts";

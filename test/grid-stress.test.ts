@@ -23,7 +23,7 @@ import {
   stressTables,
   withStressTables,
 } from "../src/features/stress-reference.ts";
-import { gridStress } from "../src/datasets/grid-stress.ts";
+import { gridStress } from "../src/features/grid-stress.ts";
 import { buildOpenApi } from "../src/http/openapi.ts";
 import { DATASETS } from "../src/service.ts";
 import { tableCells } from "../src/datasets/field-tables.ts";

@@ -85,6 +85,14 @@ test("CSV has empty cells for nulls, components as columns, and a filename namin
   );
   assert.equal(
     (await stress.text()).split("\r\n")[0],
+    "ts,value,band,version,components.diesel_day,components.diesel_week,components.supply_gap,components.fleet_decline,components.pumped_storage_low,components.interruptible_load,components.evening_peak",
+    "the default version's components only",
+  );
+  const v1 = await server.get(
+    "/api/v1/features/grid-stress?start=2025-06-01&end=2025-06-02&format=csv&components=true&version=v1",
+  );
+  assert.equal(
+    (await v1.text()).split("\r\n")[0],
     "ts,value,band,version,components.residual_demand,components.ocgt_ramp,components.reserve_margin,components.renewable_shortfall,components.forecast_error",
   );
   const empty = await server.get("/api/v1/generation/mix?start=2030-01-01&end=2030-01-02&format=csv");

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import assert from "node:assert/strict";
 import type { Dataset, RangeRequest } from "../src/datasets/dataset.ts";
 import { generationMix } from "../src/datasets/generation-mix.ts";
-import { gridStress } from "../src/datasets/grid-stress.ts";
+import { gridStress } from "../src/features/grid-stress.ts";
 import { createRecordCache } from "../src/datasets/record-cache.ts";
 import { systemState } from "../src/datasets/system-state.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
@@ -132,7 +132,7 @@ test("grid-stress records follow a change anywhere in the 28 days they look back
     start: start + 29 * DAY,
     end: start + 30 * DAY,
     interval: "1h",
-    options: { components: true },
+    options: { components: true, version: "v1" }, // v1's renewable shortfall looks back 28 days
   };
   const shortfall = () =>
     (cache.records(gridStress, store, request)[0]!.components as Record<string, number>).renewable_shortfall;

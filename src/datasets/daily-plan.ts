@@ -3,8 +3,7 @@
  * field is computed from the day's hourly values by its rule.
  */
 import * as aq from "arquero";
-import type { DataRecord, FieldText } from "./dataset.ts";
-import type { HourValue } from "./dataset-table.ts";
+import type { DataRecord, FieldText, HourValue } from "./dataset.ts";
 import { round3 } from "./source-fields.ts";
 
 /**

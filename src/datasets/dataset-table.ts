@@ -24,7 +24,7 @@ import type {
   Interval,
   RangeRequest,
 } from "./dataset.ts";
-import { firstDayRead, TIME_FIELDS } from "./dataset.ts";
+import { firstDayRead, type HourValue, TIME_FIELDS } from "./dataset.ts";
 import { round3 } from "./source-fields.ts";
 import { type DailyField, dailyPlan, type Rollup } from "./daily-plan.ts";
 
@@ -33,9 +33,6 @@ import { forEachStoredHour } from "./stored-hours.ts";
 
 /** What the record code may read: stored days and hours. */
 export type HourSource = Pick<ReadingStore, "day" | "reading">;
-
-/** The value of a field for one hour, before rounding. */
-export type HourValue = number | string | null | Readonly<Record<string, number | null>>;
 
 /** A served hourly field: its description and how one hour's value is computed. */
 export interface HourlyField<H> extends FieldText {

@@ -1,5 +1,5 @@
 /** What every dataset endpoint has in common: its identity, its fields and how it computes records. */
-import type { QueryParameter } from "../http/route-doc.ts";
+import type * as v from "valibot";
 import { DAY_MS, HOUR_MS } from "../time.ts";
 import type { ReadingStore } from "../store/reading-store.ts";
 
@@ -9,6 +9,18 @@ export type Interval = (typeof INTERVALS)[number];
 
 /** A served record: `ts` or `date` first, then the dataset's fields (grid stress nests `components`). */
 export type DataRecord = Record<string, string | number | null | Readonly<Record<string, number | null>>>;
+
+/** A query parameter: the schema that validates its raw string, and its documentation. */
+export interface QueryParameter {
+  readonly schema: v.GenericSchema<string, unknown>;
+  /** What the value may be, for the error detail. */
+  readonly expected: string;
+  readonly default: string | number | boolean | undefined;
+  /** For the OpenAPI document. */
+  readonly description: string;
+  readonly required?: boolean;
+  readonly example?: string;
+}
 
 /** A query parameter of one dataset besides the range: its schema turns the raw string into a value. */
 export type DatasetParameter = QueryParameter;
@@ -94,6 +106,11 @@ export interface DatasetDoc {
   readonly reference?: string;
   /** The fields of its records at each interval, in served order, time field first. */
   readonly fields: Readonly<Record<Interval, readonly FieldDoc[]>>;
+  /**
+   * The fields one response carries, where its options choose among them (grid stress's
+   * `version`); by default `fields`. The CSV header is written from them.
+   */
+  servedFields?(interval: Interval, options: Readonly<Record<string, unknown>>): readonly FieldDoc[];
   /** `meta.derived` at each interval. */
   readonly derived: Readonly<Record<Interval, boolean>>;
   /** Query parameters besides `start`, `end`, `interval`, `format` and `as_of`. */
@@ -125,3 +142,6 @@ export interface Dataset extends DatasetDoc {
 export function firstDayRead(dataset: Pick<Dataset, "lookbackDays">, from: number): number {
   return Math.floor((from - dataset.lookbackDays * DAY_MS - HOUR_MS) / DAY_MS) * DAY_MS;
 }
+
+/** The value of a field for one hour, before rounding. */
+export type HourValue = number | string | null | Readonly<Record<string, number | null>>;

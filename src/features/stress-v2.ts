@@ -24,10 +24,12 @@
  *
  * value = σ(b₀ + Σ bᵢ·cᵢ), the logistic function of the components weighted by COEFFICIENTS, which
  * were fitted (logistic regression, `features/logistic.ts`) to the hours with manual load reduction
- * of the real exports this repository can read (2018 and April 2020 to June 2022). A component
+ * of the real exports this repository can read (2018 and April 2020 to June 2022); a weight may be
+ * negative where the fit found a driver, given the others, rarer in shedding hours. A component
  * that cannot be computed counts at its mean over those hours (MEANS), and is served null; the
- * value is null only when every component is. **It never reads the answer**: not manual load
- * reduction, and not residual demand, which adds it back.
+ * value is null only when every component but the clock is. An hour with no input at all has no
+ * record. **It never reads the answer**: not manual load reduction, and not residual demand, which
+ * adds it back.
  */
 import { requireColumn } from "../source/columns.ts";
 import { type Reading, valueAt } from "../source/reading.ts";

@@ -107,7 +107,7 @@ export class DatasetBody implements BodySource {
 
   async #csv(): Promise<Buffer[]> {
     const { dataset, range } = this.#parts;
-    const fields = dataset.fields[range.interval];
+    const fields = dataset.servedFields?.(range.interval, range.options) ?? dataset.fields[range.interval];
     const include = (field: { name: string }) => range.options[field.name] === true;
     const header = recordsToCsv([], fields, include);
     const parts = [Buffer.from(header)];

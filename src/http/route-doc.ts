@@ -8,17 +8,7 @@ import type * as v from "valibot";
 
 export type Schema = Record<string, unknown>;
 
-/** A query parameter: the schema that validates its raw string, and its documentation. */
-export interface QueryParameter {
-  readonly schema: v.GenericSchema<string, unknown>;
-  /** What the value may be, for the error detail. */
-  readonly expected: string;
-  readonly default: string | number | boolean | undefined;
-  /** For the OpenAPI document. */
-  readonly description: string;
-  readonly required?: boolean;
-  readonly example?: string;
-}
+export type { QueryParameter } from "../datasets/dataset.ts";
 
 /** One response: a shared one by name (`#/components/responses`), or its own. */
 export type ResponseDoc =

@@ -18,10 +18,16 @@ import {
   stressInputs,
   stressValue,
   usualRenewables,
-} from "../features/stress-formula.ts";
-import { stressReference } from "../features/stress-reference.ts";
+} from "./stress-formula.ts";
+import { stressReference } from "./stress-reference.ts";
 import type { Reading } from "../source/reading.ts";
-import { type Dataset, type FieldDoc, type FieldText, HOURS_FIELD, type Interval } from "./dataset.ts";
+import {
+  type Dataset,
+  type FieldDoc,
+  type FieldText,
+  HOURS_FIELD,
+  type Interval,
+} from "../datasets/dataset.ts";
 import {
   hasV2Input,
   STRESS_V2,
@@ -32,9 +38,9 @@ import {
   type V2Components,
   v2Components,
   v2Value,
-} from "../features/stress-v2.ts";
-import { type DailyField, defineDataset, type HourAt, type HourSource } from "./dataset-table.ts";
-import { round3 } from "./source-fields.ts";
+} from "./stress-v2.ts";
+import { type DailyField, defineDataset, type HourAt, type HourSource } from "../datasets/dataset-table.ts";
+import { round3 } from "../datasets/source-fields.ts";
 
 /** One hour of the index, unrounded. */
 export interface StressHour {
@@ -248,7 +254,7 @@ export const gridStressV2 = defineDataset({
 export const STRESS_VERSIONS = [STRESS_V2, STRESS_VERSION] as const;
 
 // The served fields of both versions: `version` names both, `components` holds either set.
-function servedFields(interval: Interval): FieldDoc[] {
+function documentedFields(interval: Interval): FieldDoc[] {
   const v2 = gridStressV2.fields[interval];
   if (interval === "1d") return [...v2];
   const v1 = gridStressV1.fields[interval];
@@ -270,6 +276,10 @@ function servedFields(interval: Interval): FieldDoc[] {
   });
 }
 
+// The table of the version a request asks for.
+const versionOf = (options: Readonly<Record<string, unknown>>) =>
+  options.version === STRESS_VERSION ? gridStressV1 : gridStressV2;
+
 /** The grid-stress dataset: v2 by default, v1 with `version=v1`. Its hours are the default's. */
 export const gridStress: Dataset & Pick<typeof gridStressV2, "hours"> = {
   id: ID,
@@ -287,15 +297,14 @@ export const gridStress: Dataset & Pick<typeof gridStressV2, "hours"> = {
       description: `The formula: ${STRESS_V2} (the default) or ${STRESS_VERSION}, kept for clients built on it. Each record names its version.`,
     },
   },
-  meta: (interval, options) =>
-    (options?.version === STRESS_VERSION ? gridStressV1 : gridStressV2).meta(interval),
+  meta: (interval, options) => versionOf(options ?? {}).meta(interval),
   metaEnums: {
     version: STRESS_VERSIONS,
     derivation_method: ["computed_from_source", "computed_from_grid.system_state"],
   },
   lookbackDays: Math.max(gridStressV1.lookbackDays, gridStressV2.lookbackDays),
-  fields: { "1h": servedFields("1h"), "1d": servedFields("1d") },
+  fields: { "1h": documentedFields("1h"), "1d": documentedFields("1d") },
+  servedFields: (interval, options) => versionOf(options).fields[interval],
   hours: (store, from, to) => gridStressV2.hours(store, from, to),
-  records: (store, request) =>
-    (request.options.version === STRESS_VERSION ? gridStressV1 : gridStressV2).records(store, request),
+  records: (store, request) => versionOf(request.options).records(store, request),
 };
