@@ -6,12 +6,14 @@ import { resolve } from "node:path";
 import { text } from "node:stream/consumers";
 import { runAccountsCli } from "../src/accounts/accounts-cli.ts";
 import { withSharedDocuments } from "../src/shared/shared-cli.ts";
-import type { SharedDocuments } from "../src/shared/shared-documents.ts";
+import { redisDocumentStore, type SharedDocuments } from "../src/shared/shared-documents.ts";
 
+const dir = resolve(process.env.DATA_DIR || "data");
+// Chosen once: DATA_DIR's files, or with REDIS_URL Redis's copies.
 const run = (shared?: SharedDocuments) =>
   runAccountsCli(process.argv.slice(2), {
-    dir: resolve(process.env.DATA_DIR || "data"),
-    shared,
+    dir,
+    documents: shared === undefined ? undefined : redisDocumentStore(shared, dir),
     io: {
       stdout: (t) => process.stdout.write(t),
       stderr: (t) => process.stderr.write(t),

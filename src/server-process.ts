@@ -1,7 +1,7 @@
 /**
  * One server process: opens the stores, checks them, and serves until SIGTERM or SIGINT. With
  * `WORKERS` > 1 each worker of `cluster/primary.ts` runs this; with `REDIS_URL` the limits are
- * shared through Redis (`limits/shared-limiter.ts`).
+ * shared through Redis (`shared/shared-limiter.ts`).
  */
 import { AggregatorRegistry } from "prom-client";
 import { createMetrics } from "./metrics/metrics.ts";
@@ -14,11 +14,11 @@ import type { Config } from "./config.ts";
 import { createAccessLog } from "./http/access-log.ts";
 import { createKeyRegistry } from "./keys/key-registry.ts";
 import { createLimiter, type Limiter } from "./limits/limiter.ts";
-import { createSharedLimiter } from "./limits/shared-limiter.ts";
+import { createSharedLimiter } from "./shared/shared-limiter.ts";
 import type { RedisConnection } from "./shared/redis-connection.ts";
-import { type SharedDocuments, sharedDocuments } from "./shared/shared-documents.ts";
-import { sharedStateUnavailable } from "./http/shared-state-unavailable.ts";
-import { createRedisRevealStore } from "./shared/redis-reveals.ts";
+import { redisDocumentStore, sharedDocuments } from "./shared/shared-documents.ts";
+import { type DocumentStore, fileDocuments } from "./files/document-store.ts";
+import { createRedisRevealStore } from "./dashboard/redis-reveals.ts";
 import { createService, DATASETS } from "./service.ts";
 import { warmUp } from "./datasets/warm-up.ts";
 import { createReadingStore } from "./store/reading-store.ts";
@@ -50,8 +50,9 @@ const log = (line: string) => process.stderr.write(line + "\n");
 // followed into DATA_DIR.
 async function sharedState(
   config: Config,
-): Promise<{ limiter: Limiter; redis?: RedisConnection; documents?: SharedDocuments }> {
-  if (config.redisUrl === undefined) return { limiter: createLimiter() };
+): Promise<{ limiter: Limiter; redis?: RedisConnection; documents: DocumentStore }> {
+  if (config.redisUrl === undefined)
+    return { limiter: createLimiter(), documents: fileDocuments(config.dataDir) };
   // Loaded only here: without REDIS_URL the Redis client's code (about 1 MB of the heap) is never
   // loaded, and every major GC has that much less to mark (docs/performance.md).
   const { connectRedis } = await import("./shared/redis-connection.ts");
@@ -59,21 +60,20 @@ async function sharedState(
   if (!(await redis.ready(3_000))) {
     log(`Starting without Redis for now (REDIS_FAILURE=${config.redisFailure}); it is retried every second`);
   }
-  const documents = sharedDocuments(redis);
-  documents.follow(config.dataDir, log);
+  const shared = sharedDocuments(redis);
+  shared.follow(config.dataDir, log);
   const limiter = createSharedLimiter({
     connection: redis,
     failure: config.redisFailure,
     local: createLimiter(),
     log,
-    unavailable: sharedStateUnavailable,
   });
-  return { limiter, redis, documents };
+  return { limiter, redis, documents: redisDocumentStore(shared, config.dataDir) };
 }
 
 // The stores and registries over DATA_DIR, gated by one stat of the directory per request; with
-// REDIS_URL, the kept documents' changes go to Redis's copies (`shared`), which DATA_DIR follows.
-function openStores(config: Config, shared: SharedDocuments | undefined) {
+// REDIS_URL, the kept documents' changes go to Redis's copies, which DATA_DIR follows.
+function openStores(config: Config, documents: DocumentStore) {
   // Before the store opens: no answer may pass 0.1.0's unmarked sample as real data.
   markLegacySampleBeforeServing(config.dataDir, log);
   const gate = createChangeGate(config.dataDir);
@@ -93,10 +93,10 @@ function openStores(config: Config, shared: SharedDocuments | undefined) {
     onError: logError,
     isDisabled: (account) => accounts.isDisabled(account),
     gate,
-    shared,
+    documents,
   });
-  const sessions = createSessionStore({ dir: config.dataDir, onError: logError, shared });
-  const counter = createRequestCounter({ dir: config.dataDir, onError: logError, shared });
+  const sessions = createSessionStore({ dir: config.dataDir, onError: logError, documents });
+  const counter = createRequestCounter({ dir: config.dataDir, onError: logError, documents });
   return { gate, store, accounts, registry, sessions, counter };
 }
 
@@ -171,7 +171,7 @@ async function dashboardOptions(
   config: Config,
   stores: ReturnType<typeof openStores>,
   redis: RedisConnection | undefined,
-  documents: SharedDocuments | undefined,
+  documents: DocumentStore,
 ) {
   return {
     dir: config.dataDir,
@@ -181,7 +181,7 @@ async function dashboardOptions(
     trustedProxies: config.trustedProxies,
     reveals: redis === undefined ? undefined : createRedisRevealStore(redis.client),
     throttle: redis === undefined ? undefined : createRedisSignInThrottle(redis.client),
-    shared: documents,
+    documents,
     secret: await dashboardSecret(config, redis),
   };
 }

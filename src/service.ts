@@ -60,7 +60,7 @@ export interface ServiceOptions {
   readonly limits: Readonly<Record<Scope, number>>;
   /** The clock for freshness headers and health. */
   readonly now?: () => number;
-  readonly log?: (entry: AccessLogEntry, ownText: boolean) => void;
+  readonly log?: (entry: AccessLogEntry) => void;
   readonly logError?: (error: unknown) => void;
   /** The bound of the per-day record cache, in MB (16 by default, as `RECORD_CACHE_MB`). */
   readonly recordCacheMb?: number;

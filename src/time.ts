@@ -1,5 +1,4 @@
 /** Millisecond arithmetic and formatting for UTC instants, hours and days. */
-import { rememberLast } from "./cache/remember-last.ts";
 
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 24 * HOUR_MS;
@@ -21,26 +20,9 @@ export function dayStart(key: string): number {
   return Date.UTC(Number(key.slice(0, 4)), Number(key.slice(5, 7)) - 1, Number(key.slice(8, 10)));
 }
 
-// `YYYY-MM-DDThh:mm:ss.` of a whole second, and the milliseconds `000` to `999` with the `Z`:
-// `Date#toISOString` formats through the C library's printf, far dearer than joining two strings.
-// Years before 0 or after 9999 have a longer form: for them the prefix is "" and the instant is
-// formatted whole.
-const secondPrefix = rememberLast((second: number) => {
-  const iso = new Date(second * 1000).toISOString();
-  return iso.length === 24 ? iso.slice(0, 20) : "";
-});
-const MILLIS = Array.from({ length: 1000 }, (_, ms) => `${String(ms).padStart(3, "0")}Z`);
-
-/** `ms` as `Date#toISOString` writes it, formatted once per second however many ask. */
-export function isoAt(ms: number): string {
-  const second = Math.floor(ms / 1000);
-  const prefix = secondPrefix(second);
-  return prefix !== "" ? prefix + MILLIS[ms - second * 1000]! : new Date(ms).toISOString();
-}
-
 /** Now as `Date#toISOString` writes it. */
 export function isoNow(): string {
-  return isoAt(Date.now());
+  return new Date().toISOString();
 }
 
 /** An instant as the service writes it: `YYYY-MM-DDThh:mm:ss+00:00`, with `.sss` on request. */

@@ -94,24 +94,6 @@ test("random entries encode as JSON.stringify does", () => {
   }
 });
 
-test("a text found plain once does not vouch for a different one, and ownText covers only the time and id", () => {
-  const line = (e: AccessLogEntry, ownText: boolean) => lineOf(e, ownText);
-  const sequence: AccessLogEntry[] = [
-    entry("/a", 1),
-    entry("/a", 1),
-    { ...entry("/a", 1), path: '/a"' },
-    { ...entry("/a", 1), key: 'gds_"' },
-    { ...entry("/a", 1), method: "G\T" },
-    entry("/a", 1),
-    { ...entry("/a", 1), path: "/b\u0001" },
-  ];
-  for (const ownText of [false, true]) {
-    for (const e of sequence) assert.equal(line(e, ownText), reference(e), JSON.stringify(e));
-  }
-  const odd = { ...entry("/a", 1), request_id: 'x"y' };
-  assert.equal(line(odd, false), reference(odd), "checked unless vouched for");
-});
-
 test("a duration in whole microseconds is written as String writes it, across the range", () => {
   const check = (micros: number) => {
     const value = micros / 1000;

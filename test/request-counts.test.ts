@@ -65,14 +65,18 @@ test("a damaged counts file is reported and replaced; the counts of a failed wri
   const today = lastDays(Date.now(), 1);
   assert.equal(counter.totals(new Set(["key_a"]), today)[today[0]!]!.features!.allowed, 1);
 
+  // A store whose every write fails, as a full disk's does.
+  const full = Object.assign(new Error("ENOSPC: no space left on device"), { code: "ENOSPC" });
+  const other = tempDir(t);
   const missing = createRequestCounter({
-    dir: join(dir, "no", "such", "dir"),
+    dir: other,
+    documents: { dir: other, update: () => Promise.reject(full) },
     onError: (e) => errors.push(e),
   });
   t.after(() => missing.close());
   missing.count("key_a", "features", true);
   const before = errors.length;
-  await assert.rejects(missing.flush(), { code: "ENOENT" }, "a stop must know its counts were not written");
+  await assert.rejects(missing.flush(), { code: "ENOSPC" }, "a stop must know its counts were not written");
   assert.equal(errors.length, before + 1, "and the failure is reported");
   assert.equal(missing.totals(new Set(["key_a"]), today)[today[0]!]!.features!.allowed, 1, "kept in memory");
 });

@@ -3,7 +3,7 @@
  * password, change one's own, disable, enable, list. Passwords are hashed before the store's lock
  * is taken, so the lock is held for a read and a write only.
  */
-import type { SharedDocuments } from "../shared/shared-documents.ts";
+import { type DocumentStore, fileDocuments } from "../files/document-store.ts";
 import { ACCOUNT_NAME, type AccountRecord, readAccounts, updateAccounts } from "./account-file.ts";
 import { generatePassword, hashPassword, passwordProblem } from "./password.ts";
 import { guessable } from "./guessable.ts";
@@ -54,7 +54,7 @@ export interface PasswordOutcome {
 /** Creates an account; without `password` it gets a one-time password to change at first sign-in. */
 export async function createAccount(
   dir: string,
-  options: { name: string; admin?: boolean; password?: string; now?: Date; shared?: SharedDocuments },
+  options: { name: string; admin?: boolean; password?: string; now?: Date; documents?: DocumentStore },
 ): Promise<PasswordOutcome> {
   const name = normalizeAccountName(options.name);
   const { password, oneTime, hash } = await newPassword(options.password, name);
@@ -68,15 +68,11 @@ export async function createAccount(
     disabled: null,
     sessionsValidAfter: stamp,
   };
-  await updateAccounts(
-    dir,
-    (accounts) => {
-      if (accounts.some((a) => a.name === name))
-        throw new AccountError(`An account named "${name}" exists already`);
-      accounts.push(account);
-    },
-    options.shared,
-  );
+  await updateAccounts(options.documents ?? fileDocuments(dir), (accounts) => {
+    if (accounts.some((a) => a.name === name))
+      throw new AccountError(`An account named "${name}" exists already`);
+    accounts.push(account);
+  });
   return { account, oneTimePassword: oneTime ? password : undefined };
 }
 
@@ -84,20 +80,16 @@ export async function createAccount(
 export async function resetPassword(
   dir: string,
   name: string,
-  options: { password?: string; now?: Date; shared?: SharedDocuments } = {},
+  options: { password?: string; now?: Date; documents?: DocumentStore } = {},
 ): Promise<PasswordOutcome> {
   const { password, oneTime, hash } = await newPassword(options.password, name);
-  const account = await updateAccounts(
-    dir,
-    (accounts) => {
-      const account = find(accounts, name);
-      account.password = hash;
-      account.mustChangePassword = oneTime;
-      account.sessionsValidAfter = (options.now ?? new Date()).toISOString();
-      return { ...account };
-    },
-    options.shared,
-  );
+  const account = await updateAccounts(options.documents ?? fileDocuments(dir), (accounts) => {
+    const account = find(accounts, name);
+    account.password = hash;
+    account.mustChangePassword = oneTime;
+    account.sessionsValidAfter = (options.now ?? new Date()).toISOString();
+    return { ...account };
+  });
   return { account, oneTimePassword: oneTime ? password : undefined };
 }
 
@@ -106,21 +98,17 @@ export async function changePassword(
   dir: string,
   name: string,
   password: string,
-  options: { now?: Date; shared?: SharedDocuments } = {},
+  options: { now?: Date; documents?: DocumentStore } = {},
 ): Promise<AccountRecord> {
   const { hash } = await newPassword(password, name);
   const now = options.now ?? new Date();
-  return updateAccounts(
-    dir,
-    (accounts) => {
-      const account = find(accounts, name);
-      account.password = hash;
-      account.mustChangePassword = false;
-      account.sessionsValidAfter = now.toISOString();
-      return { ...account };
-    },
-    options.shared,
-  );
+  return updateAccounts(options.documents ?? fileDocuments(dir), (accounts) => {
+    const account = find(accounts, name);
+    account.password = hash;
+    account.mustChangePassword = false;
+    account.sessionsValidAfter = now.toISOString();
+    return { ...account };
+  });
 }
 
 /** Disables (its sessions end, its keys stop working at once) or enables an account. */
@@ -128,22 +116,18 @@ export function setAccountDisabled(
   dir: string,
   name: string,
   disabled: boolean,
-  options: { now?: Date; shared?: SharedDocuments } = {},
+  options: { now?: Date; documents?: DocumentStore } = {},
 ): Promise<AccountRecord> {
   const now = options.now ?? new Date();
-  return updateAccounts(
-    dir,
-    (accounts) => {
-      const account = find(accounts, name);
-      if (disabled && account.disabled === null) {
-        account.disabled = now.toISOString();
-        account.sessionsValidAfter = now.toISOString();
-      }
-      if (!disabled) account.disabled = null;
-      return { ...account };
-    },
-    options.shared,
-  );
+  return updateAccounts(options.documents ?? fileDocuments(dir), (accounts) => {
+    const account = find(accounts, name);
+    if (disabled && account.disabled === null) {
+      account.disabled = now.toISOString();
+      account.sessionsValidAfter = now.toISOString();
+    }
+    if (!disabled) account.disabled = null;
+    return { ...account };
+  });
 }
 
 /** Every account, in creation order. */

@@ -4,17 +4,16 @@
  * read-modify-write and an atomic replace, so the CLI and the dashboard never lose each other's
  * changes; a file that does not parse is refused with a message naming what is wrong.
  */
-import type { SharedDocuments } from "../shared/shared-documents.ts";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
-import { writeFileAtomic } from "../files/atomic-write.ts";
-import { withLockAsync } from "../files/lock-file.ts";
+import type { DocumentStore, KeptFile } from "../files/document-store.ts";
 import { parseDocument } from "../files/json-document.ts";
 import { PasswordHashSchema } from "./password.ts";
 
 export const ACCOUNTS_FILE = "accounts.json";
-const LOCK_FILE = ".accounts.lock";
+/** The accounts file, as a kept document under its own lock. */
+export const ACCOUNTS_DOCUMENT: KeptFile = { name: ACCOUNTS_FILE, lock: ".accounts.lock" };
 const FORMAT = 1;
 
 /** What an account name may be: it is also the `account` of its keys, and shown in URLs and logs. */
@@ -64,28 +63,17 @@ function serialize(accounts: readonly AccountRecord[]): string {
 }
 
 /**
- * Changes the accounts under the store's lock; `change` returns its result. Waiting for the lock
- * does not block the event loop, so the dashboard can call it on a running server.
+ * Changes the accounts through the document store (DATA_DIR's file under its lock, or Redis's copy
+ * every process follows); `change` returns its result. Waiting does not block the event loop, so
+ * the dashboard can call it on a running server.
  */
 export function updateAccounts<T>(
-  dir: string,
+  documents: DocumentStore,
   change: (accounts: AccountRecord[]) => T,
-  shared?: SharedDocuments,
 ): Promise<T> {
-  // With shared documents (REDIS_URL) the change is made to Redis's copy, which every process follows.
-  if (shared !== undefined) {
-    return shared.update(ACCOUNTS_FILE, dir, (text) => {
-      // The first change in Redis starts from DATA_DIR's accounts, so none is lost.
-      const accounts = text === null ? readAccounts(dir) : parseAccountFile(text);
-      const result = change(accounts);
-      return { text: serialize(accounts), result };
-    });
-  }
-  mkdirSync(dir, { recursive: true });
-  return withLockAsync(join(dir, LOCK_FILE), () => {
-    const accounts = readAccounts(dir);
+  return documents.update(ACCOUNTS_DOCUMENT, (text) => {
+    const accounts = text === null ? [] : parseAccountFile(text);
     const result = change(accounts);
-    writeFileAtomic(join(dir, ACCOUNTS_FILE), serialize(accounts), { mode: 0o600 });
-    return result;
+    return { text: serialize(accounts), result };
   });
 }

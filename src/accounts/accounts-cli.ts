@@ -3,7 +3,7 @@
  * stdout is the one thing a script needs (a generated one-time password, else the account name);
  * everything else a command says goes to stderr, except listings.
  */
-import type { SharedDocuments } from "../shared/shared-documents.ts";
+import { type DocumentStore, fileDocuments } from "../files/document-store.ts";
 import { parseArgs } from "node:util";
 import { readKeys } from "../keys/key-file.ts";
 import {
@@ -75,19 +75,24 @@ function reportPassword(io: AccountsCliIo, outcome: PasswordOutcome): void {
   io.stdout(outcome.oneTimePassword + "\n");
 }
 
-// `shared`: with REDIS_URL, the documents every process follows, where changes go.
+// `documents`: where changes go (DATA_DIR's files, or with REDIS_URL Redis's copies).
 type Command = (
   rest: readonly string[],
   dir: string,
   io: AccountsCliIo,
-  shared: SharedDocuments | undefined,
+  documents: DocumentStore,
 ) => void | Promise<void>;
 
 const COMMANDS: Readonly<Record<string, Command>> = {
-  async create(rest, dir, io, shared) {
+  async create(rest, dir, io, documents) {
     const { name, flags } = parse(rest, ["admin", "password-stdin"], true);
     const password = flags["password-stdin"] ? await stdinPassword(io) : undefined;
-    const outcome = await createAccount(dir, { name: name!, admin: flags.admin === true, password, shared });
+    const outcome = await createAccount(dir, {
+      name: name!,
+      admin: flags.admin === true,
+      password,
+      documents,
+    });
     const role = outcome.account.admin ? "an admin account" : "an account";
     io.stderr(`Created ${role} "${outcome.account.name}".\n`);
     reportPassword(io, outcome);
@@ -136,21 +141,21 @@ const COMMANDS: Readonly<Record<string, Command>> = {
         .join("\n") + "\n",
     );
   },
-  async "reset-password"(rest, dir, io, shared) {
+  async "reset-password"(rest, dir, io, documents) {
     const { name, flags } = parse(rest, ["password-stdin"], true);
     const password = flags["password-stdin"] ? await stdinPassword(io) : undefined;
-    const outcome = await resetPassword(dir, normalizeAccountName(name!), { password, shared });
+    const outcome = await resetPassword(dir, normalizeAccountName(name!), { password, documents });
     io.stderr(`Set a new password for "${outcome.account.name}"; its sessions have ended.\n`);
     reportPassword(io, outcome);
   },
-  async disable(rest, dir, io, shared) {
+  async disable(rest, dir, io, documents) {
     const { name } = parse(rest, [], true);
-    const account = await setAccountDisabled(dir, normalizeAccountName(name!), true, { shared });
+    const account = await setAccountDisabled(dir, normalizeAccountName(name!), true, { documents });
     io.stderr(`Disabled "${account.name}": its sessions have ended and its keys are refused.\n`);
   },
-  async enable(rest, dir, io, shared) {
+  async enable(rest, dir, io, documents) {
     const { name } = parse(rest, [], true);
-    const account = await setAccountDisabled(dir, normalizeAccountName(name!), false, { shared });
+    const account = await setAccountDisabled(dir, normalizeAccountName(name!), false, { documents });
     io.stderr(`Enabled "${account.name}": it can sign in, and its active keys work again.\n`);
   },
 };
@@ -158,9 +163,10 @@ const COMMANDS: Readonly<Record<string, Command>> = {
 /** Runs one command against the store in `dir`; resolves to the exit code. */
 export async function runAccountsCli(
   argv: readonly string[],
-  options: { dir: string; io: AccountsCliIo; shared?: SharedDocuments },
+  options: { dir: string; io: AccountsCliIo; documents?: DocumentStore },
 ): Promise<number> {
-  const { dir, io, shared } = options;
+  const { dir, io } = options;
+  const documents = options.documents ?? fileDocuments(dir);
   const [command, ...rest] = argv;
   if (command === "help" || command === "--help" || command === "-h") {
     io.stdout(USAGE);
@@ -171,7 +177,7 @@ export async function runAccountsCli(
     if (run === undefined) {
       throw new UsageError(command === undefined ? "a command is required" : `unknown command "${command}"`);
     }
-    await run(rest, dir, io, shared);
+    await run(rest, dir, io, documents);
     return 0;
   } catch (error) {
     if (error instanceof UsageError || (error as NodeJS.ErrnoException).code?.startsWith("ERR_PARSE_ARGS")) {

@@ -3,18 +3,19 @@
  * its SHA-256 and nothing that could be replayed. Sessions live in memory and in
  * `DATA_DIR/sessions.json` (mode 0600), so a restart signs no one out: creating or ending one is
  * written before the response, the last-seen times at most once a minute and on shutdown.
- * A session ends after 12 hours idle or 7 days in all. The server process is the file's only
- * writer; several processes share sessions through Redis instead (`shared/shared-documents.ts`).
+ * A session ends after 12 hours idle or 7 days in all. Every change goes through the document
+ * store (`files/document-store.ts`): merged into the file under its lock, or with Redis into the
+ * copy every process follows; the file is reread when another writer changed it.
  */
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import * as v from "valibot";
-import { writeFileAtomic } from "../files/atomic-write.ts";
 import { fileStamp } from "../files/file-stamp.ts";
-import type { SharedDocuments } from "../shared/shared-documents.ts";
+import type { DocumentStore, KeptFile } from "../files/document-store.ts";
 import { type KeptDocument, keptDocument } from "../files/kept-document.ts";
 
 export const SESSIONS_FILE = "sessions.json";
+const SESSIONS_DOCUMENT: KeptFile = { name: SESSIONS_FILE, lock: ".sessions.lock" };
 export const IDLE_MS = 12 * 3_600_000;
 export const LIFETIME_MS = 7 * 24 * 3_600_000;
 const SEEN_FLUSH_MS = 60_000;
@@ -57,9 +58,13 @@ function parseSessions(text: string): Map<string, Session> {
 }
 
 function load(path: string, onError: (error: unknown) => void): Map<string, Session> {
-  if (!existsSync(path)) return new Map();
+  return existsSync(path) ? fromText(readFileSync(path, "utf8"), onError) : new Map<string, Session>();
+}
+
+function fromText(text: string | null, onError: (error: unknown) => void): Map<string, Session> {
+  if (text === null) return new Map();
   try {
-    return parseSessions(readFileSync(path, "utf8"));
+    return parseSessions(text);
   } catch (error) {
     // Sessions are disposable: a damaged file signs everyone out, and the next write replaces it.
     onError(
@@ -80,7 +85,7 @@ function prune(sessions: Map<string, Session>, t: number): void {
   for (const [hash, s] of sessions) if (!live(s, t)) sessions.delete(hash);
 }
 
-/** A change to the sessions, applied to this process's map and, when shared, to Redis's. */
+/** A change to the sessions, applied to this process's map and to the stored ones. */
 type Change = (sessions: Map<string, Session>) => void;
 
 /** What the open sessions keep between calls. */
@@ -98,16 +103,16 @@ interface OpenSessions extends KeptDocument {
 
 /**
  * Opens the sessions in `dir`; `now` is the clock, `onError` hears of failed reads and writes.
- * With shared documents (REDIS_URL) every change is made to Redis's sessions.json (merged with
- * the other processes' changes), and this process rereads its local copy when it changes, so a
- * session begun or ended by one process counts in every other at once.
+ * Every change is merged into the stored sessions (the other writers' changes kept), and this
+ * process rereads its copy when it changes, so a session begun or ended by one process counts in
+ * every other at once.
  */
 export function createSessionStore(options: {
   dir: string;
   now?: () => number;
   onError?: (error: unknown) => void;
-  /** With REDIS_URL: the shared documents every process keeps its sessions in. */
-  shared?: SharedDocuments;
+  /** Where changes go: DATA_DIR's file (the default), or with REDIS_URL Redis's copy. */
+  documents?: DocumentStore;
 }): SessionStore {
   const document = keptDocument(options, SESSIONS_FILE);
   const open: OpenSessions = {
@@ -129,11 +134,9 @@ export function createSessionStore(options: {
     find: (id) => find(open, id),
     async end(id) {
       const hash = sessionHash(id);
-      if (open.sessions.has(hash) || open.shared !== undefined) await write(open, (map) => map.delete(hash));
+      await write(open, (map) => map.delete(hash));
     },
     async endAll(account) {
-      const any = [...open.sessions.values()].some((s) => s.account === account);
-      if (!any && open.shared === undefined) return;
       await write(open, (map) => {
         for (const [hash, s] of map) if (s.account === account) map.delete(hash);
       });
@@ -160,9 +163,10 @@ function find(open: OpenSessions, id: string | undefined): Session | undefined {
   return session;
 }
 
-// Shared: take what other processes wrote, keeping the later last-seen times of this one.
+// Take what another process (a CLI, or with Redis a server elsewhere) wrote, keeping the later
+// last-seen times of this one.
 function reread(open: OpenSessions): void {
-  if (open.shared === undefined || fileStamp(open.path) === open.stamp) return;
+  if (fileStamp(open.path) === open.stamp) return;
   open.stamp = fileStamp(open.path);
   const fresh = load(open.path, open.onError);
   for (const [hash, s] of fresh) {
@@ -176,19 +180,13 @@ function write(open: OpenSessions, change: Change): Promise<void> {
   if (open.timer !== undefined) clearTimeout(open.timer);
   open.timer = undefined;
   change(open.sessions);
-  const { shared, path, onError } = open;
+  const { documents, onError } = open;
   // Writes are chained, so a slow one never lands after a newer one.
   open.writing = open.writing.then(async () => {
     const t = open.now();
     try {
-      if (shared === undefined) {
-        prune(open.sessions, t);
-        writeFileAtomic(path, serialize(open.sessions), { mode: 0o600 });
-        open.failure = undefined;
-        return;
-      }
-      await shared.update(SESSIONS_FILE, open.dir, (text) => {
-        const merged = text === null ? load(path, onError) : parseSessions(text);
+      await documents.update(SESSIONS_DOCUMENT, (text) => {
+        const merged = fromText(text, onError);
         change(merged);
         prune(merged, t);
         return { text: serialize(merged), result: undefined };

@@ -1,7 +1,7 @@
 /** What every dashboard route shares: its settings, clocks, stores, and small helpers. */
 import { createRecentMarginChart } from "./recent-supply-margin.ts";
 import { createRecentShedding } from "./recent-load-reduction.ts";
-import type { SharedDocuments } from "../shared/shared-documents.ts";
+import { type DocumentStore, fileDocuments } from "../files/document-store.ts";
 import type { IncomingMessage } from "node:http";
 import { randomBytes } from "node:crypto";
 import type { AccountRegistry } from "../accounts/account-registry.ts";
@@ -38,8 +38,8 @@ export interface DashboardOptions {
   readonly throttle?: SignInThrottle;
   readonly reveals?: RevealStore;
   readonly logError?: (error: unknown) => void;
-  /** With REDIS_URL: the shared documents the dashboard's changes go to (keys, accounts). */
-  readonly shared?: SharedDocuments;
+  /** Where the dashboard's changes go (keys, accounts): DATA_DIR's files by default, or Redis's copies. */
+  readonly documents?: DocumentStore;
   /** How old the newest actual hour may be before the data is stale (STALE_AFTER_H). */
   readonly staleAfterMs?: number;
   /** The secret that signs the sign-in form's tokens (`dashboard-secret.ts`); a random one by default. */
@@ -48,6 +48,7 @@ export interface DashboardOptions {
 
 /** The options with every default filled in, and the helpers the routes share. */
 export interface DashboardContext extends DashboardOptions {
+  readonly documents: DocumentStore;
   readonly now: () => number;
   readonly throttle: SignInThrottle;
   readonly reveals: RevealStore;
@@ -105,6 +106,7 @@ export function createDashboardContext(options: DashboardOptions): DashboardCont
     throttle: options.throttle ?? createSignInThrottle({ now }),
     reveals: options.reveals ?? createRevealStore({ now }),
     logError: options.logError ?? ((error) => console.error(error)),
+    documents: options.documents ?? fileDocuments(options.dir),
     chart: createRecentMixChart(options.store),
     margin: createRecentMarginChart(options.store),
     shedding: createRecentShedding(options.store),

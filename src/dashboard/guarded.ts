@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { HttpError } from "../http/http-error.ts";
+import { asHttpError, isFault } from "../http/domain-errors.ts";
 import type { Handler } from "../http/router.ts";
 import { readCookie, SESSION_COOKIE } from "./cookies.ts";
 import { tokensMatch } from "./csrf.ts";
@@ -35,10 +36,11 @@ export function failPage(ctx: DashboardContext, res: ServerResponse, error: unkn
     res.destroy();
     return;
   }
-  const known = error instanceof HttpError;
-  if (!known) ctx.logError(error);
-  const status = known ? error.status : 500;
-  const text = known ? error.detail : "Something went wrong on our side; it has been logged.";
+  const answer = asHttpError(error);
+  const known = answer instanceof HttpError;
+  if (isFault(error)) ctx.logError(error);
+  const status = known ? answer.status : 500;
+  const text = known ? answer.detail : "Something went wrong on our side; it has been logged.";
   sendPage(
     res,
     messagePage({ title: TITLES[status] ?? "Cannot do that", text, viewer: who?.viewer ?? null }),

@@ -9,7 +9,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import { type Attempt, boundKey, SIGN_IN_BOUNDS, type SignInThrottle } from "./sign-in-throttle.ts";
-import { sharedStateUnavailable } from "../http/shared-state-unavailable.ts";
+import { SharedStateUnavailable } from "../shared/shared-state-unavailable.ts";
 
 // KEYS: one sorted set per bound. ARGV: now, id, then a window and a limit per bound.
 // Returns the whole seconds to wait (0 when the attempt took its place).
@@ -47,8 +47,8 @@ return 1
 async function unlessAway<T>(command: Promise<T>): Promise<T> {
   try {
     return await command;
-  } catch {
-    throw sharedStateUnavailable();
+  } catch (error) {
+    throw new SharedStateUnavailable(error);
   }
 }
 

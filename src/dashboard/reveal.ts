@@ -2,7 +2,7 @@
  * Secrets shown once: a new key, or a new account's one-time password. The action that makes one
  * leaves it here for its session and redirects; the page that shows it takes it out, so a reload
  * finds nothing. It is held in memory only, for at most five minutes, and never written anywhere;
- * with several processes (REDIS_URL) it waits in Redis instead (`shared/redis-reveals.ts`),
+ * with several processes (REDIS_URL) it waits in Redis instead (`redis-reveals.ts`),
  * encrypted with a key only the session's cookie gives.
  */
 

@@ -1,27 +1,27 @@
 /**
  * What every owner of a kept document (keys' last use, sessions, request counts) holds: the data
- * directory, the document's file in it, a clock, where errors go, and with REDIS_URL the shared
- * copies every process writes to (docs/operations.md: more than one core or VM).
+ * directory, the document's file in it, a clock, where errors go, and the document store its
+ * changes go through (DATA_DIR's files, or Redis's copies: `document-store.ts`).
  */
 import { join } from "node:path";
-import type { SharedDocuments } from "../shared/shared-documents.ts";
+import { type DocumentStore, fileDocuments } from "./document-store.ts";
 
 export interface KeptDocument {
   readonly dir: string;
-  /** The document's file in `dir`. */
+  /** The document's file in `dir`, which readers read whichever store holds the document. */
   readonly path: string;
   readonly now: () => number;
   readonly onError: (error: unknown) => void;
-  readonly shared: SharedDocuments | undefined;
+  readonly documents: DocumentStore;
 }
 
-/** `file` in `options.dir`, with the clock (`Date.now`) and error sink (stderr) defaulted. */
+/** `file` in `options.dir`; the clock (`Date.now`), error sink (stderr) and store (the files) defaulted. */
 export function keptDocument(
   options: {
     dir: string;
     now?: () => number;
     onError?: (error: unknown) => void;
-    shared?: SharedDocuments;
+    documents?: DocumentStore;
   },
   file: string,
 ): KeptDocument {
@@ -30,6 +30,6 @@ export function keptDocument(
     path: join(options.dir, file),
     now: options.now ?? Date.now,
     onError: options.onError ?? ((error) => console.error(error)),
-    shared: options.shared,
+    documents: options.documents ?? fileDocuments(options.dir),
   };
 }

@@ -7,30 +7,32 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { randomBytes } from "node:crypto";
 import { badRequest, HttpError, writeError } from "./http-error.ts";
 import { applyCors } from "./cors.ts";
-import { DamagedDayError, StoreUnavailableError } from "../store/reading-store.ts";
+import { asHttpError, isFault } from "./domain-errors.ts";
 import { createRouter, type RequestContext, type Route } from "./router.ts";
 import { addHeader } from "./api-response.ts";
-import { inOnePiece } from "./one-piece.ts";
 import { isoNow } from "../time.ts";
 import type { AccessLogEntry } from "./access-log.ts";
-import { rememberLast } from "../cache/remember-last.ts";
 
 /**
  * Runs before the method check on routes with a scope: throws (or rejects with) a 401 or 429, may
  * set headers. It answers at once, or with a promise when it must ask a shared limiter.
+ */
+/**
+ * Checks a request to a route with a scope before its handler: the answer that refuses it (a 401,
+ * a 429), or undefined to let it through; a shared limiter answers later.
  */
 export type Guard = (
   req: IncomingMessage,
   res: ServerResponse,
   route: Route,
   ctx: RequestContext,
-) => void | Promise<void>;
+) => HttpError | undefined | Promise<HttpError | undefined>;
 
 export interface AppOptions {
   readonly routes: readonly Route[];
   readonly guard?: Guard;
-  /** Where each request's entry goes; `ownText`: as `AccessLog#log` has it, always true here. */
-  readonly log?: (entry: AccessLogEntry, ownText: boolean) => void;
+  /** Where each request's entry goes. */
+  readonly log?: (entry: AccessLogEntry) => void;
   /** Where the causes of 500s go. */
   readonly logError?: (error: unknown, ctx: RequestContext) => void;
   /** Origins allowed to call from a browser (CORS); none by default. */
@@ -44,33 +46,21 @@ export interface AppOptions {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-// Request ids this process makes: 12 random hex digits fixed at start, then a counter in base 36
-// (`3f9a0c1d2e4b-1`, `3f9a0c1d2e4b-2`, ...). Unique per process and across restarts, and far
-// cheaper than a random UUID per request.
-// The stem and its dash are one string in one piece, so an id is two pieces, not three.
-const ID_STEM = inOnePiece(randomBytes(6).toString("hex"), "-");
-let idCounter = 0;
-export function nextRequestId(): string {
-  return ID_STEM + base36(++idCounter);
-}
-
-// `n.toString(36)`, with the radix conversion (a runtime call in V8) done once per 36 numbers.
-const DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz";
-let highOf = -1;
-let highText = "";
-export function base36(n: number): string {
-  const high = Math.floor(n / 36);
-  if (high !== highOf) {
-    highOf = high;
-    highText = high === 0 ? "" : high.toString(36);
-  }
-  return highText + DIGITS[n % 36]!;
+/**
+ * Request ids an app makes: 12 random hex digits fixed when it is created, then a counter in base
+ * 36 (`3f9a0c1d2e4b-1`, `3f9a0c1d2e4b-2`, ...): unique per process and across restarts, and
+ * cheaper than a random UUID per request.
+ */
+export function requestIds(): () => string {
+  const stem = randomBytes(6).toString("hex");
+  let count = 0;
+  return () => `${stem}-${(++count).toString(36)}`;
 }
 
 // The client's request id when it is sane, else one of ours.
-function requestIdOf(req: IncomingMessage): string {
+function requestIdOf(req: IncomingMessage, newId: () => string): string {
   const incoming = req.headers["x-request-id"];
-  return typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : nextRequestId();
+  return typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : newId();
 }
 
 /** A `node:http` request listener serving `routes`. */
@@ -82,16 +72,17 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
     logError: options.logError ?? ((error) => console.error(error)),
     cors: options.corsOrigins ?? new Set<string>(),
     observe: options.observe,
+    newId: requestIds(),
   };
   return (req, res) => {
-    const ctx = new Context(req, performance.now());
+    const ctx = new Context(req, performance.now(), pipeline.newId);
     // The id is ours or matched REQUEST_ID: characters any header value may hold.
     addHeader(res, "X-Request-Id", ctx.requestId);
     addHeader(res, "X-Content-Type-Options", "nosniff");
     // "close" comes after the last byte, or when the client went away first: either way, one line.
     // The entry's time and request id are the pipeline's own (an ISO time; REQUEST_ID's characters).
     res.on("close", () => {
-      pipeline.log(ctx.entry(res.statusCode), true);
+      pipeline.log(ctx.entry(res.statusCode));
       pipeline.observe?.(ctx.route, ctx.method, res.statusCode, ctx.seconds());
     });
     try {
@@ -99,13 +90,15 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
       if (found !== undefined) ctx.route = found.path;
       if (applyCors(req, res, pipeline.cors)) return;
       if (found === undefined) throw new HttpError(404, "Not found.");
-      const guarded = found.scope === null ? undefined : pipeline.guard?.(req, res, found, ctx);
-      if (guarded instanceof Promise) {
-        guarded.then(
-          () => serve(pipeline, req, res, ctx, found),
+      const refused = found.scope === null ? undefined : pipeline.guard?.(req, res, found, ctx);
+      if (refused instanceof Promise) {
+        refused.then(
+          (answer) =>
+            answer === undefined ? serve(pipeline, req, res, ctx, found) : fail(pipeline, res, ctx, answer),
           (error) => fail(pipeline, res, ctx, error),
         );
-      } else serve(pipeline, req, res, ctx, found);
+      } else if (refused !== undefined) fail(pipeline, res, ctx, refused);
+      else serve(pipeline, req, res, ctx, found);
     } catch (error) {
       fail(pipeline, res, ctx, error);
     }
@@ -116,10 +109,12 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
 interface Pipeline {
   readonly route: (path: string) => Route | undefined;
   readonly guard: Guard | undefined;
-  readonly log: (entry: AccessLogEntry, ownText: boolean) => void;
+  readonly log: (entry: AccessLogEntry) => void;
   readonly logError: (error: unknown, ctx: RequestContext) => void;
   readonly cors: ReadonlySet<string>;
   readonly observe: AppOptions["observe"];
+  /** A new request id, for a request without a sane one of its own. */
+  readonly newId: () => string;
 }
 
 // One request's context: its id, its target split into path and query (a URL is built only when
@@ -137,12 +132,12 @@ class Context implements RequestContext {
   readonly #started: number;
   #url: URL | undefined = undefined;
 
-  constructor(req: IncomingMessage, started: number) {
-    this.requestId = requestIdOf(req);
+  constructor(req: IncomingMessage, started: number, newId: () => string) {
+    this.requestId = requestIdOf(req, newId);
     this.method = req.method ?? "GET";
     this.#target = req.url ?? "/";
     this.#started = started;
-    const simple = splitLastTarget(this.#target);
+    const simple = splitTarget(this.#target);
     if (simple === undefined) {
       this.#url = requestUrl(this.#target);
       this.path = this.#url.pathname;
@@ -177,19 +172,12 @@ class Context implements RequestContext {
 
 // Every error, thrown anywhere, is written here.
 function fail(pipeline: Pipeline, res: ServerResponse, ctx: RequestContext, error: unknown): void {
-  if (!(error instanceof HttpError)) pipeline.logError(error, ctx);
+  if (isFault(error)) pipeline.logError(error, ctx);
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  writeError(
-    res,
-    error instanceof DamagedDayError
-      ? damaged(error)
-      : error instanceof StoreUnavailableError
-        ? storeUnavailable(error)
-        : error,
-  );
+  writeError(res, asHttpError(error));
 }
 
 // After the guard: the method, a body where none belongs, then the handler.
@@ -217,34 +205,6 @@ function serve(
   }
 }
 
-/** The answer for a request that needs a damaged day: a 503 naming the day, never the data. */
-function damaged(error: DamagedDayError): HttpError {
-  if (error.transient) {
-    return new HttpError(503, `The stored data for ${error.day} is being updated. Try again in a second.`, {
-      headers: { "Retry-After": "1" },
-    });
-  }
-  return new HttpError(
-    503,
-    `The stored data for ${error.day} is damaged and is not served until it is repaired; the operator has been alerted. Try again later.`,
-    { headers: { "Retry-After": "600" } },
-  );
-}
-
-/** The answer while nothing of the store can be served: a 503, never an empty 200. */
-function storeUnavailable(error: StoreUnavailableError): HttpError {
-  if (error.transient) {
-    return new HttpError(503, "The stored data is being written. Try again in a few seconds.", {
-      headers: { "Retry-After": "5" },
-    });
-  }
-  return new HttpError(
-    503,
-    "The stored data is not served: an ingest into it was interrupted, and the operator must run it again. Try again later.",
-    { headers: { "Retry-After": "600" } },
-  );
-}
-
 // A body is announced by a non-zero Content-Length or by Transfer-Encoding.
 function hasBody(req: IncomingMessage): boolean {
   const length = req.headers["content-length"];
@@ -256,10 +216,6 @@ const NOWHERE = "/\u0000unparseable";
 // A target that `URL` would leave as it is: a path of plain characters without dot segments or
 // escapes, and a query of characters a URL keeps unescaped. Anything else goes through `URL`.
 const SIMPLE_TARGET = /^\/[A-Za-z0-9\-_~!$&'()*+,;=:@/.]*(?:\?[A-Za-z0-9\-._~!$&()*+,;=:@/?%]*)?$/;
-
-// A client polling repeats its target: the last one's split is kept, and the same query string
-// goes on to the handlers, whose lookups by it then reuse its hash.
-const splitLastTarget = rememberLast(splitTarget);
 
 /** The path and query (`?` and on, or "") of a target, as `URL` gives them; undefined when only `URL` can tell. */
 export function splitTarget(target: string): { path: string; search: string } | undefined {

@@ -18,7 +18,6 @@ import type { RenderSlots } from "./render-slots.ts";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { RecordCache } from "../datasets/record-cache.ts";
 import { Lru } from "../cache/lru.ts";
-import { rememberLast } from "../cache/remember-last.ts";
 import { storeAsOf } from "../store/as-of-view.ts";
 import { readHistory } from "../store/revisions.ts";
 import { badRequest } from "./http-error.ts";
@@ -76,12 +75,8 @@ export function secondsToNextHour(now: number): number {
   return Math.max(1, Math.ceil((HOUR_MS - (now % HOUR_MS)) / 1000));
 }
 
-// Cache-Control for a response in a whole second (the same for every instant in it), formatted
-// once per second.
-const cacheControlIn = rememberLast(
-  (second: number) => `private, max-age=${secondsToNextHour(second * 1000)}`,
-);
-const cacheControlAt = (now: number): string => cacheControlIn(Math.floor(now / 1000));
+// Cache-Control for a response at `now`: private, until the next whole hour.
+const cacheControlAt = (now: number): string => `private, max-age=${secondsToNextHour(now)}`;
 
 /** The instants the records of a range cover: the range at 1h, its whole days at 1d. */
 function covered(range: ParsedRange): { from: number; to: number } {

@@ -26,12 +26,7 @@ export class HttpError extends Error {
     detail: string,
     options: { code?: BadRequestCode; headers?: Record<string, string> } = {},
   ) {
-    // An HttpError is an answer, not a fault: its stack is never logged, so none is captured
-    // (capturing one cost a 429 more than the rest of its path; docs/performance.md).
-    const stackTraceLimit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
     super(detail);
-    Error.stackTraceLimit = stackTraceLimit;
     this.name = "HttpError";
     this.status = status;
     this.code = options.code;

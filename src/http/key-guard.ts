@@ -13,9 +13,6 @@ import { WINDOW_MS } from "../limits/scopes.ts";
 import type { Guard } from "./app.ts";
 import { HttpError } from "./http-error.ts";
 import { addHeader } from "./api-response.ts";
-import { rememberLast, rememberMany } from "../cache/remember-last.ts";
-import { inOnePiece } from "./one-piece.ts";
-import { decimalText } from "./decimal-text.ts";
 
 const CHALLENGE = { "WWW-Authenticate": "X-API-KEY" };
 const WINDOW_SECONDS = WINDOW_MS / 1000;
@@ -50,7 +47,7 @@ export function createKeyGuard(options: {
       observe?.refused(auth.reason);
       const detail =
         auth.reason === "missing" ? "Authentication credentials were not provided." : "Invalid API key.";
-      throw new HttpError(401, detail, { headers: CHALLENGE });
+      return new HttpError(401, detail, { headers: CHALLENGE });
     }
     const { caller } = auth;
     let limitFor = limitsOf.get(caller);
@@ -67,30 +64,11 @@ export function createKeyGuard(options: {
     const result = limiter.check(caller.id, scope, limit);
     if (result instanceof Promise)
       return result.then((later) => apply(res, caller, scope, later, counter, onThrottled));
-    apply(res, caller, scope, result, counter, onThrottled);
+    return apply(res, caller, scope, result, counter, onThrottled);
   };
 }
 
-/**
- * The RateLimit texts of one scope, made once: the policy for each limit (a few per scope, so the
- * same string goes out every time rather than a new one for node:http to check), and the start of
- * the RateLimit field.
- */
-interface ScopeTexts {
-  readonly policy: (limit: number) => string;
-  readonly remaining: string;
-}
-
-// Limits come from the key file: the bounds keep a file of many distinct limits harmless.
-const textsOf = rememberMany(1_000, (scope: string): ScopeTexts => ({
-  remaining: `"${scope}";r=`,
-  policy: rememberMany(1_000, (limit: number) => `"${scope}";q=${limit};w=${WINDOW_SECONDS}`),
-}));
-
-// `;t=<seconds>` in one piece, made once while the window's reset repeats (it changes once a second).
-const resetText = rememberLast((reset: number) => inOnePiece(";t=", decimalText(reset)));
-
-// Counts the request, sets the RateLimit fields, and throws the 429 when the window is full.
+// Counts the request, sets the RateLimit fields, and answers 429 when the window is full.
 function apply(
   res: ServerResponse,
   caller: Caller,
@@ -98,15 +76,15 @@ function apply(
   result: LimitResult,
   counter: RequestCounter | undefined,
   onThrottled: ((scope: string) => void) | undefined,
-): void {
+): HttpError | undefined {
   counter?.count(caller.id, scope, result.success);
-  const texts = textsOf(scope);
-  addHeader(res, "RateLimit-Policy", texts.policy(result.limit));
-  addHeader(res, "RateLimit", `${texts.remaining}${decimalText(result.remaining)}${resetText(result.reset)}`);
+  addHeader(res, "RateLimit-Policy", `"${scope}";q=${result.limit};w=${WINDOW_SECONDS}`);
+  addHeader(res, "RateLimit", `"${scope}";r=${result.remaining};t=${result.reset}`);
   if (!result.success) {
     onThrottled?.(scope);
-    throw new HttpError(429, throttledDetail(result.reset), {
+    return new HttpError(429, throttledDetail(result.reset), {
       headers: { "Retry-After": String(result.reset) },
     });
   }
+  return undefined;
 }

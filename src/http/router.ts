@@ -4,7 +4,6 @@
  * docs/api.md's "Errors" section gives.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { rememberLast } from "../cache/remember-last.ts";
 
 /** What a handler gets besides the raw request and response. */
 export interface RequestContext {
@@ -39,6 +38,5 @@ export interface Route {
 /** Finds the route for a path; a single trailing slash is ignored. */
 export function createRouter(routes: readonly Route[]): (path: string) => Route | undefined {
   const table = new Map(routes.map((route) => [route.path, route]));
-  // A polling client repeats its path, the same string each time (docs/performance.md).
-  return rememberLast((path) => table.get(path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path));
+  return (path) => table.get(path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path);
 }

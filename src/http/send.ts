@@ -9,7 +9,6 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { promisify } from "node:util";
 import { brotliCompress, constants, gzip } from "node:zlib";
 import type { Lru } from "../cache/lru.ts";
-import { rememberLast, rememberMany } from "../cache/remember-last.ts";
 import { chooseEncoding, type Encoding } from "./negotiation.ts";
 import type { RenderSlots } from "./render-slots.ts";
 
@@ -56,19 +55,6 @@ function compress(body: Buffer, encoding: Encoding): Promise<Buffer> {
   return Promise.resolve(body);
 }
 
-// Header values a representation repeats, made once each: node:http checks every value it is
-// given, and an already-made string is checked fastest (docs/performance.md). Bounded: the
-// ETags of a busy server's distinct queries come and go.
-const TEXTS_MAX = 10_000;
-const varyTexts = rememberMany(TEXTS_MAX, (vary: string | undefined) =>
-  vary === undefined ? "Accept-Encoding" : `${vary}, Accept-Encoding`,
-);
-const etagTexts = rememberMany(TEXTS_MAX, (etag: string): Record<Encoding, string> => ({
-  identity: `"${etag}${SUFFIX.identity}"`,
-  gzip: `"${etag}${SUFFIX.gzip}"`,
-  br: `"${etag}${SUFFIX.br}"`,
-}));
-
 // Weak comparison (RFC 9110 §13.1.2): `W/` and our coding suffix do not matter.
 function opaque(tag: string): string {
   return tag
@@ -87,9 +73,6 @@ export function notModified(
   const ifNoneMatch = req.headers["if-none-match"];
   if (ifNoneMatch !== undefined) {
     if (etag === undefined) return false;
-    // The usual case, a client sending back the one tag it was sent, is a string comparison.
-    const sent = etagTexts(etag);
-    if (ifNoneMatch === sent.identity || ifNoneMatch === sent.gzip || ifNoneMatch === sent.br) return true;
     return ifNoneMatch.trim() === "*" || ifNoneMatch.split(",").some((tag) => opaque(tag) === etag);
   }
   const ifModifiedSince = req.headers["if-modified-since"];
@@ -100,21 +83,17 @@ export function notModified(
   return false;
 }
 
-// A poll's Last-Modified repeats, and a client sends the same Accept-Encoding every time.
-const httpDate = rememberLast((ms: number) => new Date(ms).toUTCString());
-const encodingFor = rememberLast(chooseEncoding);
-
 // Vary: what the pipeline already varies on (Origin, with CORS, when set through setHeader; an
 // ApiResponse joins its own), what the representation does, and Accept-Encoding.
 function varyOf(res: ServerResponse, rep: Representation): string {
-  const own = varyTexts(rep.vary);
+  const own = rep.vary === undefined ? "Accept-Encoding" : `${rep.vary}, Accept-Encoding`;
   const earlier = res.getHeader("Vary");
   return earlier === undefined ? own : `${String(earlier)}, ${own}`;
 }
 
 /** The ETag field's value for the opaque tag `etag` sent with `coding`: `"<etag><suffix>"`. */
 export function etagText(etag: string, coding: Encoding): string {
-  return etagTexts(etag)[coding];
+  return `"${etag}${SUFFIX[coding]}"`;
 }
 
 /**
@@ -127,10 +106,10 @@ export function send(req: IncomingMessage, res: ServerResponse, rep: Representat
   if (rep.headers !== undefined) for (const name in rep.headers) head.push(name, rep.headers[name]!);
   head.push("Vary", varyOf(res, rep));
   if (rep.lastModified !== undefined && rep.lastModified !== null) {
-    head.push("Last-Modified", httpDate(rep.lastModified));
+    head.push("Last-Modified", new Date(rep.lastModified).toUTCString());
   }
   if (rep.cacheControl !== undefined) head.push("Cache-Control", rep.cacheControl);
-  const preferred = encodingFor(req.headers["accept-encoding"]);
+  const preferred = chooseEncoding(req.headers["accept-encoding"]);
   const etag = rep.etag;
 
   if (notModified(req, etag, rep.lastModified)) {

@@ -6,16 +6,19 @@
  * never rewritten behind their back.
  */
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
-import type { SharedDocuments } from "../shared/shared-documents.ts";
 import { join } from "node:path";
 import * as v from "valibot";
 import { writeFileAtomic } from "../files/atomic-write.ts";
-import { withLock, withLockAsync } from "../files/lock-file.ts";
+import { withLock } from "../files/lock-file.ts";
+import { type DocumentStore, type KeptFile, localText } from "../files/document-store.ts";
 import { parseDocument } from "../files/json-document.ts";
 
 export const KEYS_FILE = "keys.json";
 export const USAGE_FILE = "key-usage.json";
 const LOCK_FILE = ".keys.lock";
+/** The key file and the last-use file, as kept documents: both under the keys' lock. */
+export const KEYS_DOCUMENT: KeptFile = { name: KEYS_FILE, lock: LOCK_FILE };
+export const USAGE_DOCUMENT: KeptFile = { name: USAGE_FILE, lock: LOCK_FILE };
 const FORMAT = 1;
 
 const Iso = v.pipe(v.string(), v.isoTimestamp());
@@ -70,54 +73,40 @@ export function updateKeys<T>(dir: string, change: (keys: KeyRecord[]) => T): T 
 }
 
 /**
- * `updateKeys` for the server: waiting for the lock does not block the event loop. With `shared`
- * documents (REDIS_URL) the change is made to Redis's copy, which every process follows.
+ * `updateKeys` for the server, through its document store: waiting for the lock does not block
+ * the event loop, and with Redis the change is made to the copy every process follows.
  */
-export function updateKeysAsync<T>(
-  dir: string,
-  change: (keys: KeyRecord[]) => T,
-  shared?: SharedDocuments,
-): Promise<T> {
-  if (shared !== undefined) {
-    return shared.update(KEYS_FILE, dir, (text) => {
-      // The first change in Redis starts from DATA_DIR's keys, so none is lost.
-      const keys = text === null ? readKeys(dir) : parseKeyFile(text);
-      const result = change(keys);
-      return { text: serialize(keys), result };
-    });
-  }
-  mkdirSync(dir, { recursive: true });
-  return withLockAsync(join(dir, LOCK_FILE), () => changeKeys(dir, change));
+export function updateKeysAsync<T>(documents: DocumentStore, change: (keys: KeyRecord[]) => T): Promise<T> {
+  return documents.update(KEYS_DOCUMENT, (text) => {
+    const keys = text === null ? [] : parseKeyFile(text);
+    const result = change(keys);
+    return { text: serialize(keys), result };
+  });
 }
 
-/** Reads the last-use times (an unreadable file counts as empty: it is only informative). */
-export function readUsage(dir: string): KeyUsage {
-  const path = join(dir, USAGE_FILE);
-  if (!existsSync(path)) return {};
+// Last-use times from the usage file's text: unreadable counts as empty, as they are only informative.
+function parseUsage(text: string | null): KeyUsage {
+  if (text === null) return {};
   try {
-    const result = v.safeParse(UsageSchema, JSON.parse(readFileSync(path, "utf8")));
+    const result = v.safeParse(UsageSchema, JSON.parse(text));
     return result.success ? result.output : {};
   } catch {
     return {};
   }
 }
 
-/** Merges last-use times into the usage file (or `shared`'s copy), keeping the later time of each key. */
-export function recordUsage(dir: string, seen: Readonly<KeyUsage>, shared?: SharedDocuments): Promise<void> {
-  // Each key keeps the later of the stored time and this process's.
-  const later = (usage: KeyUsage): string => {
+/** Reads the last-use times (an unreadable file counts as empty). */
+export function readUsage(dir: string): KeyUsage {
+  return parseUsage(localText(dir, USAGE_FILE));
+}
+
+/** Merges last-use times into the usage document, keeping the later time of each key. */
+export function recordUsage(documents: DocumentStore, seen: Readonly<KeyUsage>): Promise<void> {
+  return documents.update(USAGE_DOCUMENT, (text) => {
+    const usage = parseUsage(text);
     for (const [id, time] of Object.entries(seen)) {
       if (usage[id] === undefined || usage[id] < time) usage[id] = time;
     }
-    return JSON.stringify(usage, null, 2) + "\n";
-  };
-  if (shared !== undefined) {
-    return shared.update(USAGE_FILE, dir, (text) => {
-      const parsed = text === null ? undefined : v.safeParse(UsageSchema, JSON.parse(text));
-      return { text: later(parsed?.success ? parsed.output : readUsage(dir)), result: undefined };
-    });
-  }
-  return withLockAsync(join(dir, LOCK_FILE), () => {
-    writeFileAtomic(join(dir, USAGE_FILE), later(readUsage(dir)), { mode: 0o600 });
+    return { text: JSON.stringify(usage, null, 2) + "\n", result: undefined };
   });
 }

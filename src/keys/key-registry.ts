@@ -11,7 +11,7 @@ import { type ChangeGate, createRecheck } from "../files/change-gate.ts";
 import { timingSafeEqual } from "node:crypto";
 import { hashKey, keyPrefix, looksLikeKey } from "./api-key.ts";
 import { KEYS_FILE, type KeyRecord, readKeys, recordUsage } from "./key-file.ts";
-import type { SharedDocuments } from "../shared/shared-documents.ts";
+import type { DocumentStore } from "../files/document-store.ts";
 import { type KeptDocument, keptDocument } from "../files/kept-document.ts";
 
 /** Who a request is, once its key is accepted. */
@@ -75,8 +75,8 @@ export function createKeyRegistry(options: {
   dir: string;
   now?: () => number;
   onError?: (error: unknown) => void;
-  /** With REDIS_URL: the shared documents the last-use times are added into. */
-  shared?: SharedDocuments;
+  /** Where the last-use times are added: DATA_DIR's file (the default), or with REDIS_URL Redis's copy. */
+  documents?: DocumentStore;
   /** Whether an account is disabled: its keys are refused. */
   isDisabled?: (account: string) => boolean;
   /** The data directory's change gate: `keys.json` is restatted only when it may have changed. */
@@ -136,7 +136,7 @@ async function flushUsage(open: OpenRegistry): Promise<void> {
   const batch = Object.fromEntries(open.pending);
   open.pending.clear();
   try {
-    await recordUsage(open.dir, batch, open.shared);
+    await recordUsage(open.documents, batch);
   } catch (error) {
     open.onError(error);
     for (const [id, at] of Object.entries(batch)) if (!open.pending.has(id)) open.pending.set(id, at);

@@ -17,16 +17,6 @@ export interface LimitResult {
   readonly reset: number;
 }
 
-/**
- * `n` as a small integer when it is one. V8 writes a number held as a double through a slow
- * runtime path even when its value is whole; `| 0` makes it a small integer, which formats fast
- * (the RateLimit fields format these on every request). Only -0 changes value, to 0 (both are
- * written "0").
- */
-export function smallInteger(n: number): number {
-  return (n | 0) === n ? n | 0 : n;
-}
-
 /** Any limiter: this process's own, or one shared through Redis (`redis-limiter.ts`). */
 export interface Limiter {
   check(key: string, scope: string, limit: number): LimitResult | Promise<LimitResult>;
@@ -136,9 +126,8 @@ export function createLimiter(options: { now?: () => number; windowMs?: number }
     const success = counted < limit;
     if (success) w.add(t);
     const oldest = w.oldest();
-    const reset =
-      oldest === undefined ? 0 : smallInteger(Math.max(1, Math.ceil((oldest + windowMs - t) / 1000)));
-    const remaining = smallInteger(Math.max(0, limit - (counted + (success ? 1 : 0))));
+    const reset = oldest === undefined ? 0 : Math.max(1, Math.ceil((oldest + windowMs - t) / 1000));
+    const remaining = Math.max(0, limit - (counted + (success ? 1 : 0)));
     return { success, limit, remaining, reset };
   }
 

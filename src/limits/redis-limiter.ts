@@ -10,7 +10,7 @@
  * (tests inject one), so the VMs' clocks must agree (NTP), as for any log.
  */
 import type { Redis } from "ioredis";
-import { type LimitResult, smallInteger } from "./limiter.ts";
+import type { LimitResult } from "./limiter.ts";
 import { WINDOW_MS } from "./scopes.ts";
 
 // KEYS[1]: the window's milliseconds (sorted set: member and score the millisecond); KEYS[2]: their
@@ -81,8 +81,8 @@ export function createRedisLimiter(redis: Redis, options: { now?: () => number; 
       const t = now();
       const { times, counts } = windowKeys(scope, key);
       const [allowed, counted, oldest] = await scripted.gdsWindow(times, counts, t, windowMs, limit);
-      const reset = oldest < 0 ? 0 : smallInteger(Math.max(1, Math.ceil((oldest + windowMs - t) / 1000)));
-      const remaining = smallInteger(Math.max(0, limit - counted));
+      const reset = oldest < 0 ? 0 : Math.max(1, Math.ceil((oldest + windowMs - t) / 1000));
+      const remaining = Math.max(0, limit - counted);
       return { success: allowed === 1, limit, remaining, reset };
     },
   };

@@ -17,9 +17,9 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Redis } from "ioredis";
 import { writeFileAtomic } from "../files/atomic-write.ts";
-import { HttpError } from "../http/http-error.ts";
+import { type DocumentStore, localText } from "../files/document-store.ts";
 import type { RedisConnection } from "./redis-connection.ts";
-import { sharedStateUnavailable } from "../http/shared-state-unavailable.ts";
+import { SharedStateUnavailable } from "./shared-state-unavailable.ts";
 
 /**
  * The documents Redis holds, by their file name in DATA_DIR: keys, accounts and sessions, and the
@@ -177,7 +177,7 @@ export function sharedDocuments(connection: RedisConnection): SharedDocuments {
     throw new Error(`${file} in Redis kept changing under this update; try again`);
   }
 
-  // A change while Redis is away is refused with a 503, never a 500 (the dashboard shows it).
+  // A change while Redis is away is refused as unavailable (a 503 to retry), never a 500.
   async function update<T>(
     file: SharedFile,
     dir: string,
@@ -186,9 +186,10 @@ export function sharedDocuments(connection: RedisConnection): SharedDocuments {
     try {
       return await tryUpdate(file, dir, change);
     } catch (error) {
-      if (error instanceof HttpError || !connection.up || /timed out|writeable|ECONN/i.test(String(error))) {
-        throw error instanceof HttpError ? error : sharedStateUnavailable();
-      }
+      if (error instanceof SharedStateUnavailable) throw error;
+      // ioredis says a command timed out, or the socket is not writeable, only in its message.
+      if (!connection.up || /timed out|writeable|ECONN/i.test(String(error)))
+        throw new SharedStateUnavailable(error);
       throw error;
     }
   }
@@ -201,5 +202,21 @@ export function sharedDocuments(connection: RedisConnection): SharedDocuments {
       await redis.gdsCompareAndSet(docKey(file), versionKey(file), current.version, text, file);
     },
     follow: (dir, log) => follower(connection, read, dir, log),
+  };
+}
+
+/**
+ * The documents in Redis as the store every owner of a document takes (`files/document-store.ts`):
+ * before Redis holds a document, a change starts from `dir`'s copy, so nothing kept is lost.
+ */
+export function redisDocumentStore(shared: SharedDocuments, dir: string): DocumentStore {
+  return {
+    dir,
+    update(file, change) {
+      if (!(SHARED_FILES as readonly string[]).includes(file.name)) {
+        throw new RangeError(`${file.name} is not a document Redis holds`);
+      }
+      return shared.update(file.name as SharedFile, dir, (text) => change(text ?? localText(dir, file.name)));
+    },
   };
 }

@@ -7,16 +7,13 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { fileStamp } from "../files/file-stamp.ts";
-import { join } from "node:path";
 import * as v from "valibot";
-import { writeFileAtomicAsync } from "../files/atomic-write.ts";
-import { withLockAsync } from "../files/lock-file.ts";
-import type { SharedDocuments } from "../shared/shared-documents.ts";
+import type { DocumentStore, KeptFile } from "../files/document-store.ts";
 import { type KeptDocument, keptDocument } from "../files/kept-document.ts";
 import { DAY_MS, dayKey } from "../time.ts";
 
 export const COUNTS_FILE = "request-counts.json";
-const LOCK_FILE = ".request-counts.lock";
+const COUNTS_DOCUMENT: KeptFile = { name: COUNTS_FILE, lock: ".request-counts.lock" };
 const KEEP_DAYS = 35;
 const FLUSH_MS = 60_000;
 
@@ -108,8 +105,8 @@ export function createRequestCounter(options: {
   dir: string;
   now?: () => number;
   onError?: (error: unknown) => void;
-  /** With REDIS_URL: the shared documents the counts are added into, so every VM's requests count. */
-  shared?: SharedDocuments;
+  /** Where counts are added: DATA_DIR's file (the default), or with REDIS_URL Redis's copy, so every VM's requests count. */
+  documents?: DocumentStore;
 }): RequestCounter {
   const open: OpenCounter = {
     ...keptDocument(options, COUNTS_FILE),
@@ -155,27 +152,18 @@ async function flush(open: OpenCounter): Promise<void> {
   if (Object.keys(open.pending).length === 0) return;
   const batch = open.pending;
   open.pending = {};
-  const { shared, path, now, onError } = open;
+  const { documents, now, onError } = open;
   try {
-    if (shared !== undefined) {
-      // Several VMs: added into Redis's counts, which every process follows.
-      await shared.update(COUNTS_FILE, open.dir, (text) => ({
-        text: merged(text === null ? readCounts(path) : parseCounts(text), batch, now()),
-        result: undefined,
-      }));
-      return;
-    }
-    await withLockAsync(join(open.dir, LOCK_FILE), () => {
-      let counts: Counts;
+    // Added into the stored counts (with Redis, the copy every VM adds into).
+    await documents.update(COUNTS_DOCUMENT, (text) => {
+      let counts: Counts = {};
       try {
-        counts = readCounts(path);
+        if (text !== null) counts = parseCounts(text);
       } catch (error) {
         // A damaged file is replaced rather than blocking every later count; say so.
         onError(error);
-        counts = {};
       }
-      // Off the event loop: a slow disk's fsync must not stall the requests served meanwhile.
-      return writeFileAtomicAsync(path, merged(counts, batch, now()), { mode: 0o600 });
+      return { text: merged(counts, batch, now()), result: undefined };
     });
   } catch (error) {
     // Kept for the next flush (the timer's, a minute on), reported, and thrown: a stop must know.

@@ -43,7 +43,7 @@ function createAccountForm(ctx: DashboardContext): Form {
         name: form.get("name") ?? "",
         admin: form.get("admin") === "true",
         now: new Date(ctx.now()),
-        shared: ctx.shared,
+        documents: ctx.documents,
       });
       await ctx.reveals.put(who.id, { kind: "password", label: account.name, secret: oneTimePassword! });
       redirect(res, "/dashboard/admin/new");
@@ -64,7 +64,7 @@ function accountStatusForm(ctx: DashboardContext): Form {
     if (ctx.accounts.get(name) === undefined) throw new HttpError(404, "There is no such account.");
     await setAccountDisabled(ctx.dir, name, action === "disable", {
       now: new Date(ctx.now()),
-      shared: ctx.shared,
+      documents: ctx.documents,
     });
     if (action === "disable") await ctx.sessions.endAll(name);
     redirect(res, `/dashboard/admin?notice=account-${action}d`);
@@ -91,15 +91,11 @@ function keyLimitsForm(ctx: DashboardContext): Form {
   return async (_req, res, _who, form) => {
     const limits = limitsFrom(form);
     const id = form.get("id");
-    const done = await updateKeysAsync(
-      ctx.dir,
-      (keys) => {
-        const key = keys.find((k) => k.id === id);
-        if (key !== undefined) applyLimits(key, limits);
-        return key !== undefined;
-      },
-      ctx.shared,
-    );
+    const done = await updateKeysAsync(ctx.documents, (keys) => {
+      const key = keys.find((k) => k.id === id);
+      if (key !== undefined) applyLimits(key, limits);
+      return key !== undefined;
+    });
     if (!done) throw new HttpError(404, "There is no key with that id.");
     redirect(res, "/dashboard/admin?notice=limits-saved");
   };

@@ -37,7 +37,7 @@ export function keyRoutes(ctx: DashboardContext): Route[] {
       const name = (form.get("name") ?? "").trim();
       if (!isKeyName(name)) throw new HttpError(400, KEY_NAME_RULE);
       const { key, record } = newKey({ name, account: who.account.name, now: new Date(ctx.now()) });
-      await updateKeysAsync(ctx.dir, (keys) => keys.push(record), ctx.shared);
+      await updateKeysAsync(ctx.documents, (keys) => keys.push(record));
       // Shown on the next page, once: never in a URL, never on a page a reload could resubmit.
       await ctx.reveals.put(who.id, { kind: "key", label: name, secret: key });
       redirect(res, "/dashboard/keys/new");
@@ -65,15 +65,11 @@ export function keyRoutes(ctx: DashboardContext): Route[] {
     },
     post: async (_req, res, who, form) => {
       const id = form.get("id");
-      const done = await updateKeysAsync(
-        ctx.dir,
-        (keys) => {
-          const key = keys.find((k) => k.id === id && k.account === who.account.name);
-          if (key !== undefined) key.revoked ??= new Date(ctx.now()).toISOString();
-          return key !== undefined;
-        },
-        ctx.shared,
-      );
+      const done = await updateKeysAsync(ctx.documents, (keys) => {
+        const key = keys.find((k) => k.id === id && k.account === who.account.name);
+        if (key !== undefined) key.revoked ??= new Date(ctx.now()).toISOString();
+        return key !== undefined;
+      });
       if (!done) throw new HttpError(404, "You have no key with that id.");
       redirect(res, "/dashboard/keys?notice=revoked");
     },

@@ -111,7 +111,7 @@ async function changeOwnPassword(
   if (problem !== undefined) return again(problem);
   await changePassword(ctx.dir, who.account.name, form.get("new_password")!, {
     now: new Date(ctx.now()),
-    shared: ctx.shared,
+    documents: ctx.documents,
   });
   await ctx.sessions.endAll(who.account.name);
   const { id } = await ctx.sessions.create(who.account.name);

@@ -8,7 +8,7 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import { sessionHash } from "../accounts/session-store.ts";
-import type { Reveal, RevealStore } from "../dashboard/reveal.ts";
+import type { Reveal, RevealStore } from "./reveal.ts";
 
 const TTL_MS = 5 * 60_000;
 

@@ -5,9 +5,10 @@
  * with `Retry-After`, never a 500 or a hang; `open` falls back to this process's own limiter,
  * logging the switch each way. Either way the service returns to Redis by itself when it is back.
  */
-import type { RedisConnection } from "../shared/redis-connection.ts";
-import type { Limiter, LimitResult, LocalLimiter } from "./limiter.ts";
-import { createRedisLimiter } from "./redis-limiter.ts";
+import type { Limiter, LimitResult, LocalLimiter } from "../limits/limiter.ts";
+import { createRedisLimiter } from "../limits/redis-limiter.ts";
+import type { RedisConnection } from "./redis-connection.ts";
+import { SharedStateUnavailable } from "./shared-state-unavailable.ts";
 
 /** A limiter on `connection`, falling back to `local` under `open`. */
 export function createSharedLimiter(options: {
@@ -15,15 +16,13 @@ export function createSharedLimiter(options: {
   failure: "closed" | "open";
   local: LocalLimiter;
   log: (line: string) => void;
-  /** The error a request meets under `closed` while Redis is away (the HTTP layer's 503). */
-  unavailable: () => Error;
   now?: () => number;
 }): Limiter {
-  const { connection, failure, local, log, unavailable } = options;
+  const { connection, failure, local, log } = options;
   const shared = createRedisLimiter(connection.client, { now: options.now });
   let fallingBack = false;
   const fallback = (key: string, scope: string, limit: number, why: string): LimitResult => {
-    if (failure === "closed") throw unavailable();
+    if (failure === "closed") throw new SharedStateUnavailable(why);
     if (!fallingBack)
       log(`REDIS_FAILURE=open: limiting in this process alone while Redis is unreachable (${why})`);
     fallingBack = true;
