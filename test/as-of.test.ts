@@ -2,6 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ingestFiles } from "../src/ingest/ingest.ts";
 import { readHistory, readRevisions } from "../src/store/revisions.ts";
+import { createReadingStore } from "../src/store/reading-store.ts";
 import { exportCsv, sast, startServer, tempDir, writeFile } from "./helpers.ts";
 
 const H0 = Date.parse("2024-03-01T00:00:00Z");
@@ -115,4 +116,20 @@ test("as_of in the future, before the first ingest, or malformed is a 400 invali
     assert.equal(body.error, "invalid_parameter");
     assert.match(body.detail, detail);
   }
+});
+
+test("the store reads its history once per change: the same answer until an ingest, then the new one", (t) => {
+  const dir = tempDir(t);
+  const file = (name: string, day: string) =>
+    writeFile(dir, name, exportCsv(["Residual Demand"], [[`${day} 01:00:00 AM`, "20000.0"]]));
+  ingestFiles([file("a.csv", "2025-01-01")], { dir });
+  const store = createReadingStore({ dir });
+  const first = store.history();
+  assert.equal(store.history(), first, "not reread while nothing changed");
+  assert.deepEqual([...first.created.keys()], ["2024-12-31"]);
+  ingestFiles([file("b.csv", "2025-01-05")], { dir });
+  const second = store.history();
+  assert.notEqual(second, first);
+  assert.deepEqual(second, readHistory(dir));
+  assert.ok(second.created.has("2025-01-04"), "the new ingest's day is in it");
 });

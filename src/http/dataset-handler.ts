@@ -19,7 +19,6 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { RecordCache } from "../datasets/record-cache.ts";
 import { Lru } from "../cache/lru.ts";
 import { storeAsOf } from "../store/as-of-view.ts";
-import { readHistory } from "../store/revisions.ts";
 import { badRequest } from "./http-error.ts";
 import { type Instant, InstantSchema } from "./instant.ts";
 
@@ -59,7 +58,7 @@ function storeFor(store: ReadingStore, asOf: number | undefined, now: number): R
       `'as_of' is in the future: ${formatInstant(asOf, true)}. Ask for a past instant.`,
     );
   }
-  const history = readHistory(store.dir);
+  const history = store.history();
   if (history.began === null || asOf < history.began) {
     const since =
       history.began === null

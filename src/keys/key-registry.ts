@@ -33,6 +33,8 @@ export interface KeyRegistry {
   lastUsed(id: string): number | undefined;
   /** Writes pending last-use times now (on shutdown). */
   flushUsage(): Promise<void>;
+  /** Every key record, in the key file's order, as last read (the last good set if it is damaged). */
+  records(): readonly KeyRecord[];
 }
 
 const USAGE_INTERVAL_MS = 60_000;
@@ -55,6 +57,7 @@ interface OpenRegistry extends KeptDocument {
   readonly recheck: () => boolean;
   /** The key file's identity at the last read, and its records by prefix. */
   stamp: string;
+  records: readonly KeyRecord[];
   byPrefix: Map<string, KeyRecord[]>;
   /** Each key's last use, seen and written; kept across rereads of the key file. */
   readonly usage: Map<string, Usage>;
@@ -87,6 +90,7 @@ export function createKeyRegistry(options: {
     isDisabled: options.isDisabled ?? (() => false),
     recheck: createRecheck(options.gate),
     stamp: "",
+    records: [],
     byPrefix: new Map(),
     usage: new Map(),
     verified: new Map(),
@@ -98,6 +102,10 @@ export function createKeyRegistry(options: {
   return {
     authenticate: (presented) => authenticate(open, presented),
     flushUsage: () => flushUsage(open),
+    records() {
+      if (open.recheck()) reload(open);
+      return open.records;
+    },
     lastUsed: (id) => {
       const seen = open.usage.get(id)?.seen;
       return seen === undefined || seen === -Infinity ? undefined : seen;
@@ -113,12 +121,14 @@ function reload(open: OpenRegistry): void {
   open.acceptances.clear();
   try {
     const index = new Map<string, KeyRecord[]>();
-    for (const record of readKeys(open.dir)) {
+    const records = readKeys(open.dir);
+    for (const record of records) {
       const list = index.get(record.prefix) ?? [];
       list.push(record);
       index.set(record.prefix, list);
     }
     open.byPrefix = index;
+    open.records = records;
   } catch (error) {
     // Keep serving the last good set: only a hand edit can break the file the CLI writes.
     open.onError(error);

@@ -44,6 +44,7 @@ export function storeAsOf(store: ReadingStore, history: History, asOf: number): 
   let snapshot: StoreSnapshot | undefined;
   return {
     dir,
+    history: () => history,
     refresh: () =>
       (snapshot ??= {
         manifest,

@@ -11,6 +11,7 @@
  */
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { type History, readHistory } from "./revisions.ts";
 import type { Reading } from "../source/reading.ts";
 import { dayKey, HOUR_MS } from "../time.ts";
 import { type Day, dayFileName, parseDay } from "./day-file.ts";
@@ -100,6 +101,8 @@ export interface ReadingStore {
   damaged(): ReadonlyMap<string, string>;
   /** Hashes every stored day file against the manifest now; returns the damaged days. */
   verify(): ReadonlyMap<string, string>;
+  /** When each day was first stored and the first ingest was: read once per change of the store. */
+  history(): History;
 }
 
 /** What an open store keeps between calls: its last snapshot, parsed days and damaged days. */
@@ -113,6 +116,8 @@ interface OpenStore {
   /** The manifest file's identity at the last refresh. */
   stamp: string;
   snapshot: StoreSnapshot;
+  /** The revision history as of a snapshot's version. */
+  history: { version: number; history: History } | undefined;
 }
 
 /** Opens the store in `dir`, keeping at most `cacheDays` parsed days in memory. */
@@ -131,6 +136,7 @@ export function createReadingStore(options: {
     recheck: createRecheck(options.gate),
     stamp: "",
     snapshot: { manifest: new Map(), lastActual: null, version: 0, modified: null, sample: false },
+    history: undefined,
   };
   refresh(open);
   return {
@@ -144,6 +150,11 @@ export function createReadingStore(options: {
     entry: (key) => open.snapshot.manifest.get(key),
     damaged: () => damaged(open),
     verify: () => verify(open),
+    history() {
+      const { version } = refresh(open);
+      if (open.history?.version !== version) open.history = { version, history: readHistory(dir) };
+      return open.history.history;
+    },
   };
 }
 

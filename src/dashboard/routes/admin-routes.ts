@@ -3,7 +3,7 @@ import { AccountError, createAccount, setAccountDisabled } from "../../accounts/
 import { HttpError } from "../../http/http-error.ts";
 import type { Route } from "../../http/router.ts";
 import { applyLimits } from "../../keys/key-admin.ts";
-import { type KeyRecord, readKeys, readUsage, updateKeysAsync } from "../../keys/key-file.ts";
+import { type KeyRecord, readUsage, updateKeysAsync } from "../../keys/key-file.ts";
 import { SCOPES, type Scope } from "../../limits/scopes.ts";
 import { lastDays } from "../../usage/request-counts.ts";
 import { type DashboardContext, notice } from "../dashboard-context.ts";
@@ -15,7 +15,7 @@ function overview(ctx: DashboardContext): Page {
   return (req, res, who) => {
     const days = lastDays(ctx.now(), 7);
     const usage = readUsage(ctx.dir);
-    const keys = readKeys(ctx.dir);
+    const keys = ctx.keys.records();
     // One pass over the counts for every key, not one per key.
     const byKey = ctx.counter.allowedByKey(days);
     const used = (of: readonly KeyRecord[]) => of.reduce((n, k) => n + (byKey.get(k.id) ?? 0), 0);

@@ -1,6 +1,5 @@
 /** `/dashboard`: the account's use of the API, a ready request, and the chart of recent generation. */
 import type { Route } from "../../http/router.ts";
-import { readKeys } from "../../keys/key-file.ts";
 import { SCOPES } from "../../limits/scopes.ts";
 import { DAY_MS, dayKey, formatInstant, HOUR_MS } from "../../time.ts";
 import { lastDays } from "../../usage/request-counts.ts";
@@ -15,7 +14,7 @@ import { homePage } from "../pages/home-page.ts";
 export function homeRoute(ctx: DashboardContext): Route {
   const handler = guarded(ctx, {
     get: (req, res, who) => {
-      const keys = readKeys(ctx.dir).filter((k) => k.account === who.account.name);
+      const keys = ctx.keys.records().filter((k) => k.account === who.account.name);
       const { lastActual: last, sample } = ctx.store.refresh();
       const pulled = lastSuccessfulPull(ctx.dir);
       // The ready request asks for the newest stored day, so it returns data on any store.

@@ -3,7 +3,7 @@ import { isKeyName, KEY_NAME_RULE } from "../../keys/key-name.ts";
 import { HttpError } from "../../http/http-error.ts";
 import type { Route } from "../../http/router.ts";
 import { newKey } from "../../keys/key-admin.ts";
-import { type KeyRecord, readKeys, readUsage, updateKeysAsync } from "../../keys/key-file.ts";
+import { type KeyRecord, readUsage, updateKeysAsync } from "../../keys/key-file.ts";
 import { type DashboardContext, notice, queryParam } from "../dashboard-context.ts";
 import { redirect, sendPage, type SignedIn } from "../dashboard-http.ts";
 import { guarded } from "../guarded.ts";
@@ -11,7 +11,7 @@ import { keyCreatedPage, keysPage, revokePage } from "../pages/keys-page.ts";
 
 // Another account's key id gets the same answer as an id that does not exist.
 function ownKey(ctx: DashboardContext, who: SignedIn, id: string | null): KeyRecord {
-  const key = readKeys(ctx.dir).find((k) => k.id === id && k.account === who.account.name);
+  const key = ctx.keys.records().find((k) => k.id === id && k.account === who.account.name);
   if (key === undefined) throw new HttpError(404, "You have no key with that id.");
   return key;
 }
@@ -19,7 +19,8 @@ function ownKey(ctx: DashboardContext, who: SignedIn, id: string | null): KeyRec
 // The caller's keys, active ones first, newest first.
 function ownKeys(ctx: DashboardContext, who: SignedIn) {
   const usage = readUsage(ctx.dir);
-  return readKeys(ctx.dir)
+  return ctx.keys
+    .records()
     .filter((k) => k.account === who.account.name)
     .map((k) => ctx.keyRow(k, usage))
     .sort(
