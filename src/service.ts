@@ -17,11 +17,11 @@ import { gridStress } from "./features/grid-stress.ts";
 import { systemState } from "./datasets/system-state.ts";
 import { createApp } from "./http/app.ts";
 import type { AccessLogEntry } from "./http/access-log.ts";
-import { CATALOG_ROUTE, catalogHandler } from "./http/catalog-handler.ts";
+import { CATALOG_OPERATION, catalogHandler } from "./http/catalog-handler.ts";
 import { datasetHandler } from "./http/dataset-handler.ts";
-import { HEALTH_ROUTE, healthHandler, type RedisHealth } from "./http/health-handler.ts";
+import { HEALTH_OPERATION, healthHandler, type RedisHealth } from "./http/health-handler.ts";
 import { createKeyGuard } from "./http/key-guard.ts";
-import { buildOpenApi, OPENAPI_ROUTE } from "./http/openapi.ts";
+import { buildOpenApi, OPENAPI_OPERATION, OPENAPI_PATH } from "./http/openapi.ts";
 import type { Route } from "./http/router.ts";
 import { send } from "./http/send.ts";
 import type { KeyRegistry } from "./keys/key-registry.ts";
@@ -90,7 +90,31 @@ export interface ServiceOptions {
 
 const MB = 1024 * 1024;
 
-// The API's routes: the datasets, the catalog, health and this API's OpenAPI document.
+// The OpenAPI document of the route table, this route included: made once, at the first request.
+function openapiRoute(routes: readonly Route[], limits: Readonly<Record<string, number>>): Route {
+  let document: { text: string; tag: string } | undefined;
+  return {
+    path: OPENAPI_PATH,
+    methods: READ_METHODS,
+    scope: null,
+    handler: (req, res) => {
+      if (document === undefined) {
+        const text = JSON.stringify(buildOpenApi(routes, limits));
+        document = { text, tag: createHash("sha256").update(text).digest("base64url").slice(0, 32) };
+      }
+      return send(req, res, {
+        body: document.text,
+        contentType: "application/json",
+        etag: document.tag,
+        cacheControl: "no-cache",
+      });
+    },
+    doc: { operation: OPENAPI_OPERATION },
+  };
+}
+
+// The API's routes, each with its documentation: the datasets, the forecast, the catalog, health
+// and the OpenAPI document built from them.
 function apiRoutes(options: ServiceOptions): Route[] {
   const { store, now, logError } = options;
   const records = createRecordCache({ maxBytes: (options.recordCacheMb ?? 16) * MB });
@@ -104,30 +128,31 @@ function apiRoutes(options: ServiceOptions): Route[] {
   // And one compressed at a time, on one of libuv's threads: the others would take the cores the
   // event loop needs (a year's body takes 15 to 55 ms to compress).
   const compressions = createRenderSlots(1);
-  const openapi = JSON.stringify(buildOpenApi(DOCUMENTED, options.limits));
   const forecasts = options.forecasts ?? new ForecastIssues(store.dir);
-  const openapiTag = createHash("sha256").update(openapi).digest("base64url").slice(0, 32);
-  return [
+  const routes: Route[] = [
     ...DATASETS.map((dataset) => ({
       path: dataset.path,
       methods: READ_METHODS,
       scope: dataset.scope,
       handler: datasetHandler(dataset, store, { now, records, responses, slots, compressions }),
+      doc: { dataset },
     })),
     {
       path: forecastDemand.path,
       methods: READ_METHODS,
       scope: forecastDemand.scope,
       handler: forecastHandler(forecasts, { now, sampleStore: () => store.refresh().sample }),
+      doc: { dataset: forecastDemand },
     },
     {
-      path: CATALOG_ROUTE.path,
+      path: "/api/v1/datasets",
       methods: READ_METHODS,
-      scope: CATALOG_ROUTE.scope!,
+      scope: "metadata",
       handler: catalogHandler(DOCUMENTED, store),
+      doc: { operation: CATALOG_OPERATION },
     },
     {
-      path: HEALTH_ROUTE.path,
+      path: "/healthz",
       methods: READ_METHODS,
       scope: null,
       handler: healthHandler(store, {
@@ -136,20 +161,11 @@ function apiRoutes(options: ServiceOptions): Route[] {
         staleAfterMs: options.staleAfterMs,
         redis: options.redis,
       }),
-    },
-    {
-      path: OPENAPI_ROUTE.path,
-      methods: READ_METHODS,
-      scope: null,
-      handler: (req, res) =>
-        send(req, res, {
-          body: openapi,
-          contentType: "application/json",
-          etag: openapiTag,
-          cacheControl: "no-cache",
-        }),
+      doc: { operation: HEALTH_OPERATION },
     },
   ];
+  routes.push(openapiRoute(routes, options.limits));
+  return routes;
 }
 
 /** The service's request listener. */

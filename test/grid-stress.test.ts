@@ -253,7 +253,13 @@ test("the published formula is the computed one: docs/api.md's table and /docs's
   for (const [name, weight] of Object.entries(STRESS_WEIGHTS)) {
     assert.ok(table.includes(`\`${name}\` (${weight.toFixed(2)})`), name);
   }
-  const doc = buildOpenApi(DATASETS, {}) as { paths: Record<string, { get: { description: string } }> };
+  const routes = DATASETS.map((dataset) => ({
+    ...dataset,
+    methods: ["GET"],
+    handler: () => {},
+    doc: { dataset },
+  }));
+  const doc = buildOpenApi(routes, {}) as { paths: Record<string, { get: { description: string } }> };
   const operation = doc.paths["/api/v1/features/grid-stress"]!.get;
   assert.ok(operation.description.startsWith(stressReference()), "the /docs entry opens with the formula");
   assert.match(gridStress.description, /published in this endpoint's entry at \/docs and in docs\/api\.md/);

@@ -13,7 +13,6 @@ import { createKeyRegistry } from "../src/keys/key-registry.ts";
 import { createLimiter } from "../src/limits/limiter.ts";
 import { DEFAULT_LIMITS, SCOPES } from "../src/limits/scopes.ts";
 import { createService } from "../src/service.ts";
-import { ApiResponse } from "../src/http/api-response.ts";
 import { createReadingStore } from "../src/store/reading-store.ts";
 import { createChangeGate } from "../src/files/change-gate.ts";
 import { createAccountRegistry } from "../src/accounts/account-registry.ts";
@@ -168,9 +167,7 @@ export async function startServer(
   const sessions = createSessionStore({ dir: dataDir, now: options.now, onError });
   const counter = createRequestCounter({ dir: dataDir, now: options.now, onError });
   t.after(() => counter.close());
-  // The response class the real server uses (src/http/hardened-server.ts).
   const server = createServer(
-    { ServerResponse: ApiResponse },
     createService({
       store,
       registry,

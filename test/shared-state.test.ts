@@ -201,7 +201,8 @@ test(
     }
     assert.match(server.stderr(), new RegExp(`Worker ${pids[0]} exited \\(SIGKILL\\).*starting another`));
     assert.ok(replaced > 0, "the replacement listens within 5 s");
-    assert.ok(failed.length <= 2, `${failed.length} requests failed`);
+    // How many requests fail before the primary sees the death depends on the host's load (two
+    // here, three under CI's four test files at once): what must hold is that none fails after.
     assert.ok(
       failed.every((at) => at <= replaced),
       `failures after the replacement: ${failed.map((at) => at - killed).join(", ")} ms after the kill, replaced at ${replaced - killed} ms`,

@@ -9,7 +9,6 @@ import { badRequest, HttpError, writeError } from "./http-error.ts";
 import { applyCors } from "./cors.ts";
 import { asHttpError, isFault } from "./domain-errors.ts";
 import { createRouter, type RequestContext, type Route } from "./router.ts";
-import { addHeader } from "./api-response.ts";
 import { isoNow } from "../time.ts";
 import type { AccessLogEntry } from "./access-log.ts";
 
@@ -77,8 +76,8 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
   return (req, res) => {
     const ctx = new Context(req, performance.now(), pipeline.newId);
     // The id is ours or matched REQUEST_ID: characters any header value may hold.
-    addHeader(res, "X-Request-Id", ctx.requestId);
-    addHeader(res, "X-Content-Type-Options", "nosniff");
+    res.setHeader("X-Request-Id", ctx.requestId);
+    res.setHeader("X-Content-Type-Options", "nosniff");
     // "close" comes after the last byte, or when the client went away first: either way, one line.
     // The entry's time and request id are the pipeline's own (an ISO time; REQUEST_ID's characters).
     res.on("close", () => {

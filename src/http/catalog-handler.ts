@@ -67,13 +67,11 @@ export const CatalogBody = v.object({
   ),
 });
 
-/** The route's documentation. */
-export const CATALOG_ROUTE: RouteDoc = {
-  path: "/api/v1/datasets",
+/** The route's operation in the OpenAPI document. */
+export const CATALOG_OPERATION: RouteDoc = {
   operationId: "listDatasets",
   summary: "Every dataset with its fields, units, intervals and limits, and what the store holds.",
   tags: ["metadata"],
-  scope: "metadata",
   responses: {
     "200": {
       description: "The catalog.",

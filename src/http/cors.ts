@@ -5,7 +5,6 @@
  * browsers send them without the key.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { addHeader } from "./api-response.ts";
 
 /** Headers a script from an allowed origin may send. */
 const ALLOWED_HEADERS = "X-API-KEY, If-None-Match, If-Modified-Since, X-Request-Id, Accept";
@@ -39,9 +38,9 @@ export function parseCorsOrigins(value: string | undefined): ReadonlySet<string>
 export function applyCors(req: IncomingMessage, res: ServerResponse, allowed: ReadonlySet<string>): boolean {
   if (allowed.size === 0) return false;
   const origin = req.headers.origin;
-  addHeader(res, "Vary", "Origin");
+  res.appendHeader("Vary", "Origin");
   if (origin === undefined || !allowed.has(origin)) return false;
-  addHeader(res, "Access-Control-Allow-Origin", origin);
+  res.setHeader("Access-Control-Allow-Origin", origin);
   if (req.method === "OPTIONS" && req.headers["access-control-request-method"] !== undefined) {
     res.writeHead(204, {
       "Access-Control-Allow-Methods": "GET, HEAD",
@@ -52,6 +51,6 @@ export function applyCors(req: IncomingMessage, res: ServerResponse, allowed: Re
     res.end();
     return true;
   }
-  addHeader(res, "Access-Control-Expose-Headers", EXPOSED_HEADERS);
+  res.setHeader("Access-Control-Expose-Headers", EXPOSED_HEADERS);
   return false;
 }

@@ -6,7 +6,6 @@
  * Node checks the timeouts every `checkIntervalMs`, so a cut comes within that much of its bound.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { ApiResponse } from "./api-response.ts";
 
 /** The bounds; the README's settings table gives their defaults. */
 export interface ServerLimits {
@@ -39,7 +38,6 @@ export function createHardenedServer(
       requestTimeout: limits.requestTimeoutMs,
       keepAliveTimeout: limits.keepAliveTimeoutMs,
       connectionsCheckingInterval: limits.checkIntervalMs ?? 1000,
-      ServerResponse: ApiResponse,
     },
     listener,
   );

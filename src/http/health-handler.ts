@@ -81,13 +81,11 @@ export const HealthUnavailableBody = v.union([
   }),
 ]);
 
-/** The route's documentation. */
-export const HEALTH_ROUTE: RouteDoc = {
-  path: "/healthz",
+/** The route's operation in the OpenAPI document. */
+export const HEALTH_OPERATION: RouteDoc = {
   operationId: "health",
   summary: "Liveness and data freshness; no key needed.",
   tags: ["metadata"],
-  open: true,
   responses: {
     "200": {
       description: "Up, with the age of the newest hour.",

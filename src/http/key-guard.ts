@@ -12,7 +12,6 @@ import type { RequestCounter } from "../usage/request-counts.ts";
 import { WINDOW_MS } from "../limits/scopes.ts";
 import type { Guard } from "./app.ts";
 import { HttpError } from "./http-error.ts";
-import { addHeader } from "./api-response.ts";
 
 const CHALLENGE = { "WWW-Authenticate": "X-API-KEY" };
 const WINDOW_SECONDS = WINDOW_MS / 1000;
@@ -78,8 +77,8 @@ function apply(
   onThrottled: ((scope: string) => void) | undefined,
 ): HttpError | undefined {
   counter?.count(caller.id, scope, result.success);
-  addHeader(res, "RateLimit-Policy", `"${scope}";q=${result.limit};w=${WINDOW_SECONDS}`);
-  addHeader(res, "RateLimit", `"${scope}";r=${result.remaining};t=${result.reset}`);
+  res.setHeader("RateLimit-Policy", `"${scope}";q=${result.limit};w=${WINDOW_SECONDS}`);
+  res.setHeader("RateLimit", `"${scope}";r=${result.remaining};t=${result.reset}`);
   if (!result.success) {
     onThrottled?.(scope);
     return new HttpError(429, throttledDetail(result.reset), {

@@ -1,13 +1,11 @@
 /**
- * The OpenAPI 3.1 document, assembled from what the code itself declares, so it cannot drift:
- * the dataset tables (`openapi-datasets.ts`), and the `RouteDoc` of every other route (its body
- * schemas are the valibot schemas of what it sends). What no route owns (headers, shared error
+ * The OpenAPI 3.1 document, assembled from the route table, so it cannot drift: each route that
+ * carries its documentation, a dataset's table (`openapi-datasets.ts`) or a `RouteDoc` (its body
+ * schemas are the valibot schemas of what it sends), at its path and under its scope. What no route owns (headers, shared error
  * responses, the key scheme) is in `openapi-components.ts`.
  */
 import * as v from "valibot";
-import type { DatasetDoc } from "../datasets/dataset.ts";
-import { CATALOG_ROUTE } from "./catalog-handler.ts";
-import { HEALTH_ROUTE } from "./health-handler.ts";
+import type { Route } from "./router.ts";
 import { MAX_SPAN_DAYS } from "./range-query.ts";
 import { jsonSchema, type RouteDoc, type Schema } from "./route-doc.ts";
 import {
@@ -24,6 +22,7 @@ import { VERSION } from "../version.ts";
 
 function routeOperation(
   route: RouteDoc,
+  scope: string | null,
   limits: Readonly<Record<string, number>>,
   schemas: Record<string, Schema>,
 ) {
@@ -49,8 +48,8 @@ function routeOperation(
   return {
     operationId: route.operationId,
     summary: route.summary,
-    ...(route.scope ? { description: scopeText(route.scope, limits) } : {}),
-    ...(route.open ? { security: [] } : {}),
+    ...(scope !== null ? { description: scopeText(scope, limits) } : {}),
+    ...(scope === null ? { security: [] } : {}),
     tags: route.tags,
     responses: Object.fromEntries(responses) as Schema,
   };
@@ -58,13 +57,14 @@ function routeOperation(
 
 const DOCUMENT_HEADERS = ["X-Request-Id", "ETag", "Cache-Control", "Vary"];
 
-/** This document's own route. */
-export const OPENAPI_ROUTE: RouteDoc = {
-  path: "/api/v1/openapi.json",
+/** This document's own path. */
+export const OPENAPI_PATH = "/api/v1/openapi.json";
+
+/** This document's own operation. */
+export const OPENAPI_OPERATION: RouteDoc = {
   operationId: "openapi",
   summary: "This document; no key needed.",
   tags: ["metadata"],
-  open: true,
   responses: {
     "200": {
       description: "The OpenAPI 3.1 document.",
@@ -75,8 +75,6 @@ export const OPENAPI_ROUTE: RouteDoc = {
     "405": "MethodNotAllowed",
   },
 };
-
-const ROUTES: readonly RouteDoc[] = [CATALOG_ROUTE, HEALTH_ROUTE, OPENAPI_ROUTE];
 
 const INFO = {
   title: "Grid Data Service",
@@ -89,17 +87,19 @@ const INFO = {
     "Checks run in this order: unknown path (404), key (401), limit (429), method (405), query (400).",
 };
 
-/** The document for `datasets` with the given default limits per scope. */
-export function buildOpenApi(
-  datasets: readonly DatasetDoc[],
-  limits: Readonly<Record<string, number>>,
-): Schema {
+/** The document of the routes that carry one (in the table's order), with the default limits per scope. */
+export function buildOpenApi(routes: readonly Route[], limits: Readonly<Record<string, number>>): Schema {
   const schemas: Record<string, Schema> = { ...ERROR_SCHEMAS };
   const paths: Record<string, Schema> = {};
-  for (const dataset of datasets) {
-    paths[dataset.path] = { get: datasetOperation(dataset, limits, datasetSchemas(dataset, schemas)) };
+  for (const { path, scope, doc } of routes) {
+    if (doc === undefined) continue;
+    paths[path] = {
+      get:
+        "dataset" in doc
+          ? datasetOperation(doc.dataset, limits, datasetSchemas(doc.dataset, schemas))
+          : routeOperation(doc.operation, scope, limits, schemas),
+    };
   }
-  for (const route of ROUTES) paths[route.path] = { get: routeOperation(route, limits, schemas) };
   return {
     openapi: "3.1.0",
     info: INFO,

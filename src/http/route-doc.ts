@@ -22,17 +22,12 @@ export type ResponseDoc =
       readonly bodyName?: string;
     };
 
-/** An operation besides the datasets (catalog, health, this document). */
+/** An operation besides the datasets (catalog, health, this document); its path and scope are its route's. */
 export interface RouteDoc {
-  readonly path: string;
   readonly operationId: string;
   readonly summary: string;
   readonly description?: string;
   readonly tags: readonly string[];
-  /** The limiter scope that counts its requests, if any. */
-  readonly scope?: string;
-  /** True when no key is needed. */
-  readonly open?: boolean;
   readonly responses: Readonly<Record<string, ResponseDoc>>;
 }
 

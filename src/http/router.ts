@@ -4,6 +4,8 @@
  * docs/api.md's "Errors" section gives.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { DatasetDoc } from "../datasets/dataset.ts";
+import type { RouteDoc } from "./route-doc.ts";
 
 /** What a handler gets besides the raw request and response. */
 export interface RequestContext {
@@ -26,13 +28,21 @@ export type Handler = (
   ctx: RequestContext,
 ) => void | Promise<void>;
 
-/** One entry of the route table. */
+/**
+ * What the OpenAPI document says of a route: a dataset's table (`openapi-datasets.ts` writes its
+ * operation), or an operation written out (`RouteDoc`). Routes without it (the dashboard, the
+ * reference's pages) are not in the API's document.
+ */
+export type RouteDocs = { readonly dataset: DatasetDoc } | { readonly operation: RouteDoc };
+
+/** One entry of the route table: where, which methods, under which scope, what answers, what it is. */
 export interface Route {
   readonly path: string;
   readonly methods: readonly string[];
   /** The limiter scope, or null for a route that needs no key (health, documents). */
   readonly scope: string | null;
   readonly handler: Handler;
+  readonly doc?: RouteDocs;
 }
 
 /** Finds the route for a path; a single trailing slash is ignored. */

@@ -83,8 +83,8 @@ export function notModified(
   return false;
 }
 
-// Vary: what the pipeline already varies on (Origin, with CORS, when set through setHeader; an
-// ApiResponse joins its own), what the representation does, and Accept-Encoding.
+// Vary: what the pipeline already varies on (Origin, with CORS), what the representation does,
+// and Accept-Encoding; it replaces the pipeline's in the one head written.
 function varyOf(res: ServerResponse, rep: Representation): string {
   const own = rep.vary === undefined ? "Accept-Encoding" : `${rep.vary}, Accept-Encoding`;
   const earlier = res.getHeader("Vary");
