@@ -1,8 +1,8 @@
 /**
  * `features.grid_stress_index`: the grid-stress index served hourly or per UTC day, in two
- * versions: v2 (`features/stress-v2.ts`, the default) and v1 (`features/stress-formula.ts`), which
- * `version=v1` keeps for the clients built on it. Each formula, its inputs and its version live in
- * its file; each table here says how the served fields read it and how they aggregate to a day.
+ * versions: v2 (`grid-stress-v2.ts` over `stress-v2.ts`, the default) and v1 (the table here, over
+ * `stress-formula.ts`), which `version=v1` keeps for the clients built on it; and the versioned
+ * dataset the service serves, which answers with the version a request asks for.
  */
 import * as v from "valibot";
 import {
@@ -21,25 +21,11 @@ import {
 } from "./stress-formula.ts";
 import { stressReference } from "./stress-reference.ts";
 import type { Reading } from "../source/reading.ts";
-import {
-  type Dataset,
-  type FieldDoc,
-  type FieldText,
-  HOURS_FIELD,
-  type Interval,
-} from "../datasets/dataset.ts";
-import {
-  hasV2Input,
-  STRESS_V2,
-  stressWindow,
-  type StressWindow,
-  V2_COMPONENTS,
-  type V2Component,
-  type V2Components,
-  v2Components,
-  v2Value,
-} from "./stress-v2.ts";
-import { type DailyField, defineDataset, type HourAt, type HourSource } from "../datasets/dataset-table.ts";
+import { type Dataset, type FieldDoc, HOURS_FIELD, type Interval } from "../datasets/dataset.ts";
+import { STRESS_V2 } from "./stress-v2.ts";
+import { gridStressV2 } from "./grid-stress-v2.ts";
+import { bandHours, INDEX, STRESS_ID, STRESS_PARAMETERS, STRESS_PATH } from "./stress-fields.ts";
+import { defineDataset, type HourAt, type HourSource } from "../datasets/dataset-table.ts";
 import { round3 } from "../datasets/source-fields.ts";
 
 /** One hour of the index, unrounded. */
@@ -60,8 +46,6 @@ function stressHour(reading: Reading, at: HourAt<Usual>): Omit<StressHour, "hour
 }
 
 const INDEX_DESCRIPTION = "Grid-stress index v1, 0 (slack) to 1 (load shedding likely or active).";
-const V2_DESCRIPTION =
-  "Grid-stress index v2: the probability, 0 to 1, that load is being shed in the hour (load shedding likely or active near 1).";
 const COMPONENT_MEANINGS: Readonly<Record<StressComponent, string>> = {
   residual_demand: "Load level: residual demand between 22 GW (0) and 32 GW (1).",
   ocgt_ramp: "Diesel peakers: Eskom + IPP OCGT output over 2,000 MW.",
@@ -70,52 +54,15 @@ const COMPONENT_MEANINGS: Readonly<Record<StressComponent, string>> = {
   forecast_error: "Residual demand above its forecast, a 5% miss being 1.",
 };
 const COMPONENTS = Object.keys(STRESS_WEIGHTS) as StressComponent[];
-const INDEX: FieldText = {
-  type: "number",
-  unit: "index",
-  nullable: true,
-  minimum: 0,
-  maximum: 1,
-  description: "",
-};
-
-const bandHours = Object.fromEntries(
-  STRESS_BANDS.map(([name]) => [
-    `hours_${name}`,
-    {
-      type: "integer",
-      unit: "h",
-      minimum: 0,
-      maximum: 24,
-      description: `Hours of the day in band ${name}.`,
-      from: { countOf: "band", equals: name },
-    },
-  ]),
-) as Record<`hours_${(typeof STRESS_BANDS)[number][0]}`, DailyField<"band">>;
-
-const PARAMETERS = {
-  components: {
-    schema: v.pipe(
-      v.picklist(["true", "false"]),
-      v.transform((s) => s === "true"),
-    ),
-    expected: "'true' or 'false'",
-    default: false,
-    description: "Must be 'true' or 'false'; default false. Adds each record's components (1h only).",
-  },
-};
-const ID = "features.grid_stress_index";
-const PATH = "/api/v1/features/grid-stress";
-
 /** Grid stress v1, as `version=v1` serves it. */
 export const gridStressV1 = defineDataset({
-  id: ID,
-  path: PATH,
+  id: STRESS_ID,
+  path: STRESS_PATH,
   scope: "features",
   description: `${INDEX_DESCRIPTION} Its formula is published in this endpoint's entry at /docs and in docs/api.md.`,
   reference: stressReference(),
   derived: { "1h": true, "1d": true },
-  parameters: PARAMETERS,
+  parameters: STRESS_PARAMETERS,
   meta: () => ({
     derivation_method: "computed_from_grid.system_state",
     feature: "grid_stress_index",
@@ -169,87 +116,6 @@ export function stressHours(store: HourSource, from: number, to: number): Stress
   return gridStressV1.hours(store, from, to).map(({ hour, inputs }) => ({ hour, ...inputs }));
 }
 
-/** One hour of v2, unrounded. */
-export interface StressHourV2 {
-  readonly components: V2Components;
-  readonly value: number | null;
-}
-
-/** The v2 components and value of one stored hour, or null when it holds no input of the formula. */
-function stressHourV2(reading: Reading, at: HourAt<StressWindow>): StressHourV2 | null {
-  if (!hasV2Input(reading)) return null;
-  const components = v2Components(reading, at.hour, at.prepared);
-  return { components, value: v2Value(components) };
-}
-
-const V2_MEANINGS: Readonly<Record<V2Component, string>> = {
-  diesel_day: "Diesel peakers: mean Eskom + IPP OCGT output over the 24 hours to this one, over 2,000 MW.",
-  diesel_week: "The same over the 168 hours to this one.",
-  supply_gap:
-    "Forecast residual demand against the most the dispatchable fleet supplied in the 24 hours before: 0.5 at equal, 1 at 10% short.",
-  fleet_decline: "How far that 24-hour best fell below the best of the week before: 1 at 10%.",
-  pumped_storage_low: "1 less the mean fill of the pumped-storage reservoirs.",
-  interruptible_load: "Interruptible load in use (ILS + IOS) over 1,000 MW.",
-  evening_peak: "1 from 17:00 to 21:59 SAST, else 0.",
-};
-// The week of diesel and supply before an hour that the windowed components read.
-const V2_LOOKBACK_DAYS = 7;
-
-/** Grid stress v2, the default. */
-export const gridStressV2 = defineDataset({
-  id: ID,
-  path: PATH,
-  scope: "features",
-  description: `${V2_DESCRIPTION} Its formula is published in this endpoint's entry at /docs and in docs/api.md.`,
-  reference: stressReference(),
-  derived: { "1h": true, "1d": true },
-  parameters: PARAMETERS,
-  meta: () => ({
-    derivation_method: "computed_from_source",
-    feature: "grid_stress_index",
-    version: STRESS_V2,
-  }),
-  prepare: stressWindow,
-  hour: stressHourV2,
-  hourly: {
-    value: {
-      ...INDEX,
-      description: `${V2_DESCRIPTION} Null only when no component can be computed.`,
-      value: (h) => h.value,
-      lookbackDays: V2_LOOKBACK_DAYS,
-    },
-    band: {
-      type: "string",
-      nullable: true,
-      enum: STRESS_BANDS.map(([name]) => name),
-      description: "low below 0.3, moderate from 0.3, high from 0.6, critical from 0.8.",
-      value: (h) => stressBand(round3(h.value)),
-      lookbackDays: V2_LOOKBACK_DAYS,
-    },
-    version: {
-      type: "string",
-      enum: [STRESS_V2],
-      description: "The formula's version.",
-      value: () => STRESS_V2,
-    },
-    components: {
-      type: "object",
-      optional: true,
-      description: "With components=true: each component, 0 to 1, or null when an input is missing.",
-      properties: V2_COMPONENTS.map((name) => ({ name, ...INDEX, description: V2_MEANINGS[name] })),
-      value: (h) => h.components,
-      lookbackDays: V2_LOOKBACK_DAYS,
-      onlyWith: "components",
-    },
-  },
-  daily: {
-    hours: { ...HOURS_FIELD, from: { count: true } },
-    avg_value: { ...INDEX, description: "Mean value over the day's hours.", from: { mean: "value" } },
-    max_value: { ...INDEX, description: "Highest value of the day.", from: { max: "value" } },
-    ...bandHours,
-  },
-});
-
 /** The versions served, the default first. */
 export const STRESS_VERSIONS = [STRESS_V2, STRESS_VERSION] as const;
 
@@ -282,14 +148,14 @@ const versionOf = (options: Readonly<Record<string, unknown>>) =>
 
 /** The grid-stress dataset: v2 by default, v1 with `version=v1`. Its hours are the default's. */
 export const gridStress: Dataset & Pick<typeof gridStressV2, "hours"> = {
-  id: ID,
-  path: PATH,
+  id: STRESS_ID,
+  path: STRESS_PATH,
   scope: "features",
   description: gridStressV2.description,
   reference: stressReference(),
   derived: { "1h": true, "1d": true },
   parameters: {
-    ...PARAMETERS,
+    ...STRESS_PARAMETERS,
     version: {
       schema: v.picklist(STRESS_VERSIONS),
       expected: STRESS_VERSIONS.map((name) => `'${name}'`).join(" or "),
@@ -308,3 +174,5 @@ export const gridStress: Dataset & Pick<typeof gridStressV2, "hours"> = {
   hours: (store, from, to) => gridStressV2.hours(store, from, to),
   records: (store, request) => versionOf(request.options).records(store, request),
 };
+
+export { gridStressV2 };
