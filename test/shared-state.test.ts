@@ -5,7 +5,7 @@
  */
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { once } from "node:events";
 import { join } from "node:path";
@@ -257,19 +257,24 @@ async function twoVms(t: TestContext) {
 
 async function serveBoth(t: TestContext, vms: Awaited<ReturnType<typeof twoVms>>) {
   const { redis, a, b } = vms;
-  cli("shared-state", ["import"], { DATA_DIR: a.dir, REDIS_URL: redis.url });
+  await cli("shared-state", ["import"], { DATA_DIR: a.dir, REDIS_URL: redis.url });
   return Promise.all([serve(t, a.dir, { REDIS_URL: redis.url }), serve(t, b.dir, { REDIS_URL: redis.url })]);
 }
 
 // Runs a CLI script with `env`; resolves with its stdout, or rejects with its stderr.
-function cli(script: string, args: string[], env: Record<string, string>): string {
-  const run = spawnSync(process.execPath, ["--import", "tsx", `scripts/${script}.ts`, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    encoding: "utf8",
+// A CLI in a child process, without blocking this one: a test blocked for seconds keeps fetch from
+// seeing a server close its idle keep-alive connection (at 5 s), and under load the next request
+// then goes out on a closed one ("other side closed").
+function cli(script: string, args: string[], env: Record<string, string>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ["--import", "tsx", `scripts/${script}.ts`, ...args],
+      { cwd: ROOT, env: { ...process.env, ...env }, encoding: "utf8" },
+      (error, stdout, stderr) =>
+        error === null ? resolve(stdout) : reject(new Error(`${script} ${args.join(" ")} failed: ${stderr}`)),
+    );
   });
-  if (run.status !== 0) throw new Error(`${script} ${args.join(" ")} failed: ${run.stderr}`);
-  return run.stdout;
 }
 
 // Polls `url` with `key` until it answers `status`; resolves with how long that took.
@@ -303,14 +308,16 @@ test(
     assert.match(readFileSync(join(b.dir, "keys.json.before-redis"), "utf8"), /"name": "shared"/);
     assert.match(vmB.stderr(), /keys\.json in DATA_DIR differed from Redis's/);
 
-    const id = /key_[0-9a-f]+/.exec(cli("keys", ["list"], { DATA_DIR: a.dir, REDIS_URL: redis.url }))![0];
-    cli("keys", ["revoke", id], { DATA_DIR: a.dir, REDIS_URL: redis.url });
+    const id = /key_[0-9a-f]+/.exec(
+      await cli("keys", ["list"], { DATA_DIR: a.dir, REDIS_URL: redis.url }),
+    )![0];
+    await cli("keys", ["revoke", id], { DATA_DIR: a.dir, REDIS_URL: redis.url });
     const revoked = await within(vmB.url + MIX, a.key, 401, 1_500);
     assert.ok(revoked <= 1_100, `revoked on the other VM after ${revoked} ms`);
 
     // A key is made only for an account that exists: here, one made in Redis from VM B.
-    cli("accounts", ["create", "tests"], { DATA_DIR: b.dir, REDIS_URL: redis.url });
-    const created = cli("keys", ["create", "--name", "new", "--account", "tests"], {
+    await cli("accounts", ["create", "tests"], { DATA_DIR: b.dir, REDIS_URL: redis.url });
+    const created = await cli("keys", ["create", "--name", "new", "--account", "tests"], {
       DATA_DIR: b.dir,
       REDIS_URL: redis.url,
     });
@@ -320,7 +327,7 @@ test(
 
     // export writes Redis's copy back into a DATA_DIR, for going back to one process.
     const back = tempDir(t);
-    cli("shared-state", ["export"], { DATA_DIR: back, REDIS_URL: redis.url });
+    await cli("shared-state", ["export"], { DATA_DIR: back, REDIS_URL: redis.url });
     assert.match(readFileSync(join(back, "keys.json"), "utf8"), /"revoked": "20/);
   },
 );
@@ -384,7 +391,7 @@ test(
       }),
     );
     const back = tempDir(t);
-    cli("shared-state", ["export"], { DATA_DIR: back, REDIS_URL: redis.url });
+    await cli("shared-state", ["export"], { DATA_DIR: back, REDIS_URL: redis.url });
     const counts = JSON.parse(readFileSync(join(back, "request-counts.json"), "utf8")) as {
       days: Record<string, Record<string, Record<string, [number, number]>>>;
     };
@@ -404,15 +411,15 @@ test(
     const redis = await startRedis(t);
     const { dir, key } = store(t);
     // The account, in this VM's DATA_DIR only: Redis holds no accounts yet.
-    cli("accounts", ["create", "tests"], { DATA_DIR: dir });
-    const created = cli("keys", ["create", "--name", "second", "--account", "tests"], {
+    await cli("accounts", ["create", "tests"], { DATA_DIR: dir });
+    const created = await cli("keys", ["create", "--name", "second", "--account", "tests"], {
       DATA_DIR: dir,
       REDIS_URL: redis.url,
     });
     const second = created.trim().split("\n").at(-1)!;
     const server = await serve(t, dir, { REDIS_URL: redis.url });
     for (const k of [key, second]) assert.equal((await get(server.url + MIX, k)).status, 200);
-    const status = cli("shared-state", ["status"], { DATA_DIR: dir, REDIS_URL: redis.url });
+    const status = await cli("shared-state", ["status"], { DATA_DIR: dir, REDIS_URL: redis.url });
     assert.match(status, /^keys\.json\tversion 1, /m);
   },
 );
@@ -424,12 +431,12 @@ test(
     const redis = await startRedis(t);
     const { dir } = store(t);
     writeFileSync(join(dir, "keys.json"), '{"format": 1, "keys": [{"id": 3}]}\n');
-    assert.throws(
-      () => cli("shared-state", ["import"], { DATA_DIR: dir, REDIS_URL: redis.url }),
+    await assert.rejects(
+      cli("shared-state", ["import"], { DATA_DIR: dir, REDIS_URL: redis.url }),
       /keys\.json/,
     );
     assert.match(
-      cli("shared-state", ["status"], { DATA_DIR: dir, REDIS_URL: redis.url }),
+      await cli("shared-state", ["status"], { DATA_DIR: dir, REDIS_URL: redis.url }),
       /^keys\.json\tnot in Redis$/m,
     );
   },
