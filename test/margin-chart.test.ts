@@ -23,6 +23,33 @@ test("the chart draws capacity above demand with the gap shaded, breaks at gaps,
   assert.match(marginChart([]).text, /No available capacity in the stored days/);
 });
 
+test("an hour of demand above capacity is shaded as shortfall, never as margin, and said as such", () => {
+  const start = Date.parse("2025-06-01T00:00:00Z");
+  const hours = [28_000, 31_000, 26_000].map((demand, i) => ({
+    hour: start + i * HOUR,
+    available: 30_000,
+    demand,
+  }));
+  const svg = marginChart(hours).text;
+  assert.equal((svg.match(/<polygon\s+class="margin-short"/g) ?? []).length, 1);
+  assert.match(svg, /Shortfall<\/li>/);
+  // The margin's shape never rises above the demand line: at the short hour it has no height.
+  const gap = /<polygon\s+class="margin-gap"\s+points="([^"]+)"/
+    .exec(svg)![1]!
+    .split(" ")
+    .map((p) => p.split(",").map(Number));
+  const [top, bottom] = [gap.slice(0, 3), gap.slice(3).reverse()];
+  assert.equal(top[1]![1], bottom[1]![1]);
+  assert.match(
+    svg,
+    /Tightest hour: 2025-06-01 01:00 UTC, residual demand 1,000 MW above available\s+capacity\s+\(3\.2% of residual demand\)/,
+  );
+  assert.doesNotMatch(
+    marginChart(hours.map((h) => ({ ...h, demand: 20_000 }))).text,
+    /margin-short|Shortfall/,
+  );
+});
+
 test("the chart's hours come from the supply-margin dataset over the mix chart's days", (t) => {
   const dir = tempDir(t);
   const received = Date.parse("2025-06-03T04:10:00Z");

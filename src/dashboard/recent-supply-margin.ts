@@ -44,30 +44,45 @@ function runs(hours: readonly MarginHour[]): MarginHour[][] {
 const line = (run: readonly MarginHour[], scale: Scale, of: (h: MarginHour) => number) =>
   run.map((h) => `${fixed(scale.x(h.hour))},${fixed(scale.y(of(h)))}`);
 
-// The gap between the two lines, and the lines themselves.
+const points = (top: readonly string[], bottom: readonly string[]) =>
+  [...top, ...[...bottom].reverse()].join(" ");
+
+// The margin (capacity above demand, green), any shortfall (demand above capacity, red), and the
+// two lines. Each shape lies between the lower and the higher line, so a run where demand crosses
+// capacity never shades its shortfall as margin.
 function drawing(hours: readonly MarginHour[], scale: Scale): Html[] {
   return runs(hours).map((run) => {
-    const top = line(run, scale, (h) => h.available);
-    const bottom = line(run, scale, (h) => h.demand);
-    return html`<polygon
-        class="margin-gap"
-        points="${[...top, ...[...bottom].reverse()].join(" ")}"
-      /><polyline class="margin-available" points="${top.join(" ")}" /><polyline
-        class="margin-demand"
-        points="${bottom.join(" ")}"
-      />`;
+    const available = line(run, scale, (h) => h.available);
+    const demand = line(run, scale, (h) => h.demand);
+    const covered = line(run, scale, (h) => Math.min(h.demand, h.available));
+    const short = run.some((h) => h.demand > h.available)
+      ? html`<polygon
+          class="margin-short"
+          points="${points(
+            line(run, scale, (h) => Math.max(h.demand, h.available)),
+            available,
+          )}"
+        />`
+      : html``;
+    return html`<polygon class="margin-gap" points="${points(available, covered)}" />${short}<polyline
+        class="margin-available"
+        points="${available.join(" ")}"
+      /><polyline class="margin-demand" points="${demand.join(" ")}" />`;
   });
 }
 
-/** The week's tightest hour, in words. */
+/** The week's tightest hour, in words: its spare capacity, or by how much demand exceeded it. */
 function tightest(hours: readonly MarginHour[]): Html {
   const worst = hours.reduce((a, b) => (b.available - b.demand < a.available - a.demand ? b : a));
   const margin = worst.available - worst.demand;
   const at = new Date(worst.hour).toISOString().slice(0, 16).replace("T", " ");
-  return html`<p class="hint">
-    Tightest hour: ${at} UTC, ${count(Math.round(margin))} MW spare
-    (${((100 * margin) / worst.demand).toFixed(1)}% of residual demand).
-  </p>`;
+  const share = `${((100 * Math.abs(margin)) / worst.demand).toFixed(1)}% of residual demand`;
+  return margin >= 0
+    ? html`<p class="hint">Tightest hour: ${at} UTC, ${count(Math.round(margin))} MW spare (${share}).</p>`
+    : html`<p class="hint">
+        Tightest hour: ${at} UTC, residual demand ${count(Math.round(-margin))} MW above available capacity
+        (${share}).
+      </p>`;
 }
 
 /** The chart over `hours` (ascending), or a line saying there is nothing to draw. */
@@ -89,8 +104,8 @@ export function marginChart(hours: readonly MarginHour[]): Html {
     >
       <title id="margin-title">Available capacity and residual demand, GW</title>
       <desc id="margin-desc">
-        Hourly available capacity (with units not yet commercial) above residual demand, in gigawatts; the
-        shaded gap between them is the supply margin.
+        Hourly available capacity (with units not yet commercial) and residual demand, in gigawatts; the
+        shaded gap between them is the supply margin, in red where demand exceeded capacity.
       </desc>
       ${gridLines(scale)}${drawing(hours, scale)}${dayTicks(first, last, scale)}
     </svg>
@@ -98,6 +113,11 @@ export function marginChart(hours: readonly MarginHour[]): Html {
       <li><span class="swatch margin-available"></span>Available capacity</li>
       <li><span class="swatch margin-demand"></span>Residual demand</li>
       <li><span class="swatch margin-gap"></span>Margin</li>
+      ${
+        hours.some((h) => h.demand > h.available)
+          ? html`<li><span class="swatch margin-short"></span>Shortfall</li>`
+          : html``
+      }
     </ul>
     ${tightest(hours)}`;
 }
