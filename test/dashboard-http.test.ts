@@ -1,5 +1,7 @@
 /** The dashboard over HTTP: isolation between accounts, headers, secrets, the admin forms, the overview. */
 import { test } from "node:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import assert from "node:assert/strict";
 import { createAccount, setAccountDisabled } from "../src/accounts/account-admin.ts";
 import { createKey } from "../src/keys/key-admin.ts";
@@ -256,4 +258,19 @@ test("the overview shows the last 7 stored days of load shedding, as the API sum
     ),
   );
   assert.doesNotMatch(page, /<script(?! src="\/dashboard\/assets\/dashboard\.js")/, "no new script");
+});
+
+test("a hand-damaged keys.json: the keys page shows the last good set, as the API keeps honouring it", async (t) => {
+  const { dir, server, client } = await signedIn(t);
+  const { key, record } = createKey(dir, { name: "mine", account: "analyst" });
+  assert.match(await (await client.get("/dashboard/keys")).text(), new RegExp(record.prefix));
+  writeFileSync(join(dir, "keys.json"), '{"format": 1, "keys": [{"id": ');
+  const page = await client.get("/dashboard/keys");
+  assert.equal(page.status, 200);
+  assert.match(await page.text(), new RegExp(record.prefix), "the last good set");
+  assert.equal((await server.raw(DATA, { headers: { "X-API-KEY": key } })).status, 200);
+  assert.ok(
+    server.errors.some((e) => String(e).includes("keys.json")),
+    "the damage is logged",
+  );
 });

@@ -16,7 +16,7 @@ import {
   stressValue,
   STRESS_WEIGHTS,
 } from "../src/features/stress-formula.ts";
-import { rocAuc, summarize } from "../src/features/evaluation.ts";
+import { rocAuc } from "../src/features/evaluation.ts";
 import {
   stressFormulaTable,
   stressReference,
@@ -210,21 +210,6 @@ test("ROC AUC: perfect, inverted, chance and ties", () => {
   assert.equal(rocAuc([0.1, 0.4, 0.6, 0.4], [false, false, false, true]), 0.5);
   assert.ok(Number.isNaN(rocAuc([1, 2], [false, false])));
   assert.throws(() => rocAuc([1], []), RangeError);
-});
-
-test("the distribution summary interpolates between ranks", () => {
-  assert.deepEqual(summarize([4, 1, 3, 2, 5]), {
-    n: 5,
-    min: 1,
-    p10: 1.4,
-    p25: 2,
-    median: 3,
-    p75: 4,
-    p90: 4.6,
-    max: 5,
-    mean: 3,
-  });
-  assert.deepEqual(summarize([]), {});
 });
 
 test("the published formula is the computed one: docs/api.md's table and /docs's are written from the constants", () => {

@@ -74,3 +74,16 @@ test("a damaged sessions file signs everyone out, says why, and is replaced on t
   const { id } = await store.create("analyst");
   assert.ok(createSessionStore({ dir }).find(id));
 });
+
+test("two stores on one folder (a server and a CLI) merge their changes and see each other's", async (t) => {
+  const dir = tempDir(t);
+  const server = createSessionStore({ dir });
+  const other = createSessionStore({ dir });
+  const mine = await server.create("analyst");
+  const theirs = await other.create("boss");
+  assert.ok(server.find(theirs.id), "the other writer's session is read");
+  assert.ok(other.find(mine.id), "and this one's kept, not overwritten");
+  await other.endAll("analyst");
+  assert.equal(server.find(mine.id), undefined, "ended elsewhere, ended here");
+  assert.ok(server.find(theirs.id));
+});

@@ -7,7 +7,7 @@
  * not yet commercial: each is served as its own field, never put in place of the export's.
  */
 import { type Reading, valueAt } from "../source/reading.ts";
-import { fromSourceMeta, HOURS_FIELD, mw } from "./dataset.ts";
+import { fromSourceMeta, HOURS_FIELD, mw, PERCENT } from "./dataset.ts";
 import { defineDataset } from "./dataset-table.ts";
 import { COL, ratioOrNull } from "./source-fields.ts";
 
@@ -28,7 +28,6 @@ function available(reading: Reading): number | null {
   return installed! - outages[0]! - outages[1]! - outages[2]!;
 }
 
-const EAF = { type: "number", unit: "%", nullable: true } as const;
 const mean = <F extends string>(of: F, what: string) => ({ ...mw(what), from: { mean: of } });
 
 /** The `grid.availability` dataset. */
@@ -63,7 +62,7 @@ export const availability = defineDataset({
       value: available,
     },
     energy_availability_factor_pct: {
-      ...EAF,
+      ...PERCENT,
       description: "100 * available_capacity_mw / installed_capacity_mw.",
       value: (reading) => {
         const a = available(reading);
@@ -90,7 +89,7 @@ export const availability = defineDataset({
     avg_other_outages_mw: mean("other_outages_mw", "Mean other outages."),
     avg_available_capacity_mw: mean("available_capacity_mw", "Mean available capacity."),
     energy_availability_factor_pct: {
-      ...EAF,
+      ...PERCENT,
       description:
         "Energy-weighted: 100 * sum(available_capacity_mw) / sum(installed_capacity_mw) over the hours that have both.",
       from: {

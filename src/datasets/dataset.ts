@@ -79,6 +79,9 @@ export function mw(description: string): FieldText {
   return { type: "number", unit: "MW", nullable: true, description };
 }
 
+/** A percentage field's type and unit (its description follows it). */
+export const PERCENT = { type: "number", unit: "%", nullable: true } as const;
+
 /** A validated request for a range of a dataset. */
 export interface RangeRequest {
   /** Requested instants, UTC ms; the range is [start, end). */

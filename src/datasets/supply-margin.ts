@@ -6,7 +6,7 @@
  * served by `grid.availability`), and the two are never mixed here.
  */
 import { type Reading, valueAt } from "../source/reading.ts";
-import { fromSourceMeta, HOURS_FIELD, mw } from "./dataset.ts";
+import { fromSourceMeta, HOURS_FIELD, mw, PERCENT } from "./dataset.ts";
 import { defineDataset } from "./dataset-table.ts";
 import { COL, differenceOrNull, ratioOrNull } from "./source-fields.ts";
 
@@ -20,8 +20,6 @@ const margin = (reading: Reading) => differenceOrNull(available(reading), residu
 export function supplyMarginHour(reading: Reading): Reading | null {
   return available(reading) !== null || availableWithRe(reading) !== null ? reading : null;
 }
-
-const PCT = { type: "number", unit: "%", nullable: true } as const;
 
 /** The `grid.supply_margin` dataset. */
 export const supplyMargin = defineDataset({
@@ -61,7 +59,7 @@ export const supplyMargin = defineDataset({
       value: margin,
     },
     margin_pct: {
-      ...PCT,
+      ...PERCENT,
       description: "100 * margin_mw / residual_demand_mw.",
       value: (reading) => {
         const m = margin(reading);
@@ -82,7 +80,7 @@ export const supplyMargin = defineDataset({
     avg_margin_mw: { ...mw("Mean margin."), from: { mean: "margin_mw" } },
     min_margin_mw: { ...mw("The day's tightest hour: its lowest margin."), from: { min: "margin_mw" } },
     min_margin_pct: {
-      ...PCT,
+      ...PERCENT,
       description: "The day's lowest hourly margin_pct.",
       from: { min: "margin_pct" },
     },

@@ -5,7 +5,7 @@
  * stored columns and its daily rule.
  */
 import { type Reading, valueAt } from "../source/reading.ts";
-import { fromSourceMeta, HOURS_FIELD, mw } from "./dataset.ts";
+import { fromSourceMeta, HOURS_FIELD, mw, PERCENT } from "./dataset.ts";
 import { defineDataset, type HourAt } from "./dataset-table.ts";
 import { COL, differenceOrNull, ratioOrNull, totalGeneration, totalRe } from "./source-fields.ts";
 
@@ -31,8 +31,6 @@ export function readingHour(reading: Reading, at: Pick<HourAt<unknown>, "previou
 }
 
 const mean = <F extends string>(of: F, what: string) => ({ ...mw(what), from: { mean: of } });
-
-const SHARE_TEXT = { type: "number", unit: "%", nullable: true } as const;
 
 /** The `grid.system_state` dataset. */
 export const systemState = defineDataset({
@@ -64,7 +62,7 @@ export const systemState = defineDataset({
       value: (h) => differenceOrNull(imports(h), exports(h)),
     },
     renewable_share_pct: {
-      ...SHARE_TEXT,
+      ...PERCENT,
       description:
         "100 * total_re_mw / generation, where generation is the sum of the ten generation-mix fields.",
       // As docs/api.md writes it, 100 * total_re / generation, evaluated left to right.
@@ -99,7 +97,7 @@ export const systemState = defineDataset({
     avg_exports_mw: mean("exports_mw", "Mean exports."),
     avg_net_import_mw: mean("net_import_mw", "Mean net import."),
     renewable_share_pct: {
-      ...SHARE_TEXT,
+      ...PERCENT,
       description: "Energy-weighted: 100 * sum(total_re) / sum(generation) over the hours that have both.",
       from: { share: { numerator: "total_re_mw", denominator: "generation_mw", scale: 100 } },
     },

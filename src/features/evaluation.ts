@@ -1,4 +1,4 @@
-/** Statistics for judging a score against labelled hours: ROC AUC and a distribution summary. */
+/** ROC AUC: how well a score ranks labelled hours (grid stress's evaluation, `npm run evaluate-stress`). */
 
 /**
  * The area under the ROC curve: the probability that a random positive scores above a random
@@ -25,27 +25,4 @@ export function rocAuc(scores: readonly number[], labels: readonly boolean[]): n
   const negatives = order.length - positives;
   if (positives === 0 || negatives === 0) return NaN;
   return (rankSum - (positives * (positives + 1)) / 2) / (positives * negatives);
-}
-
-/** Min, quartiles, deciles, max and mean of some values (linear interpolation between ranks). */
-export function summarize(values: readonly number[]): Record<string, number> {
-  if (values.length === 0) return {};
-  const sorted = [...values].sort((a, b) => a - b);
-  const q = (p: number) => {
-    const at = p * (sorted.length - 1);
-    const lo = Math.floor(at);
-    const hi = Math.ceil(at);
-    return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (at - lo);
-  };
-  return {
-    n: sorted.length,
-    min: sorted[0]!,
-    p10: q(0.1),
-    p25: q(0.25),
-    median: q(0.5),
-    p75: q(0.75),
-    p90: q(0.9),
-    max: sorted.at(-1)!,
-    mean: sorted.reduce((a, b) => a + b, 0) / sorted.length,
-  };
 }

@@ -3,12 +3,14 @@
  * formula of `stress-v2.ts` and how it aggregates to a day.
  */
 import type { Reading } from "../source/reading.ts";
-import { HOURS_FIELD } from "../datasets/dataset.ts";
 import { defineDataset, type HourAt } from "../datasets/dataset-table.ts";
-import { round3 } from "../datasets/source-fields.ts";
-import { STRESS_BANDS, stressBand } from "./stress-formula.ts";
-import { stressReference } from "./stress-reference.ts";
-import { bandHours, INDEX, STRESS_ID, STRESS_PARAMETERS, STRESS_PATH } from "./stress-fields.ts";
+import {
+  DAILY_INDEX_FIELDS,
+  indexFields,
+  STRESS_ID,
+  STRESS_PARAMETERS,
+  STRESS_PATH,
+} from "./stress-fields.ts";
 import {
   hasV2Input,
   STRESS_V2,
@@ -25,7 +27,7 @@ export const V2_DESCRIPTION =
   "Grid-stress index v2: the probability, 0 to 1, that load is being shed in the hour (load shedding likely or active near 1).";
 
 /** One hour of v2, unrounded. */
-export interface StressHourV2 {
+interface StressHourV2 {
   readonly components: V2Components;
   readonly value: number | null;
 }
@@ -56,7 +58,6 @@ export const gridStressV2 = defineDataset({
   path: STRESS_PATH,
   scope: "features",
   description: `${V2_DESCRIPTION} Its formula is published in this endpoint's entry at /docs and in docs/api.md.`,
-  reference: stressReference(),
   derived: { "1h": true, "1d": true },
   parameters: STRESS_PARAMETERS,
   meta: () => ({
@@ -66,41 +67,12 @@ export const gridStressV2 = defineDataset({
   }),
   prepare: stressWindow,
   hour: stressHourV2,
-  hourly: {
-    value: {
-      ...INDEX,
-      description: `${V2_DESCRIPTION} Null only when no component can be computed.`,
-      value: (h) => h.value,
-      lookbackDays: V2_LOOKBACK_DAYS,
-    },
-    band: {
-      type: "string",
-      nullable: true,
-      enum: STRESS_BANDS.map(([name]) => name),
-      description: "low below 0.3, moderate from 0.3, high from 0.6, critical from 0.8.",
-      value: (h) => stressBand(round3(h.value)),
-      lookbackDays: V2_LOOKBACK_DAYS,
-    },
-    version: {
-      type: "string",
-      enum: [STRESS_V2],
-      description: "The formula's version.",
-      value: () => STRESS_V2,
-    },
-    components: {
-      type: "object",
-      optional: true,
-      description: "With components=true: each component, 0 to 1, or null when an input is missing.",
-      properties: V2_COMPONENTS.map((name) => ({ name, ...INDEX, description: V2_MEANINGS[name] })),
-      value: (h) => h.components,
-      lookbackDays: V2_LOOKBACK_DAYS,
-      onlyWith: "components",
-    },
-  },
-  daily: {
-    hours: { ...HOURS_FIELD, from: { count: true } },
-    avg_value: { ...INDEX, description: "Mean value over the day's hours.", from: { mean: "value" } },
-    max_value: { ...INDEX, description: "Highest value of the day.", from: { max: "value" } },
-    ...bandHours,
-  },
+  hourly: indexFields<StressHourV2>({
+    name: STRESS_V2,
+    description: V2_DESCRIPTION,
+    components: V2_COMPONENTS,
+    meanings: V2_MEANINGS,
+    lookbackDays: V2_LOOKBACK_DAYS,
+  }),
+  daily: DAILY_INDEX_FIELDS,
 });

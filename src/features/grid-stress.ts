@@ -8,10 +8,8 @@ import * as v from "valibot";
 import {
   hasInput,
   RE_LOOKBACK_DAYS,
-  STRESS_BANDS,
   STRESS_VERSION,
   STRESS_WEIGHTS,
-  stressBand,
   type StressComponent,
   type StressComponents,
   stressComponents,
@@ -21,12 +19,17 @@ import {
 } from "./stress-formula.ts";
 import { stressReference } from "./stress-reference.ts";
 import type { Reading } from "../source/reading.ts";
-import { type Dataset, type FieldDoc, HOURS_FIELD, type Interval } from "../datasets/dataset.ts";
+import { type Dataset, type FieldDoc, type Interval } from "../datasets/dataset.ts";
 import { STRESS_V2 } from "./stress-v2.ts";
 import { gridStressV2 } from "./grid-stress-v2.ts";
-import { bandHours, INDEX, STRESS_ID, STRESS_PARAMETERS, STRESS_PATH } from "./stress-fields.ts";
+import {
+  DAILY_INDEX_FIELDS,
+  indexFields,
+  STRESS_ID,
+  STRESS_PARAMETERS,
+  STRESS_PATH,
+} from "./stress-fields.ts";
 import { defineDataset, type HourAt, type HourSource } from "../datasets/dataset-table.ts";
-import { round3 } from "../datasets/source-fields.ts";
 
 /** One hour of the index, unrounded. */
 export interface StressHour {
@@ -60,7 +63,6 @@ export const gridStressV1 = defineDataset({
   path: STRESS_PATH,
   scope: "features",
   description: `${INDEX_DESCRIPTION} Its formula is published in this endpoint's entry at /docs and in docs/api.md.`,
-  reference: stressReference(),
   derived: { "1h": true, "1d": true },
   parameters: STRESS_PARAMETERS,
   meta: () => ({
@@ -70,45 +72,15 @@ export const gridStressV1 = defineDataset({
   }),
   prepare: usualRenewables,
   hour: stressHour,
-  hourly: {
-    value: {
-      ...INDEX,
-      description: `${INDEX_DESCRIPTION} Null only when no component can be computed.`,
-      value: (h) => h.value,
-      // The renewable-shortfall component compares with the same hour of the days before.
-      lookbackDays: RE_LOOKBACK_DAYS,
-    },
-    band: {
-      type: "string",
-      nullable: true,
-      enum: STRESS_BANDS.map(([name]) => name),
-      description: "low below 0.3, moderate from 0.3, high from 0.6, critical from 0.8.",
-      // The band of the served (rounded) value.
-      value: (h) => stressBand(round3(h.value)),
-      lookbackDays: RE_LOOKBACK_DAYS,
-    },
-    version: {
-      type: "string",
-      enum: [STRESS_VERSION],
-      description: "The formula's version.",
-      value: () => STRESS_VERSION,
-    },
-    components: {
-      type: "object",
-      optional: true,
-      description: "With components=true: each component, 0 to 1, or null when an input is missing.",
-      properties: COMPONENTS.map((name) => ({ name, ...INDEX, description: COMPONENT_MEANINGS[name] })),
-      value: (h) => h.components,
-      lookbackDays: RE_LOOKBACK_DAYS,
-      onlyWith: "components",
-    },
-  },
-  daily: {
-    hours: { ...HOURS_FIELD, from: { count: true } },
-    avg_value: { ...INDEX, description: "Mean value over the day's hours.", from: { mean: "value" } },
-    max_value: { ...INDEX, description: "Highest value of the day.", from: { max: "value" } },
-    ...bandHours,
-  },
+  hourly: indexFields<Omit<StressHour, "hour">>({
+    name: STRESS_VERSION,
+    description: INDEX_DESCRIPTION,
+    components: COMPONENTS,
+    meanings: COMPONENT_MEANINGS,
+    // The renewable-shortfall component compares with the same hour of the days before.
+    lookbackDays: RE_LOOKBACK_DAYS,
+  }),
+  daily: DAILY_INDEX_FIELDS,
 });
 
 /** The unrounded v1 index of every stored hour in [from, to) holding at least one of its inputs. */

@@ -150,9 +150,12 @@ export interface StressWindow {
   readonly supplied: Float64Array;
 }
 
-/** The diesel and supply of every hour in [from − 8 days, to), for the windowed components. */
+/**
+ * The diesel and supply of every hour from the week before `from`'s day to `to`: the 168 hours
+ * the windowed components read before any hour of the range.
+ */
 export function stressWindow(store: DaySource, from: number, to: number): StressWindow {
-  const base = Math.floor(from / DAY_MS) * DAY_MS - (WEEK_HOURS / 24 + 1) * DAY_MS;
+  const base = Math.floor(from / DAY_MS) * DAY_MS - (WEEK_HOURS / 24) * DAY_MS;
   const n = Math.max(0, Math.ceil((to - base) / HOUR_MS));
   const out = { base, diesel: new Float64Array(n).fill(NaN), supplied: new Float64Array(n).fill(NaN) };
   forEachStoredHour(store, base, to, (hour, reading) => {

@@ -8,6 +8,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, copyFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { localText } from "../files/document-store.ts";
 import { KEYS_FILE, USAGE_FILE } from "../keys/key-file.ts";
 import { connectRedis, redactedUrl } from "./redis-connection.ts";
 import { sharedDocuments, type SharedDocuments } from "./shared-documents.ts";
@@ -43,9 +44,7 @@ export async function runOnSharedKeys(
     const scratch = mkdtempSync(join(tmpdir(), "gds-keys-"));
     try {
       // Before the first change in Redis, the command starts from DATA_DIR's keys: none is lost.
-      const start =
-        text ??
-        (existsSync(join(dataDir, KEYS_FILE)) ? readFileSync(join(dataDir, KEYS_FILE), "utf8") : null);
+      const start = text ?? localText(dataDir, KEYS_FILE);
       if (start !== null) writeFileSync(join(scratch, KEYS_FILE), start, { mode: 0o600 });
       if (existsSync(join(dataDir, USAGE_FILE)))
         copyFileSync(join(dataDir, USAGE_FILE), join(scratch, USAGE_FILE));
