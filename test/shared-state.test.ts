@@ -181,10 +181,11 @@ test(
     process.kill(pids[0]!, "SIGKILL");
     // Only requests sent before the replacement listens may fail (those that met the dead
     // worker: one per connection it held); none sent after it.
+    // Requests go on until two seconds after the replacement listens. How soon that is depends on
+    // the host's load (a worker starts tsx and reads the store): 30 s bounds it, as a hang.
     const failed: number[] = [];
     let replaced = 0;
-    const until = Date.now() + 5_000;
-    while (Date.now() < until) {
+    while (replaced === 0 ? Date.now() < killed + 30_000 : Date.now() < replaced + 2_000) {
       if (replaced === 0 && (server.stderr().match(/listening on/g) ?? []).length >= 3) replaced = Date.now();
       // A connection the primary handed to the dying worker may hang: a client's timeout ends it.
       const sent = Date.now();
@@ -200,7 +201,7 @@ test(
       }
     }
     assert.match(server.stderr(), new RegExp(`Worker ${pids[0]} exited \\(SIGKILL\\).*starting another`));
-    assert.ok(replaced > 0, "the replacement listens within 5 s");
+    assert.ok(replaced > 0, "the replacement listens within 30 s");
     // How many requests fail before the primary sees the death depends on the host's load (two
     // here, three under CI's four test files at once): what must hold is that none fails after.
     assert.ok(
