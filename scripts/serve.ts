@@ -10,7 +10,6 @@ import { loadConfig } from "../src/config.ts";
 import { ingestFiles } from "../src/ingest/ingest.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
 import { loadManifest } from "../src/store/manifest.ts";
-import { markLegacySampleBeforeServing } from "../src/store/migrations.ts";
 import { neverWritten, rerunHint, writeState } from "../src/store/pending-ingest.ts";
 import { isSampleStore } from "../src/store/sample-mark.ts";
 import { formatInstant, HOUR_MS } from "../src/time.ts";
@@ -52,8 +51,6 @@ if (write.state === "interrupted") {
   }
   process.stderr.write(`Ingested ${summary.rowsRead} sample rows into ${summary.daysTouched} day files\n`);
 }
-// A store that began as 0.1.0's unmarked demo is marked now, so the notice below covers it too.
-markLegacySampleBeforeServing(config.dataDir, (line) => process.stderr.write(line + "\n"));
 if (isSampleStore(config.dataDir)) {
   process.stderr.write(
     [

@@ -28,7 +28,7 @@ import { createRequestCounter } from "./usage/request-counts.ts";
 import { createHardenedServer } from "./http/hardened-server.ts";
 import { createShutdown } from "./http/graceful-shutdown.ts";
 import { createChangeGate } from "./files/change-gate.ts";
-import { markLegacySampleBeforeServing, upgradeInBackground } from "./store/migrations.ts";
+import { upgradeInBackground } from "./store/migrations.ts";
 import { fileSecret, redisSecret } from "./dashboard/dashboard-secret.ts";
 import { createRedisSignInThrottle } from "./dashboard/redis-sign-in-throttle.ts";
 import { VERSION } from "./version.ts";
@@ -74,8 +74,6 @@ async function sharedState(
 // The stores and registries over DATA_DIR, gated by one stat of the directory per request; with
 // REDIS_URL, the kept documents' changes go to Redis's copies, which DATA_DIR follows.
 function openStores(config: Config, documents: DocumentStore) {
-  // Before the store opens: no answer may pass 0.1.0's unmarked sample as real data.
-  markLegacySampleBeforeServing(config.dataDir, log);
   const gate = createChangeGate(config.dataDir);
   const store = createReadingStore({ dir: config.dataDir, cacheDays: config.cacheDays, gate });
   // The record cache lives on the V8 heap (the other caches hold buffers outside it): warn when the

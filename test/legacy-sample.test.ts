@@ -2,9 +2,11 @@
  * 0.1.0's `make serve` ingested its generated sample unmarked, keeping the file in
  * `DATA_DIR/sample/`. The fixture test/fixtures/store-0.1.0 holds that release's store and the
  * very file it was made from (both written by that release's code): laid out as its `make serve`
- * left them, the store is found to be generated, marked before any answer, and reported when real
- * days were ingested beside it.
+ * left them, the store is found to be generated, marked by `npm run upgrade-store`, and reported
+ * when real days were ingested beside it.
  */
+import { spawnSync } from "node:child_process";
+import { once } from "node:events";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -13,7 +15,7 @@ import { ingestFiles } from "../src/ingest/ingest.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
 import { findLegacySample } from "../src/store/legacy-sample.ts";
 import { loadManifest, writeManifest } from "../src/store/manifest.ts";
-import { markLegacySample, markLegacySampleBeforeServing, upgradeStore } from "../src/store/migrations.ts";
+import { markLegacySample, upgradeStore } from "../src/store/migrations.ts";
 import { isSampleStore, SAMPLE_FILE } from "../src/store/sample-mark.ts";
 import { checkStore } from "../src/store/verify-store.ts";
 import { exportCsv, sast, startServerProcess, tempDir, writeFile } from "./helpers.ts";
@@ -71,15 +73,23 @@ test("0.1.0's generated days are found value for value; a store of them only is 
   assert.equal(findLegacySample(dir), undefined, "a marked store has nothing left to find");
 });
 
-test("a server marks 0.1.0's sample before its first answer, which then says it is sample data", async (t) => {
+test("npm run upgrade-store marks 0.1.0's sample, after which every answer says it is sample data", async (t) => {
   const dir = demoStore(t);
-  const { port, stderr: printed } = await startServerProcess(t, dir);
-  const stderr = printed();
-  assert.match(
-    stderr,
-    /Marked 5 days as sample data: 0\.1\.0's make serve generated them \(sample\/sample-export/,
-  );
-  assert.ok(stderr.indexOf("Marked 5 days") < stderr.indexOf("listening on"), "before the first answer");
+  // A one-time upgrade, two releases back: a start no longer looks for it (CHANGELOG.md, 1.7.0).
+  const before = await startServerProcess(t, dir);
+  assert.doesNotMatch(before.stderr(), /Marked|sample data/);
+  assert.equal(isSampleStore(dir), false);
+  before.child.kill("SIGTERM");
+  await once(before.child, "exit");
+
+  const run = spawnSync(process.execPath, ["--import", "tsx", "scripts/upgrade-store.ts"], {
+    cwd: join(import.meta.dirname, ".."),
+    env: { ...process.env, DATA_DIR: dir },
+    encoding: "utf8",
+  });
+  assert.equal(run.status, 0, run.stderr);
+  assert.match(run.stdout, /^manifest\.json: mark the days 0\.1\.0's make serve generated/m);
+  const { port } = await startServerProcess(t, dir);
   const res = await fetch(
     `http://127.0.0.1:${port}/api/v1/grid/system-state?start=2024-01-30&end=2024-01-31`,
     {
@@ -93,13 +103,6 @@ test("a server marks 0.1.0's sample before its first answer, which then says it 
   assert.equal(body.data.length, 24);
   const health = (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as { status: string };
   assert.equal(health.status, "sample");
-});
-
-test("make serve on 0.1.0's demo marks it first, then shows the sample notice", async (t) => {
-  const stderr = (await startServerProcess(t, demoStore(t), { script: "scripts/serve.ts" })).stderr();
-  const marked = stderr.indexOf("Marked 5 days as sample data");
-  assert.ok(marked >= 0, stderr);
-  assert.ok(marked < stderr.indexOf("This store holds SAMPLE DATA"), stderr);
 });
 
 test("a marking killed between the manifest and sample.json is still pending, and finishes", (t) => {
@@ -127,7 +130,7 @@ test("the first real ingest after the marking removes 0.1.0's sample, as it remo
   assert.equal(findLegacySample(dir), undefined);
 });
 
-test("0.1.0's sample beside real days is named by verify-store and at start, and left to the operator", (t) => {
+test("0.1.0's sample beside real days is named by verify-store, and left to the operator", (t) => {
   const dir = demoStore(t);
   // Real days ingested into the unmarked store, as 0.1.0 (or this release, before the upgrade) did.
   assert.deepEqual(ingestFiles([realExport(t)], { dir }).failures, []);
@@ -139,10 +142,7 @@ test("0.1.0's sample beside real days is named by verify-store and at start, and
   assert.equal(check.problems[0]!.file, join("sample", SAMPLE_NAME));
   assert.match(check.problems[0]!.problem, /5 stored days \(2024-01-29 to 2024-02-02\) equal it/);
   assert.match(check.problems[0]!.problem, /beside 3 real days/);
-  const lines: string[] = [];
-  markLegacySampleBeforeServing(dir, (line) => lines.push(line));
-  assert.equal(lines.length, 1);
-  assert.match(lines[0]!, /^WARNING: 5 stored days \(2024-01-29 to 2024-02-02\) are the sample/);
+  assert.deepEqual(upgradeStore(dir, [markLegacySample]), []);
   assert.equal(isSampleStore(dir), false);
 });
 

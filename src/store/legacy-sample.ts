@@ -49,7 +49,7 @@ export function findLegacySample(dir: string, manifest?: Manifest): LegacySample
  * The legacy sample files of an unmarked store, relative to `dir`: none for most stores, found at
  * a stat or two, before any comparison.
  */
-export function legacySampleFiles(dir: string): string[] {
+function legacySampleFiles(dir: string): string[] {
   const folder = join(dir, LEGACY_SAMPLE_DIR);
   if (!existsSync(folder) || existsSync(join(dir, SAMPLE_FILE))) return [];
   return readdirSync(folder)

@@ -3,13 +3,14 @@
  * version in the file itself; a file in an older format is whole but not what this release reads,
  * and one small function per version step rewrites it in the current one. The steps run under the
  * ingest lock: by a server in the background after it starts, one file at a time, or by
- * `npm run upgrade-store`. `verify-store` lists the files still to migrate apart from damage.
+ * `npm run upgrade-store`. One-time upgrades of an old release's store (not a format) run only in
+ * `upgrade-store`, never at start. `verify-store` lists the files still to migrate apart from damage.
  */
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { withLock, withLockAsync } from "../files/lock-file.ts";
 import { writeMonthPack } from "./write-month-pack.ts";
-import { findLegacySample, legacySampleFiles } from "./legacy-sample.ts";
+import { findLegacySample } from "./legacy-sample.ts";
 import { loadManifest, MANIFEST_FILE, READINGS_DIR, writeManifest } from "./manifest.ts";
 import { monthOf, PACK_VERSION, packState } from "./month-pack.ts";
 import { INGEST_LOCK } from "./pending-ingest.ts";
@@ -79,35 +80,14 @@ function markAllSample(dir: string): void {
   markSample(dir);
 }
 
-/** Every step, oldest first. A later format change adds its step here. */
-export const MIGRATIONS: readonly Migration[] = [markLegacySample, packToCurrent];
+/** The format steps, oldest first, which a server also runs after it starts. A format change adds its step here. */
+export const FORMAT_MIGRATIONS: readonly Migration[] = [packToCurrent];
 
 /**
- * Run by a server before it listens, so that no answer passes 0.1.0's generated days as real: a
- * store of them only is marked now; generated days beside real ones are named in the log (they
- * are the operator's to remove: CHANGELOG.md, 1.0.0, "Upgrading from 0.1.0").
+ * Every step `upgrade-store` runs: the one-time upgrades of old releases' stores (CHANGELOG.md,
+ * 1.7.0: the 0.1.0 sample is marked by `npm run upgrade-store` only), then the format steps.
  */
-export function markLegacySampleBeforeServing(dir: string, log: (line: string) => void): void {
-  if (legacySampleFiles(dir).length === 0) return;
-  // Compared once, under the ingest lock: no ingest can add real days between finding and marking.
-  const found = withLock(join(dir, INGEST_LOCK), () => {
-    const legacy = findLegacySample(dir);
-    if (legacy?.otherDays === 0) markAllSample(dir);
-    return legacy;
-  });
-  if (found === undefined) return;
-  if (found.otherDays === 0) {
-    log(
-      `Marked ${found.days.length} days as sample data: 0.1.0's make serve generated them (${found.files.join(", ")})`,
-    );
-    return;
-  }
-  log(
-    `WARNING: ${found.days.length} stored days (${found.days[0]} to ${found.days.at(-1)}) are the sample 0.1.0's make serve ` +
-      `generated (${found.files.join(", ")}), served as real data beside ${found.otherDays} real days; ` +
-      "npm run verify-store says how to remove them",
-  );
-}
+export const MIGRATIONS: readonly Migration[] = [markLegacySample, ...FORMAT_MIGRATIONS];
 
 /** The files of the store at `dir` that a step will rewrite. */
 export function outdatedFiles(dir: string, migrations = MIGRATIONS): Outdated[] {
@@ -136,7 +116,7 @@ export function upgradeStore(dir: string, migrations = MIGRATIONS): Outdated[] {
 export async function upgradeInBackground(
   dir: string,
   log: (line: string) => void,
-  migrations = MIGRATIONS,
+  migrations = FORMAT_MIGRATIONS,
 ): Promise<Outdated[]> {
   const done: Outdated[] = [];
   for (const m of migrations) {
