@@ -13,10 +13,6 @@ import { isoNow } from "../time.ts";
 import type { AccessLogEntry } from "./access-log.ts";
 
 /**
- * Runs before the method check on routes with a scope: throws (or rejects with) a 401 or 429, may
- * set headers. It answers at once, or with a promise when it must ask a shared limiter.
- */
-/**
  * Checks a request to a route with a scope before its handler: the answer that refuses it (a 401,
  * a 429), or undefined to let it through; a shared limiter answers later.
  */
