@@ -130,13 +130,25 @@ function apiRoutes(options: ServiceOptions): Route[] {
   const compressions = createRenderSlots(1);
   const forecasts = options.forecasts ?? new ForecastIssues(store.dir);
   const routes: Route[] = [
-    ...DATASETS.map((dataset) => ({
-      path: dataset.path,
-      methods: READ_METHODS,
-      scope: dataset.scope,
-      handler: datasetHandler(dataset, store, { now, records, responses, slots, compressions }),
-      doc: { dataset },
-    })),
+    ...DATASETS.flatMap((dataset) => {
+      const shared = { now, records, responses, slots, compressions };
+      return [
+        {
+          path: dataset.path,
+          methods: READ_METHODS,
+          scope: dataset.scope,
+          handler: datasetHandler(dataset, store, shared),
+          doc: { dataset },
+        },
+        {
+          path: `${dataset.path}/latest`,
+          methods: READ_METHODS,
+          scope: dataset.scope,
+          handler: datasetHandler(dataset, store, shared, "latest"),
+          doc: { dataset, latest: true },
+        },
+      ];
+    }),
     {
       path: forecastDemand.path,
       methods: READ_METHODS,

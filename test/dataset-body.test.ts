@@ -27,6 +27,10 @@ function range(start: string, end: string, interval: "1h" | "1d", options = {}):
     options,
     startFractional: false,
     endFractional: false,
+    asked: interval,
+    zone: "UTC",
+    agg: "mean",
+    columns: undefined,
   };
 }
 
@@ -86,7 +90,7 @@ test("every dataset's body in pieces is the body of the whole range, JSON and CS
               ? `{"meta":{"m":1},"data":[${whole.map((rec) => JSON.stringify(rec)).join(",")}]}`
               : recordsToCsv(
                   whole,
-                  dataset.servedFields?.(interval, options) ?? dataset.fields[interval],
+                  dataset.servedFields?.({ interval, options }) ?? dataset.fields[interval],
                   (f) => (options as Record<string, unknown>)[f.name] === true,
                 );
           assert.equal(

@@ -112,7 +112,7 @@ test("Accept: text/csv selects CSV; format wins over Accept; errors stay JSON", 
   const badFormat = await (await server.get(`${path}&format=xlsx`)).json();
   assert.deepEqual(badFormat, {
     error: "invalid_parameter",
-    detail: "Query parameter 'format' must be 'json' or 'csv', not 'xlsx'.",
+    detail: "Query parameter 'format' must be 'json', 'csv' or 'parquet', not 'xlsx'.",
   });
 });
 

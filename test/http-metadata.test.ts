@@ -70,14 +70,15 @@ test("/api/v1/datasets lists every dataset with fields, units, intervals, scope 
     ["ts", "issued_at", "rsa_contracted_forecast_mw", "residual_forecast_mw"],
   );
   const state = body.datasets[0];
-  assert.deepEqual(state.intervals, ["1h", "1d"]);
-  assert.deepEqual(state.formats, ["json", "csv"]);
+  assert.deepEqual(state.intervals, ["1h", "1d", "1w", "1mo", "1y", "fy"]);
+  assert.deepEqual(state.formats, ["json", "csv", "parquet"]);
   assert.deepEqual(state.fields["1h"][1], {
     name: "residual_demand_mw",
     type: "number",
     unit: "MW",
     nullable: true,
     description: "Residual demand: system demand less renewable generation (`Residual Demand`).",
+    aggregates: ["mean", "min", "max", "sum"],
   });
   assert.equal(state.fields["1d"][1].name, "hours");
   assert.ok(body.datasets[2].parameters.includes("components"));

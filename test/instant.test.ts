@@ -47,8 +47,12 @@ test("seconds and fractions are optional; a non-zero fraction is remembered", ()
   });
 });
 
-test("a bare date means 00:00 UTC", () => {
-  assert.deepEqual(parseInstant("2024-02-29"), { ms: ms("2024-02-29T00:00:00Z"), fractional: false });
+test("a bare date means 00:00 UTC, and says it was a date (tz moves it to 00:00 in its zone)", () => {
+  assert.deepEqual(parseInstant("2024-02-29"), {
+    ms: ms("2024-02-29T00:00:00Z"),
+    fractional: false,
+    date: true,
+  });
 });
 
 test("a date-time without an offset is refused as ambiguous", () => {

@@ -17,7 +17,7 @@ const SRC = join(import.meta.dirname, "..", "src");
  */
 const FLOORS: readonly (readonly string[])[] = [
   ["time.ts", "version.ts", "env-settings.ts", "cache", "files"],
-  ["source", "limits"],
+  ["periods.ts", "source", "limits"],
   ["store", "keys", "usage"],
   ["ingest", "datasets", "accounts", "sample"],
   ["features", "forecasts", "shared"],

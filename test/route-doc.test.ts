@@ -13,7 +13,10 @@ test("a query parameter is documented by the string it accepts, its transformati
   );
   assert.deepEqual(jsonSchema(flag), { enum: ["true", "false"], type: "string" });
   assert.deepEqual(jsonSchema(RANGE_PARAMETERS.start.schema), { type: "string" });
-  assert.deepEqual(jsonSchema(RANGE_PARAMETERS.interval.schema), { enum: ["1h", "1d"], type: "string" });
+  assert.deepEqual(jsonSchema(RANGE_PARAMETERS.interval.schema), {
+    enum: ["1h", "1d", "1w", "1mo", "1y", "fy"],
+    type: "string",
+  });
 });
 
 test("a body schema keeps its descriptions, nullability, bounds and closed shape, without a dialect line", () => {

@@ -11,22 +11,25 @@
  * back than its table says gets nothing there, and a test shows every dataset's records are equal
  * over the window and over the whole store.
  */
-import * as aq from "arquero";
 import type { Reading } from "../source/reading.ts";
 import type { ReadingStore } from "../store/reading-store.ts";
-import { dayKey, dayRange, formatInstant, HOUR_MS } from "../time.ts";
+import { dayKey, formatInstant, HOUR_MS } from "../time.ts";
+import { formatZoned, periodRange, ZONE_OFFSET_MS } from "../periods.ts";
 import type {
+  Aggregate,
   DataRecord,
   Dataset,
   DatasetParameter,
   FieldDoc,
+  FieldsRequest,
   FieldText,
   Interval,
   RangeRequest,
 } from "./dataset.ts";
-import { firstDayRead, type HourValue, TIME_FIELDS } from "./dataset.ts";
+import { createPeriodAggregator } from "./period-records.ts";
+import { fieldDoc, firstDayRead, type HourValue, TIME_FIELDS } from "./dataset.ts";
 import { round3 } from "./source-fields.ts";
-import { type DailyField, dailyPlan, type Rollup } from "./daily-plan.ts";
+import type { DailyField } from "./daily-plan.ts";
 
 export type { DailyField, DailyRule } from "./daily-plan.ts";
 import { forEachStoredHour } from "./stored-hours.ts";
@@ -42,6 +45,8 @@ export interface HourlyField<H> extends FieldText {
   readonly lookbackDays?: number;
   /** Served only when this boolean option of the request is true. */
   readonly onlyWith?: string;
+  /** The aggregates it allows over a day or longer, when not those of its type and unit (`aggregates.ts`). */
+  readonly aggregates?: readonly Aggregate[];
 }
 
 /** Everything about one dataset. `H` is what one stored hour yields; `C` what a range prepares. */
@@ -90,6 +95,8 @@ export interface TableDataset<H, HF extends string, DF extends string> extends D
   hours(store: HourSource, from: number, to: number): { hour: number; inputs: H }[];
   hourlyRecords(store: HourSource, request: RangeRequest): HourlyRecord<HF>[];
   dailyRecords(store: HourSource, from: number, to: number): DailyRecord<DF>[];
+  /** The fields a response carries (`DatasetDoc.servedFields`), always given. */
+  servedFields(request: FieldsRequest): readonly FieldDoc[];
 }
 
 /** The store seen from `first` (UTC ms of a day) on: nothing before it exists. */
@@ -108,27 +115,6 @@ function served(value: HourValue): HourValue {
   const out: Record<string, number | null> = {};
   for (const name in value) out[name] = round3(value[name]);
   return out;
-}
-
-// What a field's description holds, in the order the catalog and OpenAPI write it.
-const DOC_KEYS = [
-  "type",
-  "description",
-  "unit",
-  "nullable",
-  "format",
-  "enum",
-  "minimum",
-  "maximum",
-  "optional",
-  "properties",
-] as const;
-
-// The served description of a table entry: its name and its description, not its computation.
-function fieldDoc(name: string, text: FieldText): FieldDoc {
-  const doc: Record<string, unknown> = { name };
-  for (const key of DOC_KEYS) if (text[key] !== undefined) doc[key] = text[key];
-  return doc as unknown as FieldDoc;
 }
 
 // The inputs of every stored hour in [from, to) that holds any, read through the look-back window.
@@ -153,6 +139,23 @@ function hourWalker<H, C>(table: DatasetTable<H, C, string, string, string>, loo
 // The documented fields of a table, in its order.
 const docs = (fields: [string, FieldText][]) => fields.map(([name, text]) => fieldDoc(name, text));
 
+// The hourly records of a range: each field's value, rounded, stamped in the request's zone.
+function hourlyRecorder<H, HF extends string>(
+  hourly: readonly [HF, HourlyField<H>][],
+  hours: (store: HourSource, from: number, to: number) => { hour: number; inputs: H }[],
+) {
+  return (store: HourSource, { start, end, options, zone = "UTC" }: RangeRequest): HourlyRecord<HF>[] => {
+    const fields = hourly.filter(([, f]) => f.onlyWith === undefined || options[f.onlyWith] === true);
+    const offset = ZONE_OFFSET_MS[zone];
+    const stamp = offset === 0 ? formatInstant : (hour: number) => formatZoned(hour, offset);
+    return hours(store, start, end).map(({ hour, inputs }) => {
+      const record: Record<string, HourValue> = { ts: stamp(hour) };
+      for (const [name, field] of fields) record[name] = served(field.value(inputs));
+      return record as HourlyRecord<HF>;
+    });
+  };
+}
+
 /** The dataset a table describes. */
 export function defineDataset<H, C, HF extends string, XF extends string, DF extends string>(
   table: DatasetTable<H, C, HF, XF, DF>,
@@ -160,38 +163,34 @@ export function defineDataset<H, C, HF extends string, XF extends string, DF ext
   const hourly = Object.entries(table.hourly) as [HF, HourlyField<H>][];
   const unserved = Object.entries(table.unserved ?? {}) as [XF, (hour: H) => number | null][];
   const lookbackDays = Math.max(0, ...hourly.map(([, f]) => f.lookbackDays ?? 0));
-  const plan = dailyPlan(table.daily as Readonly<Record<string, DailyField<string>>>, (name) => {
+  const column = (name: string) => {
     const found = hourly.find(([n]) => n === name)?.[1].value ?? unserved.find(([n]) => n === name)?.[1];
     if (found === undefined)
       throw new Error(`${table.id}: a daily rule reads ${name}, which is no hourly field`);
     return found;
-  });
+  };
 
   const hours = hourWalker(table, lookbackDays);
 
-  function hourlyRecords(store: HourSource, { start, end, options }: RangeRequest): HourlyRecord<HF>[] {
-    const fields = hourly.filter(([, f]) => f.onlyWith === undefined || options[f.onlyWith] === true);
-    return hours(store, start, end).map(({ hour, inputs }) => {
-      const record: Record<string, HourValue> = { ts: formatInstant(hour) };
-      for (const [name, field] of fields) record[name] = served(field.value(inputs));
-      return record as HourlyRecord<HF>;
-    });
-  }
+  const hourlyRecords = hourlyRecorder(hourly, hours);
+
+  const periods = createPeriodAggregator({
+    daily: table.daily,
+    hourly,
+    column,
+    hours,
+  });
 
   function dailyRecords(store: HourSource, from: number, to: number): DailyRecord<DF>[] {
-    const rows = hours(store, from, to).map(({ hour, inputs }) => {
-      const row: Record<string, HourValue> = { date: dayKey(hour) };
-      for (const [name, value] of plan.columns) row[name] = value(inputs);
-      return row;
-    });
-    if (rows.length === 0) return [];
-    const table = aq.from(rows).groupby("date");
-    const days = table
-      .rollup(plan.rollup as Parameters<typeof table.rollup>[0])
-      .orderby("date")
-      .objects() as Rollup[];
-    return days.map(plan.finish) as DailyRecord<DF>[];
+    return periods.records(store, from, to, { period: "1d", offset: 0, agg: "mean" }) as DailyRecord<DF>[];
   }
+
+  const fields = {
+    "1h": [TIME_FIELDS["1h"], ...docs(hourly)],
+    "1d": [TIME_FIELDS["1d"], ...docs(Object.entries<FieldText>(table.daily))],
+  };
+
+  const servedFields = (request: FieldsRequest) => periods.servedFields(request, fields);
 
   return {
     id: table.id,
@@ -204,17 +203,17 @@ export function defineDataset<H, C, HF extends string, XF extends string, DF ext
     meta: table.meta,
     lookbackDays,
     table: table as unknown as DatasetTable<H, never, HF, string, DF>,
-    fields: {
-      "1h": [TIME_FIELDS["1h"], ...docs(hourly)],
-      "1d": [TIME_FIELDS["1d"], ...docs(Object.entries<FieldText>(table.daily))],
-    },
+    fields,
+    servedFields,
     hours,
     hourlyRecords,
     dailyRecords,
     records(store: HourSource, request: RangeRequest): DataRecord[] {
       if (request.interval === "1h") return hourlyRecords(store, request);
-      const { from, to } = dayRange(request.start, request.end);
-      return dailyRecords(store, from, to);
+      const { period = "1d", zone = "UTC", agg = "mean" } = request;
+      const offset = ZONE_OFFSET_MS[zone];
+      const { from, to } = periodRange(request.start, request.end, period, offset);
+      return periods.records(store, from, to, { period, offset, agg });
     },
   };
 }

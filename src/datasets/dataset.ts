@@ -1,11 +1,19 @@
 /** What every dataset endpoint has in common: its identity, its fields and how it computes records. */
 import type * as v from "valibot";
 import { DAY_MS, HOUR_MS } from "../time.ts";
+import type { Period, Zone } from "../periods.ts";
 import type { ReadingStore } from "../store/reading-store.ts";
 
 /** The two resolutions a range can be asked for. */
 export const INTERVALS = ["1h", "1d"] as const;
 export type Interval = (typeof INTERVALS)[number];
+
+/**
+ * How records of a day or longer aggregate their hours: `mean` (the dataset's daily fields, the
+ * default), or every numeric hourly field's `min`, `max` or `sum` (docs/api.md: "Aggregates").
+ */
+export const AGGREGATES = ["mean", "min", "max", "sum"] as const;
+export type Aggregate = (typeof AGGREGATES)[number];
 
 /** A served record: `ts` or `date` first, then the dataset's fields (grid stress nests `components`). */
 export type DataRecord = Record<string, string | number | null | Readonly<Record<string, number | null>>>;
@@ -42,6 +50,8 @@ export interface FieldDoc {
   readonly optional?: boolean;
   /** The members of an object field. */
   readonly properties?: readonly FieldDoc[];
+  /** The aggregates an hourly field allows over a day or longer (`agg`). */
+  readonly aggregates?: readonly Aggregate[];
 }
 
 /** The record time field of each interval. */
@@ -57,6 +67,28 @@ export const TIME_FIELDS: Readonly<Record<Interval, FieldDoc>> = {
 
 /** A field's description without its name (the key of its dataset table). */
 export type FieldText = Omit<FieldDoc, "name">;
+
+// What a field's description holds, in the order the catalog and OpenAPI write it.
+const DOC_KEYS = [
+  "type",
+  "description",
+  "unit",
+  "nullable",
+  "format",
+  "enum",
+  "minimum",
+  "maximum",
+  "optional",
+  "properties",
+  "aggregates",
+] as const;
+
+/** The served description of a table entry: its name and its description, not its computation. */
+export function fieldDoc(name: string, text: FieldText): FieldDoc {
+  const doc: Record<string, unknown> = { name };
+  for (const key of DOC_KEYS) if (text[key] !== undefined) doc[key] = text[key];
+  return doc as unknown as FieldDoc;
+}
 
 /** The `hours` field of daily records. */
 export const HOURS_FIELD: FieldText = {
@@ -90,7 +122,16 @@ export interface RangeRequest {
   readonly interval: Interval;
   /** Dataset-specific options, already validated (e.g. grid stress `components`). */
   readonly options: Readonly<Record<string, unknown>>;
+  /** At interval 1d: the period each record aggregates (`1d` by default). */
+  readonly period?: Period;
+  /** The zone of stamps and period boundaries (`UTC` by default). */
+  readonly zone?: Zone;
+  /** At interval 1d: how the hours aggregate (`mean` by default). */
+  readonly agg?: Aggregate;
 }
+
+/** What the fields of a response depend on. */
+export type FieldsRequest = Pick<RangeRequest, "interval" | "options" | "period" | "zone" | "agg">;
 
 /**
  * What the catalog, the OpenAPI document and the API reference say of a dataset: every dataset
@@ -110,12 +151,17 @@ export interface DatasetDoc {
   /** The fields of its records at each interval, in served order, time field first. */
   readonly fields: Readonly<Record<Interval, readonly FieldDoc[]>>;
   /**
-   * The fields one response carries, where its options choose among them (grid stress's
-   * `version`); by default `fields`. The CSV header is written from them.
+   * The fields one response carries, where its options, period or aggregate choose among them
+   * (grid stress's `version`, `agg=max`); by default `fields`. The CSV header is written from them.
    */
-  servedFields?(interval: Interval, options: Readonly<Record<string, unknown>>): readonly FieldDoc[];
+  servedFields?(request: FieldsRequest): readonly FieldDoc[];
   /** `meta.derived` at each interval. */
   readonly derived: Readonly<Record<Interval, boolean>>;
+  /**
+   * The intervals it serves, when only 1h and 1d (then without `tz`, `agg`, `columns` and
+   * Parquet); by default every interval of `range-query.ts`.
+   */
+  readonly intervals?: readonly ("1h" | "1d")[];
   /** Query parameters besides `start`, `end`, `interval`, `format` and `as_of`. */
   readonly parameters?: Readonly<Record<string, DatasetParameter>>;
   /** `meta` fields after `derived` (e.g. `derivation_method`), for an interval and the request's options. */

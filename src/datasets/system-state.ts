@@ -77,6 +77,8 @@ export const systemState = defineDataset({
         differenceOrNull(valueAt(h.reading, COL.utilityOcgt), valueAt(h.previous(), COL.utilityOcgt)),
       // The hour before midnight is in the day before.
       lookbackDays: 1,
+      // A sum of ramps is only the period's net change: no sum.
+      aggregates: ["mean", "min", "max"],
     },
     forecast_error_mw: {
       ...mw("residual_demand_mw - residual_forecast_mw."),

@@ -142,7 +142,7 @@ export const gridStress: Dataset & Pick<typeof gridStressV2, "hours"> = {
   },
   lookbackDays: Math.max(gridStressV1.lookbackDays, gridStressV2.lookbackDays),
   fields: { "1h": documentedFields("1h"), "1d": documentedFields("1d") },
-  servedFields: (interval, options) => versionOf(options).fields[interval],
+  servedFields: (request) => versionOf(request.options).servedFields(request),
   hours: (store, from, to) => gridStressV2.hours(store, from, to),
   records: (store, request) => versionOf(request.options).records(store, request),
 };

@@ -40,6 +40,7 @@ export const forecastDemand: DatasetDoc = {
     "`as_of` gives the forecast as it stood at that instant: only issues seen by then. These are not system state's week-ahead `residual_forecast_mw` (the demand file's), which this forecast never overwrites.",
   ].join("\n\n"),
   derived: { "1h": false, "1d": true },
+  intervals: ["1h", "1d"],
   parameters: { issues: ISSUES_PARAMETER },
   meta: (interval) => ({
     derivation_method: interval === "1h" ? "as_published" : "aggregation_from_1h",

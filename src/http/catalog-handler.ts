@@ -3,7 +3,9 @@
  * intervals, fields (type, unit, meaning), the caller's limit in its scope, and what the store
  * holds (first and last hour, newest actual hour, last ingest).
  */
-import { type DatasetDoc, type FieldDoc, INTERVALS } from "../datasets/dataset.ts";
+import type { DatasetDoc, FieldDoc } from "../datasets/dataset.ts";
+import { aggregatesOf } from "../datasets/aggregates.ts";
+import { REQUEST_INTERVALS } from "./range-query.ts";
 import { WINDOW_MS } from "../limits/scopes.ts";
 import { type ReadingStore, type StoreSnapshot, StoreUnavailableError } from "../store/reading-store.ts";
 import { dayStart, formatInstant, HOUR_MS } from "../time.ts";
@@ -24,6 +26,7 @@ const FIELD_ENTRIES = {
   nullable: v.boolean(),
   optional: v.optional(v.boolean()),
   description: v.string(),
+  aggregates: v.optional(v.array(v.picklist(["mean", "min", "max", "sum"]))),
 };
 const FieldDescription = v.object({
   ...FIELD_ENTRIES,
@@ -38,7 +41,7 @@ export const CatalogBody = v.object({
       id: described(v.string(), "`meta.dataset`."),
       path: described(v.string(), "The endpoint."),
       description: described(v.string(), "What it serves."),
-      intervals: v.array(v.picklist(INTERVALS)),
+      intervals: v.array(v.picklist(REQUEST_INTERVALS)),
       derived: v.record(v.string(), v.boolean()),
       scope: described(v.string(), "The limiter scope."),
       limit: v.object({
@@ -98,6 +101,12 @@ function describeField(field: FieldDoc): Record<string, unknown> {
   };
 }
 
+// An hourly field, with the aggregates it allows over a day or longer (`agg`), when any.
+function describeHourly(field: FieldDoc): Record<string, unknown> {
+  const aggregates = field.format === "date-time" ? [] : aggregatesOf(field);
+  return { ...describeField(field), ...(aggregates.length > 0 ? { aggregates } : {}) };
+}
+
 /** The first and last stored hour, found in the first and last day files. */
 function coverage(
   store: ReadingStore,
@@ -127,14 +136,22 @@ export function catalogHandler(datasets: readonly DatasetDoc[], store: ReadingSt
         id: dataset.id,
         path: dataset.path,
         description: dataset.description,
-        intervals: INTERVALS,
+        intervals: dataset.intervals ?? REQUEST_INTERVALS,
         derived: dataset.derived,
         scope: dataset.scope,
         limit: { requests: ctx.limitFor?.(dataset.scope) ?? null, window_seconds: WINDOW_MS / 1000 },
-        parameters: ["start", "end", "interval", "format", "as_of", ...Object.keys(dataset.parameters ?? {})],
-        formats: FORMATS,
+        parameters: [
+          "start",
+          "end",
+          "interval",
+          ...(dataset.intervals === undefined ? ["tz", "agg", "columns"] : []),
+          "format",
+          "as_of",
+          ...Object.keys(dataset.parameters ?? {}),
+        ],
+        formats: dataset.intervals === undefined ? FORMATS : FORMATS.filter((f) => f !== "parquet"),
         fields: {
-          "1h": dataset.fields["1h"].map(describeField),
+          "1h": dataset.fields["1h"].map(describeHourly),
           "1d": dataset.fields["1d"].map(describeField),
         },
       })),

@@ -6,12 +6,15 @@
  * join to exactly what one piece for the whole range would be: records are made day by day, each
  * from its own day and the days before it, whatever range asks for them.
  */
-import type { Dataset, DataRecord, RangeRequest } from "../datasets/dataset.ts";
+import type { Dataset, DataRecord, FieldDoc, RangeRequest } from "../datasets/dataset.ts";
 import type { RecordCache } from "../datasets/record-cache.ts";
 import type { ReadingStore } from "../store/reading-store.ts";
 import { dayRange, DAY_MS } from "../time.ts";
+import { nextPeriod, periodRange, ZONE_OFFSET_MS } from "../periods.ts";
+import { project } from "./columns.ts";
 import { recordsToCsv } from "./csv.ts";
 import type { Format } from "./negotiation.ts";
+import { ParquetEncoder, parquetColumns } from "./parquet.ts";
 import type { ParsedRange } from "./range-query.ts";
 import { type RenderSlots, yieldToLoop } from "./render-slots.ts";
 import type { BodySource } from "./send.ts";
@@ -29,15 +32,43 @@ export class StaleBodyError extends Error {
   }
 }
 
-/** The range cut at whole UTC days into pieces, in order (a daily range: its covered days). */
-export function pieces(range: ParsedRange): RangeRequest[] {
+/**
+ * Whether the record cache can serve a range: it keeps UTC stamps, and daily records of UTC days
+ * averaged as the dataset's daily fields. Other zones, periods and aggregates are computed afresh.
+ */
+export function cacheable(range: RangeRequest): boolean {
+  if ((range.zone ?? "UTC") !== "UTC") return false;
+  return range.interval === "1h" || ((range.period ?? "1d") === "1d" && (range.agg ?? "mean") === "mean");
+}
+
+/**
+ * The range cut into pieces, in order: hours at whole UTC days, a day a piece; UTC days 31 a
+ * piece; longer periods, or days in another zone, in runs of whole periods of about a month.
+ */
+export function pieces(range: RangeRequest): RangeRequest[] {
   const hourly = range.interval === "1h";
+  const period = range.period ?? "1d";
+  if (!hourly && !cacheable(range)) return periodPieces(range);
   const { from, to } = hourly ? { from: range.start, to: range.end } : dayRange(range.start, range.end);
   const step = (hourly ? HOURLY_PIECE_DAYS : DAILY_PIECE_DAYS) * DAY_MS;
   const out: RangeRequest[] = [];
   for (let start = from; start < to;) {
     const end = Math.min(to, Math.floor(start / DAY_MS) * DAY_MS + step);
-    out.push({ start, end, interval: range.interval, options: range.options });
+    out.push({ ...range, start, end, period });
+    start = end;
+  }
+  return out;
+}
+
+function periodPieces(range: RangeRequest): RangeRequest[] {
+  const period = range.period ?? "1d";
+  const offset = ZONE_OFFSET_MS[range.zone ?? "UTC"];
+  const { from, to } = periodRange(range.start, range.end, period, offset);
+  const out: RangeRequest[] = [];
+  for (let start = from; start < to;) {
+    let end = nextPeriod(start, period, offset);
+    while (end < to && end - start < DAILY_PIECE_DAYS * DAY_MS) end = nextPeriod(end, period, offset);
+    out.push({ ...range, start, end, period });
     start = end;
   }
   return out;
@@ -57,6 +88,8 @@ export interface DatasetBodyParts {
   /** The JSON envelope's `meta`, as JSON text. */
   readonly meta: () => string;
   readonly slots: RenderSlots;
+  /** The fields the records carry (`columns.ts`); all of them when absent. */
+  readonly fields?: readonly FieldDoc[];
 }
 
 /** A dataset response's body, rendered when asked. */
@@ -72,49 +105,87 @@ export class DatasetBody implements BodySource {
     return slots.run(async () => {
       // Each piece becomes bytes as it is made: one megabyte-long string would take as long
       // to join and encode, in one go, as many pieces take to make.
-      const parts = this.#parts.format === "csv" ? await this.#csv() : await this.#json();
+      const parts: Buffer[] = [];
+      await this.write((bytes) => {
+        parts.push(bytes);
+      });
       if (store.refresh().version !== version) throw new StaleBodyError();
       return Buffer.concat(parts);
     });
   }
 
+  /**
+   * Hands the body's bytes to `out` piece by piece, yielding to the event loop between pieces and
+   * waiting for `out` (a stream's backpressure); holds no more than a piece (a row group in Parquet).
+   */
+  async write(out: (bytes: Buffer) => void | Promise<void>): Promise<void> {
+    const { format } = this.#parts;
+    if (format === "csv") await this.#csv(out);
+    else if (format === "parquet") await this.#parquet(out);
+    else await this.#json(out);
+  }
+
+  /** The fields served, in order. */
+  get fields(): readonly FieldDoc[] {
+    const { dataset, range } = this.#parts;
+    return this.#parts.fields ?? dataset.servedFields?.(range) ?? dataset.fields[range.interval];
+  }
+
   #records(piece: RangeRequest): DataRecord[] {
     const { dataset, store, asOf, recordCache } = this.#parts;
-    return asOf === undefined ? recordCache.records(dataset, store, piece) : dataset.records(asOf, piece);
+    if (asOf === undefined && cacheable(piece)) return recordCache.records(dataset, store, piece);
+    return dataset.records(asOf ?? store, piece);
+  }
+
+  // The records' JSON texts joined by commas: kept ones when the cache holds them whole.
+  #jsonTexts(piece: RangeRequest): string {
+    const { dataset, store, asOf, recordCache, range } = this.#parts;
+    if (asOf === undefined && cacheable(piece) && range.columns === undefined)
+      return recordCache.json(dataset, store, piece);
+    const records = this.#records(piece);
+    const fields = this.fields;
+    return records
+      .map((record) => JSON.stringify(range.columns === undefined ? record : project(record, fields)))
+      .join(",");
   }
 
   // The same bytes as JSON.stringify({ meta, data }), from records serialized once each.
-  async #json(): Promise<Buffer[]> {
-    const { dataset, store, asOf, recordCache, range } = this.#parts;
-    const parts = [Buffer.from(`{"meta":${this.#parts.meta()},"data":[`)];
+  async #json(out: (bytes: Buffer) => void | Promise<void>): Promise<void> {
+    await out(Buffer.from(`{"meta":${this.#parts.meta()},"data":[`));
     let first = true;
-    for (const piece of pieces(range)) {
+    for (const piece of pieces(this.#parts.range)) {
       await yieldToLoop();
-      const text =
-        asOf === undefined
-          ? recordCache.json(dataset, store, piece)
-          : dataset
-              .records(asOf, piece)
-              .map((record) => JSON.stringify(record))
-              .join(",");
+      const text = this.#jsonTexts(piece);
       if (text === "") continue;
-      parts.push(Buffer.from(first ? text : `,${text}`));
+      await out(Buffer.from(first ? text : `,${text}`));
       first = false;
     }
-    parts.push(Buffer.from("]}"));
-    return parts;
+    await out(Buffer.from("]}"));
   }
 
-  async #csv(): Promise<Buffer[]> {
-    const { dataset, range } = this.#parts;
-    const fields = dataset.servedFields?.(range.interval, range.options) ?? dataset.fields[range.interval];
-    const include = (field: { name: string }) => range.options[field.name] === true;
+  #include(): (field: { name: string }) => boolean {
+    const { range } = this.#parts;
+    return (field) => range.options[field.name] === true;
+  }
+
+  async #csv(out: (bytes: Buffer) => void | Promise<void>): Promise<void> {
+    const fields = this.fields;
+    const include = this.#include();
     const header = recordsToCsv([], fields, include);
-    const parts = [Buffer.from(header)];
-    for (const piece of pieces(range)) {
+    await out(Buffer.from(header));
+    for (const piece of pieces(this.#parts.range)) {
       await yieldToLoop();
-      parts.push(Buffer.from(recordsToCsv(this.#records(piece), fields, include).slice(header.length)));
+      const rows = recordsToCsv(this.#records(piece), fields, include).slice(header.length);
+      if (rows !== "") await out(Buffer.from(rows));
     }
-    return parts;
+  }
+
+  async #parquet(out: (bytes: Buffer) => void | Promise<void>): Promise<void> {
+    const encoder = new ParquetEncoder(parquetColumns(this.fields, this.#include()), this.#parts.meta(), out);
+    for (const piece of pieces(this.#parts.range)) {
+      await yieldToLoop();
+      await encoder.add(this.#records(piece));
+    }
+    await encoder.end();
   }
 }

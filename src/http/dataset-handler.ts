@@ -9,10 +9,14 @@ import * as v from "valibot";
 import { type Dataset, type DatasetParameter, firstDayRead } from "../datasets/dataset.ts";
 import { type ReadingStore, type StoreSnapshot, StoreUnavailableError } from "../store/reading-store.ts";
 import { dayKey, dayRange, DAY_MS, formatInstant, HOUR_MS } from "../time.ts";
-import { chooseFormat, type Format, FORMATS } from "./negotiation.ts";
-import { type ParsedRange, parseRangeQuery } from "./range-query.ts";
+import { chooseFormat, type Format, FORMATS, PARQUET_TYPE } from "./negotiation.ts";
+import { MAX_SPAN_DAYS, type ParsedRange, parseRangeQuery } from "./range-query.ts";
 import type { Handler, RequestContext } from "./router.ts";
-import { send } from "./send.ts";
+import { send, sendStream } from "./send.ts";
+import { responseFields } from "./columns.ts";
+import { parseLatestQuery } from "./latest.ts";
+import { formatZoned, periodRange, ZONE_OFFSET_MS } from "../periods.ts";
+import type { FieldDoc } from "../datasets/dataset.ts";
 import { DatasetBody, StaleBodyError } from "./dataset-body.ts";
 import type { RenderSlots } from "./render-slots.ts";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -34,9 +38,10 @@ export const SAMPLE_HEADERS: Readonly<Record<string, string>> = { "Data-Source":
 /** `format`, accepted by every dataset: it overrides the Accept header. */
 export const FORMAT_PARAMETER: DatasetParameter = {
   schema: v.picklist(FORMATS),
-  expected: "'json' or 'csv'",
+  expected: "'json', 'csv' or 'parquet'",
   default: undefined,
-  description: "json (the default) or csv; overrides Accept.",
+  description:
+    "json (the default), csv or parquet (Apache Parquet: typed columns, meta in the file's key-value metadata); overrides Accept. csv and parquet stream an hourly range of up to 7320 days.",
 };
 
 /** `as_of`, accepted by every dataset: the values as the store held them at that instant. */
@@ -77,9 +82,33 @@ export function secondsToNextHour(now: number): number {
 // Cache-Control for a response at `now`: private, until the next whole hour.
 const cacheControlAt = (now: number): string => `private, max-age=${secondsToNextHour(now)}`;
 
-/** The instants the records of a range cover: the range at 1h, its whole days at 1d. */
+/** The instants the records of a range cover: the range at 1h, its whole periods at 1d. */
 function covered(range: ParsedRange): { from: number; to: number } {
-  return range.interval === "1h" ? { from: range.start, to: range.end } : dayRange(range.start, range.end);
+  if (range.interval === "1h") return { from: range.start, to: range.end };
+  if (range.period === undefined || (range.period === "1d" && range.zone === "UTC"))
+    return dayRange(range.start, range.end);
+  return periodRange(range.start, range.end, range.period, ZONE_OFFSET_MS[range.zone]);
+}
+
+// Whether a range asks for anything beyond what release 1.6 could (so that older ETags stay as they were).
+const plain = (range: ParsedRange) =>
+  range.asked === range.interval &&
+  range.zone === "UTC" &&
+  range.agg === "mean" &&
+  range.columns === undefined;
+
+/** An instant as the range's zone writes it. */
+function stampIn(range: ParsedRange, ms: number, withMillis = false): string {
+  return range.zone === "UTC"
+    ? formatInstant(ms, withMillis)
+    : formatZoned(ms, ZONE_OFFSET_MS[range.zone], withMillis);
+}
+
+/** Whether the answer streams: a CSV or Parquet hourly range longer than JSON's bound. */
+export function streams(range: ParsedRange, format: Format): boolean {
+  return (
+    format !== "json" && range.interval === "1h" && range.end - range.start > MAX_SPAN_DAYS["1h"] * DAY_MS
+  );
 }
 
 function entityTag(dataset: Dataset, range: ParsedRange, format: Format, snapshot: StoreSnapshot): string {
@@ -100,6 +129,7 @@ function entityTag(dataset: Dataset, range: ParsedRange, format: Format, snapsho
       snapshot.lastActual,
       // Only a sample store's tags change: a real store's stay as they were.
       ...(snapshot.sample ? ["sample"] : []),
+      ...(plain(range) ? [] : [range.asked, range.zone, range.agg, range.columns ?? null]),
     ]),
   );
   for (let day = firstDayRead(dataset, from); day < to; day += DAY_MS)
@@ -107,9 +137,9 @@ function entityTag(dataset: Dataset, range: ParsedRange, format: Format, snapsho
   return hash.digest("base64url").slice(0, 32);
 }
 
-function filename(dataset: Dataset, range: ParsedRange): string {
+function filename(dataset: Dataset, range: ParsedRange, format: Format): string {
   const stamp = (ms: number) => formatInstant(ms).slice(0, 19).replace(/[-:]/g, "") + "Z";
-  return `${dataset.id}_${range.interval}_${stamp(range.start)}_${stamp(range.end)}.csv`;
+  return `${dataset.id}_${range.asked}_${stamp(range.start)}_${stamp(range.end)}.${format}`;
 }
 
 /** What a dataset handler shares with the others. */
@@ -136,26 +166,31 @@ function envelopeMeta(
 ) {
   return {
     dataset: dataset.id,
-    interval: range.interval,
-    timezone: "UTC",
+    interval: range.asked,
+    timezone: range.zone,
     schema_version: SCHEMA_VERSION,
     derived: dataset.derived[range.interval],
     ...dataset.meta(range.interval, range.options),
-    start: formatInstant(range.start, range.startFractional),
-    end: formatInstant(range.end, range.endFractional),
-    last_available: lastAvailable === null ? null : formatInstant(lastAvailable),
+    ...(range.interval === "1d" && range.agg !== "mean" ? { aggregate: range.agg } : {}),
+    start: stampIn(range, range.start, range.startFractional),
+    end: stampIn(range, range.end, range.endFractional),
+    last_available: lastAvailable === null ? null : stampIn(range, lastAvailable),
     data_delay: lastAvailable === null || covered(range).to > lastAvailable + HOUR_MS,
-    ...(asOf === undefined ? {} : { as_of: formatInstant(asOf.ms, asOf.fractional) }),
+    ...(asOf === undefined ? {} : { as_of: stampIn(range, asOf.ms, asOf.fractional) }),
     ...(sample ? { sample: true } : {}),
   };
 }
 
-const CSV_TYPE = "text/csv; charset=utf-8";
+const CONTENT_TYPES: Readonly<Record<Format, string>> = {
+  json: "application/json",
+  csv: "text/csv; charset=utf-8",
+  parquet: PARQUET_TYPE,
+};
 
-// The answer's own headers: CSV's file name, and the sample data's mark.
+// The answer's own headers: a file's name, and the sample data's mark.
 function responseHeaders(format: Format, sample: boolean, dataset: Dataset, range: ParsedRange) {
-  if (format !== "csv") return sample ? SAMPLE_HEADERS : undefined;
-  const disposition = { "Content-Disposition": `attachment; filename="${filename(dataset, range)}"` };
+  if (format === "json") return sample ? SAMPLE_HEADERS : undefined;
+  const disposition = { "Content-Disposition": `attachment; filename="${filename(dataset, range, format)}"` };
   return sample ? { ...disposition, ...SAMPLE_HEADERS } : disposition;
 }
 
@@ -164,17 +199,40 @@ interface ParsedQuery {
   readonly accept: string | undefined;
   readonly range: ParsedRange;
   readonly format: Format;
+  readonly fields: readonly FieldDoc[];
   readonly etag: string;
 }
 
-/** A handler for `dataset`, reading from `store`. */
+/** How a handler reads its query: a range (`start`, `end`), or the newest hours (`/latest`). */
+export type QueryKind = "range" | "latest";
+
+// What a query parses to; throws a 400.
+function parseQuery(
+  dataset: Dataset,
+  store: ReadingStore,
+  params: URLSearchParams,
+  accept: string | undefined,
+  kind: QueryKind,
+): Omit<ParsedQuery, "version" | "etag"> {
+  const parameters = { format: FORMAT_PARAMETER, as_of: AS_OF_PARAMETER, ...dataset.parameters };
+  const formatOf = (options: Readonly<Record<string, unknown>>) =>
+    chooseFormat(options.format as Format | undefined, accept);
+  const range =
+    kind === "latest"
+      ? parseLatestQuery(params, dataset, store, { format: FORMAT_PARAMETER, ...dataset.parameters })
+      : parseRangeQuery(params, parameters, (o) => formatOf(o) !== "json");
+  const format = formatOf(range.options);
+  return { accept, range, format, fields: responseFields(dataset, range) };
+}
+
+/** A handler for `dataset`, reading from `store`: its ranges, or with `kind` "latest" its newest hours. */
 export function datasetHandler(
   dataset: Dataset,
   store: ReadingStore,
   options: DatasetHandlerOptions,
+  kind: QueryKind = "range",
 ): Handler {
   const now = options.now ?? Date.now;
-  const parameters = { format: FORMAT_PARAMETER, as_of: AS_OF_PARAMETER, ...dataset.parameters };
   // A poll repeats its query: what a query parsed to and its ETag, by query, valid while the
   // store's version and the Accept header are the ones it was made for.
   const memo = new Lru<string, ParsedQuery>(1_000);
@@ -188,41 +246,16 @@ export function datasetHandler(
     const accept = req.headers.accept;
     let parsed = memo.get(ctx.search);
     if (parsed === undefined || parsed.version !== snapshot.version || parsed.accept !== accept) {
-      const range = parseRangeQuery(ctx.url.searchParams, parameters);
-      const format = chooseFormat(range.options.format as Format | undefined, accept);
-      const etag = entityTag(dataset, range, format, snapshot);
-      parsed = { version: snapshot.version, accept, range, format, etag };
+      // A valid query, but nothing of the store may be served now: 503, never an empty answer.
+      if (kind === "latest" && snapshot.unavailable !== undefined)
+        throw new StoreUnavailableError(snapshot.unavailable);
+      const query = parseQuery(dataset, store, ctx.url.searchParams, accept, kind);
+      const etag = entityTag(dataset, query.range, query.format, snapshot);
+      parsed = { ...query, version: snapshot.version, etag };
       memo.set(ctx.search, parsed);
     }
-    // A valid query, but nothing of the store may be served now: 503, never an empty answer.
     if (snapshot.unavailable !== undefined) throw new StoreUnavailableError(snapshot.unavailable);
-    const { range, format, etag } = parsed;
-    const asOfInstant = range.options.as_of as Instant | undefined;
-    const asOf = asOfInstant === undefined ? undefined : storeFor(store, asOfInstant.ms, now());
-    const lastAvailable = asOf === undefined ? snapshot.lastActual : asOf.refresh().lastActual;
-    const { sample } = snapshot;
-    const body = new DatasetBody({
-      dataset,
-      range,
-      format,
-      recordCache: options.records,
-      store,
-      asOf,
-      version: snapshot.version,
-      meta: () => JSON.stringify(envelopeMeta(dataset, range, lastAvailable, sample, asOfInstant)),
-      slots: options.slots,
-    });
-    const sent = send(req, res, {
-      body,
-      contentType: format === "csv" ? CSV_TYPE : "application/json",
-      etag,
-      lastModified: snapshot.modified,
-      cacheControl: cacheControlAt(now()),
-      vary: "Accept",
-      headers: responseHeaders(format, sample, dataset, range),
-      cache: options.responses,
-      compressions: options.compressions,
-    });
+    const sent = answer(req, res, { dataset, store, options, parsed, snapshot, now: now() });
     // An ingest landed while the body was rendered in pieces: answer again from the new store.
     return sent?.catch((error: unknown): void | Promise<void> => {
       if (error instanceof StaleBodyError && attempt < 2) return handle(req, res, ctx, attempt + 1);
@@ -230,4 +263,58 @@ export function datasetHandler(
     });
   };
   return (req, res, ctx) => handle(req, res, ctx, 0);
+}
+
+interface Answering {
+  readonly dataset: Dataset;
+  readonly store: ReadingStore;
+  readonly options: DatasetHandlerOptions;
+  readonly parsed: ParsedQuery;
+  readonly snapshot: StoreSnapshot;
+  readonly now: number;
+}
+
+// Sends the records of a parsed query: held (and kept by ETag), or streamed when too long to hold.
+function answer(req: IncomingMessage, res: ServerResponse, a: Answering): void | Promise<void> {
+  const { dataset, store, options, snapshot } = a;
+  const { range, format, fields, etag } = a.parsed;
+  const asOfInstant = range.options.as_of as Instant | undefined;
+  const asOf = asOfInstant === undefined ? undefined : storeFor(store, asOfInstant.ms, a.now);
+  const lastAvailable = asOf === undefined ? snapshot.lastActual : asOf.refresh().lastActual;
+  const { sample } = snapshot;
+  const body = new DatasetBody({
+    dataset,
+    range,
+    format,
+    recordCache: options.records,
+    store,
+    asOf,
+    version: snapshot.version,
+    meta: () => JSON.stringify(envelopeMeta(dataset, range, lastAvailable, sample, asOfInstant)),
+    slots: options.slots,
+    fields,
+  });
+  const representation = {
+    contentType: CONTENT_TYPES[format],
+    etag,
+    lastModified: snapshot.modified,
+    cacheControl: cacheControlAt(a.now),
+    vary: "Accept",
+    headers: responseHeaders(format, sample, dataset, range),
+    compress: format !== "parquet",
+  };
+  // A whole history is written as it is made, never held: a store changed meanwhile cuts it off.
+  if (streams(range, format)) {
+    return sendStream(req, res, {
+      ...representation,
+      write: (out) => body.write(out),
+      stale: () => store.refresh().version !== snapshot.version,
+    });
+  }
+  return send(req, res, {
+    ...representation,
+    body,
+    cache: options.responses,
+    compressions: options.compressions,
+  });
 }

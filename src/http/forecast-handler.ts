@@ -105,6 +105,24 @@ function answerFor(error: unknown): unknown {
   );
 }
 
+// What the datasets of the reading store offer and the forecast does not (yet): said, never ignored.
+function refuseUnsupported(params: URLSearchParams, range: ParsedRange): void {
+  if (range.asked !== "1h" && range.asked !== "1d") {
+    throw badRequest(
+      "unsupported_interval",
+      `Unsupported interval '${range.asked}'. Supported intervals of ${forecastDemand.id}: 1h, 1d.`,
+    );
+  }
+  const unsupported = ["tz", "agg", "columns"].filter((name) => params.has(name));
+  if (range.options.format === "parquet") unsupported.push("format=parquet");
+  if (unsupported.length > 0) {
+    throw badRequest(
+      "invalid_parameter",
+      `${forecastDemand.id} does not take ${unsupported.map((n) => `'${n}'`).join(", ")}: its records are UTC, in JSON or CSV.`,
+    );
+  }
+}
+
 /** The handler of `forecasts.demand`, reading `issues`. */
 export function forecastHandler(
   issues: ForecastIssues,
@@ -113,6 +131,7 @@ export function forecastHandler(
   const now = options.now ?? Date.now;
   return (req, res, ctx) => {
     const range = parseRangeQuery(ctx.url.searchParams, PARAMETERS);
+    refuseUnsupported(ctx.url.searchParams, range);
     if (
       range.options.issues === "all" &&
       range.interval === "1h" &&

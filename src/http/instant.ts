@@ -8,10 +8,14 @@
  */
 import * as v from "valibot";
 
-/** A parsed instant: UTC ms (fractions below a millisecond dropped), and whether it had a fraction. */
+/**
+ * A parsed instant: UTC ms (fractions below a millisecond dropped), whether it had a fraction, and
+ * whether it was a bare date (00:00 UTC here; `tz` moves it to 00:00 in its zone).
+ */
 export interface Instant {
   readonly ms: number;
   readonly fractional: boolean;
+  readonly date?: boolean;
 }
 
 const PATTERN =
@@ -55,7 +59,7 @@ export function parseInstant(text: string): Instant | InstantProblem {
   const offset = (sign === "-" ? -1 : 1) * (offH * 60 + offM) * 60_000;
   const ms = check.getTime() + millis - offset;
   if (ms < FIRST_INSTANT || ms > LAST_INSTANT) return "out_of_range";
-  return { ms, fractional: frac !== undefined && /[1-9]/.test(frac) };
+  return { ms, fractional: frac !== undefined && /[1-9]/.test(frac), ...(hasTime ? {} : { date: true }) };
 }
 
 /** A Valibot schema: a string that parses as an instant, with the problem as the issue message. */

@@ -1,7 +1,7 @@
-/** Content negotiation: which representation (JSON or CSV) and which content coding to send. */
+/** Content negotiation: which representation (JSON, CSV or Parquet) and which content coding to send. */
 
 /** The representations a dataset endpoint can send. */
-export const FORMATS = ["json", "csv"] as const;
+export const FORMATS = ["json", "csv", "parquet"] as const;
 export type Format = (typeof FORMATS)[number];
 /** The content codings the service can apply. */
 export type Encoding = "br" | "gzip" | "identity";
@@ -35,15 +35,20 @@ function weight(prefs: readonly Preference[], candidates: readonly string[]): nu
   return best;
 }
 
+/** Parquet's media type (IANA, 2024). */
+export const PARQUET_TYPE = "application/vnd.apache.parquet";
+
 /**
- * `format=csv|json` wins; else `Accept` decides, JSON whenever it is at least as welcome as CSV
- * (so no header, `*\/*` or an unrelated type get JSON).
+ * `format=json|csv|parquet` wins; else `Accept` decides, JSON whenever it is at least as welcome as
+ * CSV and Parquet (so no header, `*\/*` or an unrelated type get JSON), Parquet over CSV on a tie.
  */
 export function chooseFormat(param: Format | undefined, accept: string | undefined): Format {
   if (param !== undefined) return param;
   const prefs = preferences(accept);
   const csv = weight(prefs, ["text/csv"]);
+  const parquet = weight(prefs, [PARQUET_TYPE]);
   const json = weight(prefs, ["application/json", "application/*", "*/*"]);
+  if (parquet > 0 && parquet > json && parquet >= csv) return "parquet";
   return csv > 0 && csv > json ? "csv" : "json";
 }
 

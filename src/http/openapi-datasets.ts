@@ -8,6 +8,9 @@ import { AS_OF_PARAMETER, FORMAT_PARAMETER, SCHEMA_VERSION } from "./dataset-han
 import { RANGE_PARAMETERS } from "./range-query.ts";
 import { jsonSchema, type QueryParameter, type Schema } from "./route-doc.ts";
 import { headers, RATE, ref, scopeText } from "./openapi-components.ts";
+import { HOURS_PARAMETER } from "./latest.ts";
+import { PARQUET_TYPE } from "./negotiation.ts";
+import { PERIODS, ZONES } from "../periods.ts";
 import { EXAMPLE_RANGE, EXAMPLES } from "./openapi-examples.ts";
 
 // The examples are real answers of this service, over its generated sample data.
@@ -57,12 +60,18 @@ function metaSchema(dataset: DatasetDoc, interval: Interval): Schema {
   const extra = dataset.meta(interval);
   const instant = {
     type: "string",
-    pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3})?\\+00:00$",
+    pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3})?[+-]\\d{2}:\\d{2}$",
   };
   const properties: Record<string, Schema> = {
     dataset: { const: dataset.id },
-    interval: { const: interval, description: "The requested resolution." },
-    timezone: { const: "UTC" },
+    interval:
+      interval === "1h"
+        ? { const: interval, description: "The requested resolution." }
+        : {
+            enum: [...PERIODS],
+            description: "The requested period: a day, week, month, year or financial year.",
+          },
+    timezone: { enum: [...ZONES], description: "The zone of stamps and period boundaries (tz)." },
     schema_version: { const: SCHEMA_VERSION },
     derived: { const: dataset.derived[interval], description: "Whether the service computed the values." },
     ...Object.fromEntries(
@@ -71,8 +80,8 @@ function metaSchema(dataset: DatasetDoc, interval: Interval): Schema {
         dataset.metaEnums?.[k] ? { enum: dataset.metaEnums[k] } : { const: v },
       ]),
     ),
-    start: { ...instant, description: "The requested start, in UTC." },
-    end: { ...instant, description: "The requested end (excluded), in UTC." },
+    start: { ...instant, description: "The requested start, with the zone's offset." },
+    end: { ...instant, description: "The requested end (excluded), with the zone's offset." },
     ...(dataset.statusMeta ?? READING_STATUS),
   };
   const asOf = { ...instant, description: "With as_of: the instant the values are as of, in UTC." };
@@ -83,7 +92,19 @@ function metaSchema(dataset: DatasetDoc, interval: Interval): Schema {
   };
   return {
     type: "object",
-    properties: { ...properties, as_of: asOf, sample },
+    properties: {
+      ...properties,
+      ...(interval === "1d"
+        ? {
+            aggregate: {
+              enum: ["min", "max", "sum"],
+              description: "With agg other than mean: the aggregate.",
+            },
+          }
+        : {}),
+      as_of: asOf,
+      sample,
+    },
     required: Object.keys(properties),
     additionalProperties: false,
   };
@@ -144,15 +165,16 @@ const DATASET_RESPONSES = {
   "503": "DamagedData",
 };
 
-export function datasetOperation(
-  dataset: DatasetDoc,
-  limits: Readonly<Record<string, number>>,
+// The 200 of a dataset operation: JSON (with a real example), CSV and Parquet.
+function okResponse(
   envelopes: Schema[],
+  latest: boolean,
+  example: (typeof EXAMPLES.datasets)[string] | undefined,
 ) {
-  const own = Object.entries(dataset.parameters ?? {}).map(([name, p]) => parameter(name, p));
-  const example = EXAMPLES.datasets[dataset.path];
-  const ok = {
-    description: "The records of the range; JSON by default, CSV with format=csv or Accept: text/csv.",
+  return {
+    description: latest
+      ? "The newest hourly records, as a range ending after the newest one would give them."
+      : "The records of the range; JSON by default, CSV with format=csv or Accept: text/csv, Parquet with format=parquet or Accept: application/vnd.apache.parquet.",
     headers: headers(
       ...RATE,
       "ETag",
@@ -164,7 +186,7 @@ export function datasetOperation(
     ),
     content: {
       "application/json": {
-        schema: { oneOf: envelopes },
+        schema: { oneOf: latest ? envelopes.slice(0, 1) : envelopes },
         ...(example === undefined
           ? {}
           : { examples: { hourly: { summary: EXAMPLE_SUMMARY, value: example.json } } }),
@@ -176,17 +198,40 @@ export function datasetOperation(
         },
         ...(example === undefined ? {} : { example: example.csv }),
       },
+      [PARQUET_TYPE]: {
+        schema: {
+          type: "string",
+          format: "binary",
+          description:
+            "An Apache Parquet file: ts a UTC timestamp (or date a date), values float64 with nulls, the fields in order; meta as JSON under the key-value metadata key meta.",
+        },
+      },
     },
   };
+}
+
+export function datasetOperation(
+  dataset: DatasetDoc,
+  limits: Readonly<Record<string, number>>,
+  envelopes: Schema[],
+  latest = false,
+) {
+  const own = Object.entries(dataset.parameters ?? {}).map(([name, p]) => parameter(name, p));
+  const example = latest ? undefined : EXAMPLES.datasets[dataset.path];
+  const ok = okResponse(envelopes, latest, example);
+  const base = `get${schemaName(dataset, "1h", "").replace(/Hourly$/, "")}`;
+  const shared = latest
+    ? [parameter("hours", HOURS_PARAMETER), ...["tz", "columns", "format"].map((n) => ref("parameters", n))]
+    : Object.keys(SHARED_PARAMETERS).map((name) => ref("parameters", name));
   return {
-    operationId: `get${schemaName(dataset, "1h", "").replace(/Hourly$/, "")}`,
-    summary: dataset.description,
+    operationId: latest ? `${base}Latest` : base,
+    summary: latest ? `The newest hours of: ${dataset.description}` : dataset.description,
     description: [
-      ...(dataset.reference === undefined ? [] : [dataset.reference]),
+      ...(dataset.reference === undefined || latest ? [] : [dataset.reference]),
       `${scopeText(dataset.scope, limits)} A 304 counts like any allowed request.`,
     ].join("\n\n"),
     tags: ["datasets"],
-    parameters: [...Object.keys(SHARED_PARAMETERS).map((name) => ref("parameters", name)), ...own],
+    parameters: [...shared, ...own],
     responses: {
       "200": ok,
       ...Object.fromEntries(

@@ -6,7 +6,7 @@
  */
 import * as v from "valibot";
 import type { Route } from "./router.ts";
-import { MAX_SPAN_DAYS } from "./range-query.ts";
+import { MAX_STREAM_DAYS, MAX_SPAN_DAYS } from "./range-query.ts";
 import { jsonSchema, type RouteDoc, type Schema } from "./route-doc.ts";
 import {
   API_KEY,
@@ -83,7 +83,7 @@ const INFO = {
   summary: "South Africa's power-grid data (Eskom Data Portal), hourly or daily, for a time range.",
   description:
     "Ranges are half-open, [start, end), in UTC. start and end are ISO-8601 date-times with an offset, or dates. " +
-    `The longest span is ${MAX_SPAN_DAYS["1h"]} days at 1h and ${MAX_SPAN_DAYS["1d"]} days at 1d. ` +
+    `The longest span is ${MAX_SPAN_DAYS["1h"]} days at 1h in JSON, ${MAX_STREAM_DAYS} days at 1h in CSV and Parquet (streamed), and ${MAX_SPAN_DAYS["1d"]} days at 1d and longer intervals. ` +
     "Checks run in this order: unknown path (404), key (401), limit (429), method (405), query (400).",
 };
 
@@ -96,7 +96,7 @@ export function buildOpenApi(routes: readonly Route[], limits: Readonly<Record<s
     paths[path] = {
       get:
         "dataset" in doc
-          ? datasetOperation(doc.dataset, limits, datasetSchemas(doc.dataset, schemas))
+          ? datasetOperation(doc.dataset, limits, datasetSchemas(doc.dataset, schemas), doc.latest)
           : routeOperation(doc.operation, scope, limits, schemas),
     };
   }

@@ -3,26 +3,42 @@
  * When several rules are broken, the first in the order of `BAD_REQUEST_CODES` is reported.
  */
 import * as v from "valibot";
-import { type DatasetParameter, type Interval, INTERVALS, type RangeRequest } from "../datasets/dataset.ts";
+import {
+  AGGREGATES,
+  type Aggregate,
+  type DatasetParameter,
+  type Interval,
+  type RangeRequest,
+} from "../datasets/dataset.ts";
 import type { QueryParameter } from "./route-doc.ts";
 import { DAY_MS } from "../time.ts";
+import { type Period, PERIODS, ZONE_OFFSET_MS, type Zone, ZONES } from "../periods.ts";
 import { badRequest } from "./http-error.ts";
 import { type Instant, InstantSchema } from "./instant.ts";
 
-/** The longest span, in days, allowed at each interval. */
+/** The longest span, in days, allowed at each interval (JSON's; CSV and Parquet: `MAX_STREAM_DAYS`). */
 export const MAX_SPAN_DAYS: Readonly<Record<Interval, number>> = { "1h": 366, "1d": 7320 };
 
-const IntervalSchema = v.picklist(INTERVALS);
+/** The longest hourly span in CSV and Parquet, which stream: 20 years, as at interval 1d. */
+export const MAX_STREAM_DAYS = 7320;
+
+/** The intervals a range can be asked at: hours, or periods of a day or longer. */
+export const REQUEST_INTERVALS = ["1h", ...PERIODS] as const;
+export type RequestInterval = (typeof REQUEST_INTERVALS)[number];
+
+const IntervalSchema = v.picklist(REQUEST_INTERVALS);
 
 /** The range's own parameters, validated below in the order of `BAD_REQUEST_CODES`. */
-export const RANGE_PARAMETERS: Readonly<Record<"start" | "end" | "interval", QueryParameter>> = {
+export const RANGE_PARAMETERS: Readonly<
+  Record<"start" | "end" | "interval" | "tz" | "agg" | "columns", QueryParameter>
+> = {
   start: {
     schema: InstantSchema,
     expected: "an ISO-8601 date-time with an offset or a date",
     default: undefined,
     required: true,
     description:
-      "Range start: an ISO-8601 date-time with an offset (Z, +hh:mm, +hhmm, +hh; seconds and fractions optional), or a date YYYY-MM-DD (00:00 UTC).",
+      "Range start: an ISO-8601 date-time with an offset (Z, +hh:mm, +hhmm, +hh; seconds and fractions optional), or a date YYYY-MM-DD (00:00 in tz: UTC by default).",
     example: "2025-06-01T00:00:00Z",
   },
   end: {
@@ -35,29 +51,80 @@ export const RANGE_PARAMETERS: Readonly<Record<"start" | "end" | "interval", Que
   },
   interval: {
     schema: IntervalSchema,
-    expected: INTERVALS.join(" or "),
+    expected: REQUEST_INTERVALS.join(", "),
     default: "1h",
-    description: "1h: the hours beginning in the range. 1d: the UTC days whose 00:00 lies in it.",
+    description:
+      "1h: the hours beginning in the range. 1d, 1w (ISO weeks, Monday first), 1mo, 1y, fy (Eskom's financial year, April to March): the periods whose beginning (00:00 in tz) lies in it, each aggregated over its whole length.",
   },
+  tz: {
+    schema: v.picklist(ZONES),
+    expected: `${ZONES.join(" or ")}`,
+    default: "UTC",
+    description:
+      "UTC (the default) or Africa/Johannesburg (SAST, UTC+02:00, no daylight saving time): the boundaries of days and longer periods, the offset written in stamps, and the meaning of a bare date in start and end. Hourly values are the same hours either way.",
+  },
+  agg: {
+    schema: v.picklist(AGGREGATES),
+    expected: AGGREGATES.join(", "),
+    default: "mean",
+    description:
+      "At intervals of a day or longer: mean (the dataset's daily fields, the default), or min, max or sum of each hourly field that allows it, named <agg>_<field> (a sum of MW is an energy in MWh; a share, an index or a level has no sum). The catalog lists each field's aggregates.",
+  },
+  columns: {
+    schema: v.pipe(v.string(), v.regex(/^[a-z0-9_]+(,[a-z0-9_]+)*$/)),
+    expected: "field names separated by commas",
+    default: undefined,
+    description:
+      "Only these fields of the records (comma-separated; the stamp, ts or date, is always included). An unknown name is a 400 that lists the valid ones.",
+    example: "residual_demand_mw,wind_mw",
+  },
+};
+
+/** A range's own settings besides start, end and interval. */
+export const SETTING_PARAMETERS: Readonly<Record<"tz" | "agg" | "columns", QueryParameter>> = {
+  tz: RANGE_PARAMETERS.tz,
+  agg: RANGE_PARAMETERS.agg,
+  columns: RANGE_PARAMETERS.columns,
 };
 
 /** The validated range and options, plus whether each bound carried a fraction of a second. */
 export interface ParsedRange extends RangeRequest {
   readonly startFractional: boolean;
   readonly endFractional: boolean;
+  /** The interval as asked (`meta.interval`): `1h`, or the period of a `1d` range. */
+  readonly asked: RequestInterval;
+  readonly zone: Zone;
+  readonly agg: Aggregate;
+  /** The fields asked for with `columns`, in the order given; undefined for all. */
+  readonly columns: readonly string[] | undefined;
 }
 
-/** Parses and validates a dataset query; throws a 400 HttpError. */
+/**
+ * Parses and validates a dataset query; throws a 400 HttpError. `streams` says whether the
+ * answer's format streams (CSV, Parquet), which may then span `MAX_STREAM_DAYS` at 1h.
+ */
 export function parseRangeQuery(
   params: URLSearchParams,
   extras: Readonly<Record<string, DatasetParameter>> = {},
+  streams: (options: Readonly<Record<string, unknown>>) => boolean = () => false,
 ): ParsedRange {
   checkNames(params, [...Object.keys(RANGE_PARAMETERS), ...Object.keys(extras)]);
   const options = parseOptions(params, extras);
-  const start = instant(params, "start");
-  const end = instant(params, "end");
-  const interval = parseInterval(params.get("interval") ?? "1h");
-  checkSpan(start.ms, end.ms, interval);
+  const settings = parseOptions(params, SETTING_PARAMETERS);
+  const zone = settings.tz as Zone;
+  const start = inZone(instant(params, "start"), zone);
+  const end = inZone(instant(params, "end"), zone);
+  const asked = parseInterval(params.get("interval") ?? "1h");
+  const interval: Interval = asked === "1h" ? "1h" : "1d";
+  const agg = settings.agg as Aggregate;
+  if (interval === "1h" && params.has("agg")) {
+    throw badRequest(
+      "invalid_parameter",
+      `Query parameter 'agg' applies to intervals of a day or longer (${PERIODS.join(", ")}), not to 1h.`,
+    );
+  }
+  checkSpan(start.ms, end.ms, interval, streams(options));
+  const columns = settings.columns === undefined ? undefined : (settings.columns as string).split(",");
   return {
     start: start.ms,
     end: end.ms,
@@ -65,13 +132,27 @@ export function parseRangeQuery(
     options,
     startFractional: start.fractional,
     endFractional: end.fractional,
+    asked,
+    ...(interval === "1d" ? { period: asked as Period } : {}),
+    zone,
+    agg,
+    columns,
   };
 }
 
-// missing_params, unknown_parameter, then a repeated one (invalid_parameter).
-function checkNames(params: URLSearchParams, allowed: readonly string[]): void {
+// A bare date means 00:00 in the request's zone.
+function inZone(at: Instant, zone: Zone): Instant {
+  return at.date === true ? { ...at, ms: at.ms - ZONE_OFFSET_MS[zone] } : at;
+}
+
+/** missing_params (of `required`), unknown_parameter, then a repeated one (invalid_parameter). */
+export function checkNames(
+  params: URLSearchParams,
+  allowed: readonly string[],
+  required: readonly string[] = ["start", "end"],
+): void {
   const names = [...new Set(params.keys())];
-  const missing = ["start", "end"].filter((name) => (params.get(name) ?? "") === "");
+  const missing = required.filter((name) => (params.get(name) ?? "") === "");
   if (missing.length > 0) {
     throw badRequest(
       "missing_params",
@@ -96,8 +177,8 @@ function checkNames(params: URLSearchParams, allowed: readonly string[]): void {
   }
 }
 
-// Each extra parameter's value, or its default when absent.
-function parseOptions(
+/** Each extra parameter's value, or its default when absent; throws invalid_parameter. */
+export function parseOptions(
   params: URLSearchParams,
   extras: Readonly<Record<string, DatasetParameter>>,
 ): Record<string, unknown> {
@@ -120,20 +201,30 @@ function parseOptions(
   return options;
 }
 
-function parseInterval(raw: string): Interval {
+function parseInterval(raw: string): RequestInterval {
   const interval = v.safeParse(IntervalSchema, raw);
   if (!interval.success) {
     throw badRequest(
       "unsupported_interval",
-      `Unsupported interval '${raw}'. Supported intervals: ${INTERVALS.join(", ")}.`,
+      `Unsupported interval '${raw}'. Supported intervals: ${REQUEST_INTERVALS.join(", ")}.`,
     );
   }
   return interval.output;
 }
 
-function checkSpan(start: number, end: number, interval: Interval): void {
+function checkSpan(start: number, end: number, interval: Interval, streams: boolean): void {
   if (end <= start) {
     throw badRequest("bad_request", "'end' must be after 'start'; the range is [start, end).");
+  }
+  if (streams && interval === "1h") {
+    if (end - start > MAX_STREAM_DAYS * DAY_MS) {
+      throw badRequest(
+        "range_too_large",
+        `The range spans more than ${MAX_STREAM_DAYS} days, the longest allowed at interval 1h in csv and parquet. ` +
+          "Split it into several requests.",
+      );
+    }
+    return;
   }
   const limit = MAX_SPAN_DAYS[interval];
   if (end - start > limit * DAY_MS) {

@@ -30,10 +30,11 @@ export type Handler = (
 
 /**
  * What the OpenAPI document says of a route: a dataset's table (`openapi-datasets.ts` writes its
- * operation), or an operation written out (`RouteDoc`). Routes without it (the dashboard, the
+ * operation: its ranges, or with `latest` its newest hours), or an operation written out (`RouteDoc`). Routes without it (the dashboard, the
  * reference's pages) are not in the API's document.
  */
-export type RouteDocs = { readonly dataset: DatasetDoc } | { readonly operation: RouteDoc };
+export type RouteDocs =
+  { readonly dataset: DatasetDoc; readonly latest?: boolean } | { readonly operation: RouteDoc };
 
 /** One entry of the route table: where, which methods, under which scope, what answers, what it is. */
 export interface Route {

@@ -6,8 +6,10 @@
  * compressed on libuv's thread pool, so the event loop answers other requests meanwhile.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Writable } from "node:stream";
+import { finished } from "node:stream/promises";
 import { promisify } from "node:util";
-import { brotliCompress, constants, gzip } from "node:zlib";
+import { brotliCompress, constants, createBrotliCompress, createGzip, gzip } from "node:zlib";
 import type { Lru } from "../cache/lru.ts";
 import { chooseEncoding, type Encoding } from "./negotiation.ts";
 import type { RenderSlots } from "./render-slots.ts";
@@ -36,6 +38,8 @@ export interface Representation {
   readonly cache?: Lru<string, Buffer>;
   /** How many bodies of this kind may be compressed at once (all, without it). */
   readonly compressions?: RenderSlots;
+  /** False for a body compressed inside (Parquet): no content coding is applied. */
+  readonly compress?: boolean;
 }
 
 const SUFFIX: Record<Encoding, string> = { identity: "", gzip: "-gz", br: "-br" };
@@ -85,7 +89,7 @@ export function notModified(
 
 // Vary: what the pipeline already varies on (Origin, with CORS), what the representation does,
 // and Accept-Encoding; it replaces the pipeline's in the one head written.
-function varyOf(res: ServerResponse, rep: Representation): string {
+function varyOf(res: ServerResponse, rep: Pick<Representation, "vary">): string {
   const own = rep.vary === undefined ? "Accept-Encoding" : `${rep.vary}, Accept-Encoding`;
   const earlier = res.getHeader("Vary");
   return earlier === undefined ? own : `${String(earlier)}, ${own}`;
@@ -100,8 +104,8 @@ export function etagText(etag: string, coding: Encoding): string {
  * Sends `rep` with status 200, or 304 when the client's copy is current. Returns at once when a
  * kept body answers, else a promise of the answer (which rejects when rendering fails).
  */
-export function send(req: IncomingMessage, res: ServerResponse, rep: Representation): void | Promise<void> {
-  // One flat [name, value, ...] list, written by one writeHead.
+// The head's fields every 200 and 304 carries, as one flat [name, value, ...] list for one writeHead.
+function headOf(res: ServerResponse, rep: Omit<Representation, "body">): (string | number)[] {
   const head: (string | number)[] = [];
   if (rep.headers !== undefined) for (const name in rep.headers) head.push(name, rep.headers[name]!);
   head.push("Vary", varyOf(res, rep));
@@ -109,7 +113,13 @@ export function send(req: IncomingMessage, res: ServerResponse, rep: Representat
     head.push("Last-Modified", new Date(rep.lastModified).toUTCString());
   }
   if (rep.cacheControl !== undefined) head.push("Cache-Control", rep.cacheControl);
-  const preferred = chooseEncoding(req.headers["accept-encoding"]);
+  return head;
+}
+
+export function send(req: IncomingMessage, res: ServerResponse, rep: Representation): void | Promise<void> {
+  const head = headOf(res, rep);
+  // A body compressed inside (Parquet) is sent as it is.
+  const preferred = rep.compress === false ? "identity" : chooseEncoding(req.headers["accept-encoding"]);
   const etag = rep.etag;
 
   if (notModified(req, etag, rep.lastModified)) {
@@ -174,4 +184,66 @@ function write(
   if (res.destroyed) return;
   res.writeHead(200, head);
   res.end(body);
+}
+
+/** A body too long to hold, written as it is made (a whole history in CSV or Parquet). */
+export interface StreamedRepresentation extends Omit<Representation, "body" | "cache" | "compressions"> {
+  /** Hands the body's bytes on, piece by piece, waiting as `out` asks. */
+  write(out: (bytes: Buffer) => Promise<void>): Promise<void>;
+  /** Whether what was written may mix two versions of the store: the transfer is then cut off. */
+  stale(): boolean;
+}
+
+/** The client went away while a body streamed. */
+class ClientGone extends Error {}
+
+/**
+ * Sends `rep` with status 200 in chunks, compressed on the way when asked, never holding more
+ * than a piece; or 304 when the client's copy is current. A body whose store changed while it was
+ * written is cut off (the connection is destroyed before the last chunk), so that the client sees
+ * an incomplete transfer, never a file mixing two versions.
+ */
+export async function sendStream(
+  req: IncomingMessage,
+  res: ServerResponse,
+  rep: StreamedRepresentation,
+): Promise<void> {
+  const head = headOf(res, rep);
+  const encoding = rep.compress ? chooseEncoding(req.headers["accept-encoding"]) : "identity";
+  if (rep.etag !== undefined) head.push("ETag", etagText(rep.etag, encoding));
+  if (notModified(req, rep.etag, rep.lastModified)) {
+    res.writeHead(304, head);
+    res.end();
+    return;
+  }
+  if (encoding !== "identity") head.push("Content-Encoding", encoding);
+  head.push("Content-Type", rep.contentType);
+  res.writeHead(200, head);
+  const sink: Writable =
+    encoding === "gzip"
+      ? createGzip({ level: 6 })
+      : encoding === "br"
+        ? createBrotliCompress({ params: { [constants.BROTLI_PARAM_QUALITY]: 5 } })
+        : res;
+  if (sink !== res) sink.pipe(res);
+  try {
+    await rep.write(async (bytes) => {
+      if (res.destroyed) throw new ClientGone();
+      if (sink.write(bytes)) return;
+      await new Promise<void>((resolve) => {
+        sink.once("drain", resolve);
+        res.once("close", resolve);
+      });
+      if (res.destroyed) throw new ClientGone();
+    });
+  } catch (error) {
+    if (error instanceof ClientGone) return;
+    throw error;
+  }
+  if (rep.stale()) {
+    res.destroy();
+    return;
+  }
+  sink.end();
+  await finished(res).catch(() => undefined);
 }
