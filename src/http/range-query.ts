@@ -75,8 +75,7 @@ export const RANGE_PARAMETERS: Readonly<
     expected: "field names separated by commas",
     default: undefined,
     description:
-      "Only these fields of the records (comma-separated; the stamp, ts or date, is always included). An unknown name is a 400 that lists the valid ones.",
-    example: "residual_demand_mw,wind_mw",
+      "Only these fields of the records (comma-separated, e.g. residual_demand_mw,total_re_mw; the stamp, ts or date, is always included). An unknown name is a 400 that lists the valid ones.",
   },
 };
 
@@ -117,7 +116,8 @@ export function parseRangeQuery(
   const asked = parseInterval(params.get("interval") ?? "1h");
   const interval: Interval = asked === "1h" ? "1h" : "1d";
   const agg = settings.agg as Aggregate;
-  if (interval === "1h" && params.has("agg")) {
+  // `mean`, the default, is what an hour is of itself: tools that send every default are served.
+  if (interval === "1h" && agg !== "mean") {
     throw badRequest(
       "invalid_parameter",
       `Query parameter 'agg' applies to intervals of a day or longer (${PERIODS.join(", ")}), not to 1h.`,
