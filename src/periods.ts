@@ -5,7 +5,7 @@
  * the zone: a day, an ISO week (Monday first), a calendar month or year, or Eskom's financial year
  * (1 April to 31 March). All arithmetic is on UTC milliseconds shifted by the zone's fixed offset.
  */
-import { DAY_MS, HOUR_MS } from "./time.ts";
+import { DAY_MS, formatInstant, HOUR_MS } from "./time.ts";
 
 /** The zones `tz` accepts; the first is the default. */
 export const ZONES = ["UTC", "Africa/Johannesburg"] as const;
@@ -83,8 +83,12 @@ export function offsetText(offset: number): string {
   return `${offset < 0 ? "-" : "+"}${pad(Math.floor(minutes / 60))}:${pad(minutes % 60)}`;
 }
 
-/** An instant in the zone's wall-clock time with its offset: `YYYY-MM-DDThh:mm:ss+02:00`, `.sss` on request. */
+/**
+ * An instant in the zone's wall-clock time with its offset: `YYYY-MM-DDThh:mm:ss+02:00`, `.sss` on
+ * request; in UTC (offset 0), exactly what `formatInstant` writes.
+ */
 export function formatZoned(ms: number, offset: number, withMillis = false): string {
+  if (offset === 0) return formatInstant(ms, withMillis);
   const d = new Date(ms + offset);
   const time = `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
   const millis = withMillis ? `.${pad(d.getUTCMilliseconds(), 3)}` : "";

@@ -13,7 +13,7 @@
  */
 import type { Reading } from "../source/reading.ts";
 import type { ReadingStore } from "../store/reading-store.ts";
-import { dayKey, formatInstant, HOUR_MS } from "../time.ts";
+import { dayKey, HOUR_MS } from "../time.ts";
 import { formatZoned, periodRange, ZONE_OFFSET_MS } from "../periods.ts";
 import type {
   Aggregate,
@@ -147,7 +147,7 @@ function hourlyRecorder<H, HF extends string>(
   return (store: HourSource, { start, end, options, zone = "UTC" }: RangeRequest): HourlyRecord<HF>[] => {
     const fields = hourly.filter(([, f]) => f.onlyWith === undefined || options[f.onlyWith] === true);
     const offset = ZONE_OFFSET_MS[zone];
-    const stamp = offset === 0 ? formatInstant : (hour: number) => formatZoned(hour, offset);
+    const stamp = (hour: number) => formatZoned(hour, offset);
     return hours(store, start, end).map(({ hour, inputs }) => {
       const record: Record<string, HourValue> = { ts: stamp(hour) };
       for (const [name, field] of fields) record[name] = served(field.value(inputs));

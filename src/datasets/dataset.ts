@@ -175,6 +175,11 @@ export interface DatasetDoc {
   readonly statusMeta?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 }
 
+/** The fields a response to `request` carries: the dataset's choice, else those of its interval. */
+export function servedFieldsOf(dataset: DatasetDoc, request: FieldsRequest): readonly FieldDoc[] {
+  return dataset.servedFields?.(request) ?? dataset.fields[request.interval];
+}
+
 /** A dataset the service serves at one path. */
 export interface Dataset extends DatasetDoc {
   /** Days before a range whose readings the records also depend on (for ETags). */

@@ -9,7 +9,7 @@ import { REQUEST_INTERVALS } from "./range-query.ts";
 import { WINDOW_MS } from "../limits/scopes.ts";
 import { type ReadingStore, type StoreSnapshot, StoreUnavailableError } from "../store/reading-store.ts";
 import { dayStart, formatInstant, HOUR_MS } from "../time.ts";
-import { SAMPLE_HEADERS, SCHEMA_VERSION } from "./dataset-handler.ts";
+import { SAMPLE_HEADERS, SCHEMA_VERSION } from "./dataset-envelope.ts";
 import { FORMATS } from "./negotiation.ts";
 import * as v from "valibot";
 import type { RouteDoc } from "./route-doc.ts";

@@ -5,13 +5,13 @@
  * 400 listing the aggregates it allows.
  */
 import { aggregateName, aggregatesOf } from "../datasets/aggregates.ts";
-import type { DataRecord, Dataset, FieldDoc } from "../datasets/dataset.ts";
+import { type DataRecord, type Dataset, type FieldDoc, servedFieldsOf } from "../datasets/dataset.ts";
 import { badRequest } from "./http-error.ts";
 import type { ParsedRange } from "./range-query.ts";
 
 /** The fields of a response to `range`, in served order; throws a 400 for an unknown column. */
 export function responseFields(dataset: Dataset, range: ParsedRange): readonly FieldDoc[] {
-  const all = dataset.servedFields?.(range) ?? dataset.fields[range.interval];
+  const all = servedFieldsOf(dataset, range);
   if (range.columns === undefined) return all;
   const [stamp, ...rest] = all;
   const byName = new Map(rest.map((f) => [f.name, f]));

@@ -6,7 +6,13 @@
  * join to exactly what one piece for the whole range would be: records are made day by day, each
  * from its own day and the days before it, whatever range asks for them.
  */
-import type { Dataset, DataRecord, FieldDoc, RangeRequest } from "../datasets/dataset.ts";
+import {
+  type Dataset,
+  type DataRecord,
+  type FieldDoc,
+  type RangeRequest,
+  servedFieldsOf,
+} from "../datasets/dataset.ts";
 import type { RecordCache } from "../datasets/record-cache.ts";
 import type { ReadingStore } from "../store/reading-store.ts";
 import { dayRange, DAY_MS } from "../time.ts";
@@ -128,7 +134,7 @@ export class DatasetBody implements BodySource {
   /** The fields served, in order. */
   get fields(): readonly FieldDoc[] {
     const { dataset, range } = this.#parts;
-    return this.#parts.fields ?? dataset.servedFields?.(range) ?? dataset.fields[range.interval];
+    return this.#parts.fields ?? servedFieldsOf(dataset, range);
   }
 
   #records(piece: RangeRequest): DataRecord[] {

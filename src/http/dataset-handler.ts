@@ -4,18 +4,17 @@
  * records depend on, so a re-ingest that changes a range changes its ETag, and a poll within the
  * hour gets a 304 without the records being computed.
  */
-import { createHash } from "node:crypto";
 import * as v from "valibot";
-import { type Dataset, type DatasetParameter, firstDayRead } from "../datasets/dataset.ts";
+import type { Dataset, DatasetParameter } from "../datasets/dataset.ts";
 import { type ReadingStore, type StoreSnapshot, StoreUnavailableError } from "../store/reading-store.ts";
-import { dayKey, dayRange, DAY_MS, formatInstant, HOUR_MS } from "../time.ts";
-import { chooseFormat, type Format, FORMATS, PARQUET_TYPE } from "./negotiation.ts";
-import { MAX_SPAN_DAYS, type ParsedRange, parseRangeQuery } from "./range-query.ts";
+import { formatInstant, HOUR_MS } from "../time.ts";
+import { chooseFormat, type Format, FORMATS } from "./negotiation.ts";
+import { type ParsedRange, parseRangeQuery } from "./range-query.ts";
 import type { Handler, RequestContext } from "./router.ts";
 import { send, sendStream } from "./send.ts";
 import { responseFields } from "./columns.ts";
 import { parseLatestQuery } from "./latest.ts";
-import { formatZoned, periodRange, ZONE_OFFSET_MS } from "../periods.ts";
+import { CONTENT_TYPES, entityTag, envelopeMeta, responseHeaders, streams } from "./dataset-envelope.ts";
 import type { FieldDoc } from "../datasets/dataset.ts";
 import { DatasetBody, StaleBodyError } from "./dataset-body.ts";
 import type { RenderSlots } from "./render-slots.ts";
@@ -25,15 +24,6 @@ import { Lru } from "../cache/lru.ts";
 import { storeAsOf } from "../store/as-of-view.ts";
 import { badRequest } from "./http-error.ts";
 import { type Instant, InstantSchema } from "./instant.ts";
-
-/** The `meta.schema_version` of every envelope. */
-export const SCHEMA_VERSION = "1.0";
-
-/**
- * The header every answer from a store of generated sample data carries (docs/api.md: "Sample
- * data"), beside `meta.sample` in JSON; CSV readers check it. Answers from real data have neither.
- */
-export const SAMPLE_HEADERS: Readonly<Record<string, string>> = { "Data-Source": "sample" };
 
 /** `format`, accepted by every dataset: it overrides the Accept header. */
 export const FORMAT_PARAMETER: DatasetParameter = {
@@ -82,66 +72,6 @@ export function secondsToNextHour(now: number): number {
 // Cache-Control for a response at `now`: private, until the next whole hour.
 const cacheControlAt = (now: number): string => `private, max-age=${secondsToNextHour(now)}`;
 
-/** The instants the records of a range cover: the range at 1h, its whole periods at 1d. */
-function covered(range: ParsedRange): { from: number; to: number } {
-  if (range.interval === "1h") return { from: range.start, to: range.end };
-  if (range.period === undefined || (range.period === "1d" && range.zone === "UTC"))
-    return dayRange(range.start, range.end);
-  return periodRange(range.start, range.end, range.period, ZONE_OFFSET_MS[range.zone]);
-}
-
-// Whether a range asks for anything beyond what release 1.6 could (so that older ETags stay as they were).
-const plain = (range: ParsedRange) =>
-  range.asked === range.interval &&
-  range.zone === "UTC" &&
-  range.agg === "mean" &&
-  range.columns === undefined;
-
-/** An instant as the range's zone writes it. */
-function stampIn(range: ParsedRange, ms: number, withMillis = false): string {
-  return range.zone === "UTC"
-    ? formatInstant(ms, withMillis)
-    : formatZoned(ms, ZONE_OFFSET_MS[range.zone], withMillis);
-}
-
-/** Whether the answer streams: a CSV or Parquet hourly range longer than JSON's bound. */
-export function streams(range: ParsedRange, format: Format): boolean {
-  return (
-    format !== "json" && range.interval === "1h" && range.end - range.start > MAX_SPAN_DAYS["1h"] * DAY_MS
-  );
-}
-
-function entityTag(dataset: Dataset, range: ParsedRange, format: Format, snapshot: StoreSnapshot): string {
-  const { from, to } = covered(range);
-  const hash = createHash("sha256");
-  hash.update(
-    JSON.stringify([
-      dataset.id,
-      SCHEMA_VERSION,
-      dataset.meta(range.interval, range.options),
-      range.interval,
-      range.start,
-      range.end,
-      range.startFractional,
-      range.endFractional,
-      range.options,
-      format,
-      snapshot.lastActual,
-      // Only a sample store's tags change: a real store's stay as they were.
-      ...(snapshot.sample ? ["sample"] : []),
-      ...(plain(range) ? [] : [range.asked, range.zone, range.agg, range.columns ?? null]),
-    ]),
-  );
-  for (let day = firstDayRead(dataset, from); day < to; day += DAY_MS)
-    hash.update(snapshot.manifest.get(dayKey(day))?.hash ?? "-");
-  return hash.digest("base64url").slice(0, 32);
-}
-
-function filename(dataset: Dataset, range: ParsedRange, format: Format): string {
-  const stamp = (ms: number) => formatInstant(ms).slice(0, 19).replace(/[-:]/g, "") + "Z";
-  return `${dataset.id}_${range.asked}_${stamp(range.start)}_${stamp(range.end)}.${format}`;
-}
-
 /** What a dataset handler shares with the others. */
 export interface DatasetHandlerOptions {
   /** Records per day, serialized once. */
@@ -154,44 +84,6 @@ export interface DatasetHandlerOptions {
   readonly responses: Lru<string, Buffer>;
   /** The clock for Cache-Control. */
   readonly now?: () => number;
-}
-
-// The envelope's `meta` (docs/api.md: "`meta`").
-function envelopeMeta(
-  dataset: Dataset,
-  range: ParsedRange,
-  lastAvailable: number | null,
-  sample: boolean,
-  asOf?: Instant,
-) {
-  return {
-    dataset: dataset.id,
-    interval: range.asked,
-    timezone: range.zone,
-    schema_version: SCHEMA_VERSION,
-    derived: dataset.derived[range.interval],
-    ...dataset.meta(range.interval, range.options),
-    ...(range.interval === "1d" && range.agg !== "mean" ? { aggregate: range.agg } : {}),
-    start: stampIn(range, range.start, range.startFractional),
-    end: stampIn(range, range.end, range.endFractional),
-    last_available: lastAvailable === null ? null : stampIn(range, lastAvailable),
-    data_delay: lastAvailable === null || covered(range).to > lastAvailable + HOUR_MS,
-    ...(asOf === undefined ? {} : { as_of: stampIn(range, asOf.ms, asOf.fractional) }),
-    ...(sample ? { sample: true } : {}),
-  };
-}
-
-const CONTENT_TYPES: Readonly<Record<Format, string>> = {
-  json: "application/json",
-  csv: "text/csv; charset=utf-8",
-  parquet: PARQUET_TYPE,
-};
-
-// The answer's own headers: a file's name, and the sample data's mark.
-function responseHeaders(format: Format, sample: boolean, dataset: Dataset, range: ParsedRange) {
-  if (format === "json") return sample ? SAMPLE_HEADERS : undefined;
-  const disposition = { "Content-Disposition": `attachment; filename="${filename(dataset, range, format)}"` };
-  return sample ? { ...disposition, ...SAMPLE_HEADERS } : disposition;
 }
 
 interface ParsedQuery {

@@ -14,13 +14,8 @@ import {
 } from "../forecasts/forecast-query.ts";
 import { dayRange, DAY_MS, formatInstant } from "../time.ts";
 import { recordsToCsv } from "./csv.ts";
-import {
-  AS_OF_PARAMETER,
-  FORMAT_PARAMETER,
-  SAMPLE_HEADERS,
-  SCHEMA_VERSION,
-  secondsToNextHour,
-} from "./dataset-handler.ts";
+import { AS_OF_PARAMETER, FORMAT_PARAMETER, secondsToNextHour } from "./dataset-handler.ts";
+import { SAMPLE_HEADERS, SCHEMA_VERSION } from "./dataset-envelope.ts";
 import { badRequest, HttpError } from "./http-error.ts";
 import type { Instant } from "./instant.ts";
 import { chooseFormat, type Format } from "./negotiation.ts";

@@ -15,7 +15,7 @@ import * as v from "valibot";
 import type { RouteDoc } from "./route-doc.ts";
 import type { Handler } from "./router.ts";
 import type { ServerResponse } from "node:http";
-import { SAMPLE_HEADERS } from "./dataset-handler.ts";
+import { SAMPLE_HEADERS } from "./dataset-envelope.ts";
 import { VERSION } from "../version.ts";
 
 const nullableString = (description?: string) =>

@@ -50,7 +50,8 @@ export const HEADERS: Record<string, Schema> = {
     schema: { const: "sample" },
   },
   "Content-Disposition": {
-    description: 'For CSV: `attachment; filename="<dataset>_<interval>_<start>_<end>.csv"`.',
+    description:
+      'For CSV and Parquet: `attachment; filename="<dataset>_<interval>_<start>_<end>.csv"` (or `.parquet`).',
     schema: { type: "string" },
   },
   "WWW-Authenticate": { description: "`X-API-KEY`: the key scheme.", schema: { type: "string" } },

@@ -4,7 +4,8 @@
  * them), and the responses.
  */
 import { type DatasetDoc, type FieldDoc, type Interval, INTERVALS } from "../datasets/dataset.ts";
-import { AS_OF_PARAMETER, FORMAT_PARAMETER, SCHEMA_VERSION } from "./dataset-handler.ts";
+import { AS_OF_PARAMETER, FORMAT_PARAMETER } from "./dataset-handler.ts";
+import { SCHEMA_VERSION } from "./dataset-envelope.ts";
 import { RANGE_PARAMETERS } from "./range-query.ts";
 import { jsonSchema, type QueryParameter, type Schema } from "./route-doc.ts";
 import { headers, RATE, ref, scopeText } from "./openapi-components.ts";

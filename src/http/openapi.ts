@@ -80,9 +80,10 @@ const INFO = {
   title: "Grid Data Service",
   // The release (package.json): the reference describes what this running service answers.
   version: VERSION,
-  summary: "South Africa's power-grid data (Eskom Data Portal), hourly or daily, for a time range.",
+  summary:
+    "South Africa's power-grid data (Eskom Data Portal), hourly or over days, weeks, months and years, for a time range.",
   description:
-    "Ranges are half-open, [start, end), in UTC. start and end are ISO-8601 date-times with an offset, or dates. " +
+    "Ranges are half-open, [start, end). start and end are ISO-8601 date-times with an offset, or dates (00:00 in tz: UTC unless tz=Africa/Johannesburg). " +
     `The longest span is ${MAX_SPAN_DAYS["1h"]} days at 1h in JSON, ${MAX_STREAM_DAYS} days at 1h in CSV and Parquet (streamed), and ${MAX_SPAN_DAYS["1d"]} days at 1d and longer intervals. ` +
     "Checks run in this order: unknown path (404), key (401), limit (429), method (405), query (400).",
 };

@@ -68,7 +68,7 @@ export const RANGE_PARAMETERS: Readonly<
     expected: AGGREGATES.join(", "),
     default: "mean",
     description:
-      "At intervals of a day or longer: mean (the dataset's daily fields, the default), or min, max or sum of each hourly field that allows it, named <agg>_<field> (a sum of MW is an energy in MWh; a share, an index or a level has no sum). The catalog lists each field's aggregates.",
+      "At intervals of a day or longer: mean (the dataset's daily fields, the default), or min, max or sum of each hourly field that allows it, named `<agg>_<field>` (a sum of MW is an energy in MWh; a share, an index or a level has no sum). The catalog lists each field's aggregates.",
   },
   columns: {
     schema: v.pipe(v.string(), v.regex(/^[a-z0-9_]+(,[a-z0-9_]+)*$/)),
