@@ -14,7 +14,7 @@ import {
   servedFieldsOf,
 } from "../datasets/dataset.ts";
 import type { RecordCache } from "../datasets/record-cache.ts";
-import type { ReadingStore } from "../store/reading-store.ts";
+import { DamagedDayError, type ReadingStore } from "../store/reading-store.ts";
 import { dayRange, DAY_MS } from "../time.ts";
 import { nextPeriod, periodRange, ZONE_OFFSET_MS } from "../periods.ts";
 import { project } from "./columns.ts";
@@ -115,7 +115,7 @@ export class DatasetBody implements BodySource {
       await this.write((bytes) => {
         parts.push(bytes);
       });
-      if (store.refresh().version !== version) throw new StaleBodyError();
+      if (store.changedSince(version)) throw new StaleBodyError();
       return Buffer.concat(parts);
     });
   }
@@ -125,10 +125,17 @@ export class DatasetBody implements BodySource {
    * waiting for `out` (a stream's backpressure); holds no more than a piece (a row group in Parquet).
    */
   async write(out: (bytes: Buffer) => void | Promise<void>): Promise<void> {
-    const { format } = this.#parts;
-    if (format === "csv") await this.#csv(out);
-    else if (format === "parquet") await this.#parquet(out);
-    else await this.#json(out);
+    const { format, store, version } = this.#parts;
+    try {
+      if (format === "csv") await this.#csv(out);
+      else if (format === "parquet") await this.#parquet(out);
+      else await this.#json(out);
+    } catch (error) {
+      // A day rewritten by an ingest since the body began: the body is stale, not the day damaged.
+      if (error instanceof DamagedDayError && error.transient && store.changedSince(version))
+        throw new StaleBodyError();
+      throw error;
+    }
   }
 
   /** The fields served, in order. */

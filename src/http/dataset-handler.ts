@@ -197,10 +197,15 @@ function answer(req: IncomingMessage, res: ServerResponse, a: Answering): void |
   };
   // A whole history is written as it is made, never held: a store changed meanwhile cuts it off.
   if (streams(range, format)) {
-    return sendStream(req, res, {
+    const streamed = sendStream(req, res, {
       ...representation,
       write: (out) => body.write(out),
-      stale: () => store.refresh().version !== snapshot.version,
+      stale: () => store.changedSince(snapshot.version),
+    });
+    // Its head is sent: a body gone stale on the way can only be cut off, which is no fault.
+    return streamed.catch((error: unknown) => {
+      if (!(error instanceof StaleBodyError)) throw error;
+      res.destroy();
     });
   }
   return send(req, res, {

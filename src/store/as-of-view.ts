@@ -53,6 +53,8 @@ export function storeAsOf(store: ReadingStore, history: History, asOf: number): 
         modified: current.modified,
         sample: current.sample,
       }),
+    // The past does not change.
+    changedSince: () => false,
     day,
     reading(hour: number): Reading | undefined {
       const found = day(dayKey(hour));

@@ -91,6 +91,12 @@ export interface ReadingStore {
   readonly dir: string;
   /** Picks up a new ingest, if any, and returns the current snapshot. */
   refresh(): StoreSnapshot;
+  /**
+   * Whether the store is no longer the snapshot of `version`, judged by the manifest file itself
+   * rather than through the change gate (which looks once per request): for a body that took long
+   * to make, between requests.
+   */
+  changedSince(version: number): boolean;
   /** The stored day with that key, or undefined when there is none. */
   day(key: string): Day | undefined;
   /** The reading of the hour beginning at `hour` (UTC ms), if stored. */
@@ -142,6 +148,9 @@ export function createReadingStore(options: {
   return {
     dir,
     refresh: () => refresh(open),
+    changedSince(version) {
+      return open.snapshot.version !== version || manifestStat(open).stamp !== open.stamp;
+    },
     day: (key) => day(open, key),
     reading(hour) {
       const found = day(open, dayKey(hour));
@@ -171,13 +180,20 @@ function unavailable(dir: string): StoreUnavailable | undefined {
   };
 }
 
+// The manifest file's identity (a new manifest is renamed into place: another file) and its time.
+function manifestStat(open: OpenStore): { stamp: string; modified: number | null } {
+  const stat = statSync(open.manifestPath, { throwIfNoEntry: false });
+  return stat
+    ? { stamp: `${stat.ino}:${stat.size}:${stat.mtimeMs}`, modified: stat.mtimeMs }
+    : { stamp: "none", modified: null };
+}
+
 // Picks up a new manifest when the gate says it may have changed and its file is another one. A
 // store that cannot be served is looked at again on every call: a killed writer changes no file.
 function refresh(open: OpenStore): StoreSnapshot {
   const blocked = open.snapshot.unavailable !== undefined;
   if (!blocked && !open.recheck()) return open.snapshot;
-  const stat = statSync(open.manifestPath, { throwIfNoEntry: false });
-  const next = stat ? `${stat.ino}:${stat.size}:${stat.mtimeMs}` : "none";
+  const { stamp: next, modified } = manifestStat(open);
   if (next === open.stamp && !blocked) return open.snapshot;
   const why = unavailable(open.dir);
   if (why !== undefined) {
@@ -205,7 +221,6 @@ function refresh(open: OpenStore): StoreSnapshot {
     }
     if (entry.sample) sample = true;
   }
-  const modified = stat ? stat.mtimeMs : null;
   open.snapshot = { manifest, lastActual, version: open.snapshot.version + 1, modified, sample };
   return open.snapshot;
 }
@@ -226,8 +241,10 @@ function day(open: OpenStore, key: string): Day | undefined {
 function checkedText(open: OpenStore, key: string, hash: string): string {
   const file = join(READINGS_DIR, dayFileName(key));
   const fail = (why: string): never => {
-    // An ingest in progress replaces day files before it commits the manifest: not damage.
-    if (lockHeld(join(open.dir, INGEST_LOCK))) throw new DamagedDayError(key, file, why, true);
+    // An ingest in progress replaces day files before it commits the manifest, and one that has
+    // committed leaves this snapshot behind (a long body read across it): neither is damage.
+    const moved = () => loadManifest(open.dir).get(key)?.hash !== hash;
+    if (lockHeld(join(open.dir, INGEST_LOCK)) || moved()) throw new DamagedDayError(key, file, why, true);
     open.broken.set(key, { hash, why: `${file}: ${why}` });
     throw new DamagedDayError(key, file, why);
   };
