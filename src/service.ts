@@ -6,7 +6,7 @@ import { loadReduction } from "./datasets/load-reduction.ts";
 import { availability } from "./datasets/availability.ts";
 import { supplyMargin } from "./datasets/supply-margin.ts";
 import { pumpedStorage } from "./datasets/pumped-storage.ts";
-import type { DatasetDoc } from "./datasets/dataset.ts";
+import type { Dataset, DatasetDoc } from "./datasets/dataset.ts";
 import { forecastDemand } from "./forecasts/forecast-dataset.ts";
 import { ForecastIssues } from "./forecasts/forecast-issues.ts";
 import { forecastHandler } from "./http/forecast-handler.ts";
@@ -18,7 +18,8 @@ import { systemState } from "./datasets/system-state.ts";
 import { createApp } from "./http/app.ts";
 import type { AccessLogEntry } from "./http/access-log.ts";
 import { CATALOG_OPERATION, catalogHandler } from "./http/catalog-handler.ts";
-import { datasetHandler } from "./http/dataset-handler.ts";
+import { datasetHandler, type DatasetHandlerOptions } from "./http/dataset-handler.ts";
+import { rangeCost } from "./http/range-cost.ts";
 import { HEALTH_OPERATION, healthHandler, type RedisHealth } from "./http/health-handler.ts";
 import { createKeyGuard } from "./http/key-guard.ts";
 import { buildOpenApi, OPENAPI_OPERATION, OPENAPI_PATH } from "./http/openapi.ts";
@@ -113,6 +114,26 @@ function openapiRoute(routes: readonly Route[], limits: Readonly<Record<string, 
   };
 }
 
+// A dataset's two routes: its ranges (costing one request per 366 days of a long one) and its newest hours.
+function datasetRoutes(dataset: Dataset, store: ReadingStore, shared: DatasetHandlerOptions): Route[] {
+  const common = { methods: READ_METHODS, scope: dataset.scope };
+  return [
+    {
+      ...common,
+      path: dataset.path,
+      handler: datasetHandler(dataset, store, shared),
+      doc: { dataset },
+      cost: rangeCost,
+    },
+    {
+      ...common,
+      path: `${dataset.path}/latest`,
+      handler: datasetHandler(dataset, store, shared, "latest"),
+      doc: { dataset, latest: true },
+    },
+  ];
+}
+
 // The API's routes, each with its documentation: the datasets, the forecast, the catalog, health
 // and the OpenAPI document built from them.
 function apiRoutes(options: ServiceOptions): Route[] {
@@ -129,26 +150,9 @@ function apiRoutes(options: ServiceOptions): Route[] {
   // event loop needs (a year's body takes 15 to 55 ms to compress).
   const compressions = createRenderSlots(1);
   const forecasts = options.forecasts ?? new ForecastIssues(store.dir);
+  const shared = { now, records, responses, slots, compressions };
   const routes: Route[] = [
-    ...DATASETS.flatMap((dataset) => {
-      const shared = { now, records, responses, slots, compressions };
-      return [
-        {
-          path: dataset.path,
-          methods: READ_METHODS,
-          scope: dataset.scope,
-          handler: datasetHandler(dataset, store, shared),
-          doc: { dataset },
-        },
-        {
-          path: `${dataset.path}/latest`,
-          methods: READ_METHODS,
-          scope: dataset.scope,
-          handler: datasetHandler(dataset, store, shared, "latest"),
-          doc: { dataset, latest: true },
-        },
-      ];
-    }),
+    ...DATASETS.flatMap((dataset) => datasetRoutes(dataset, store, shared)),
     {
       path: forecastDemand.path,
       methods: READ_METHODS,

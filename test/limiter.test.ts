@@ -145,3 +145,15 @@ test("limit assignments parse, and bad ones are refused with the reason", () => 
   assert.deepEqual(configuredLimits(undefined), DEFAULT_LIMITS);
   assert.deepEqual(configuredLimits("features=9"), { normalized_data: 10, features: 9, metadata: 60 });
 });
+
+test("a request costing several counts as several, and only when its whole cost fits", () => {
+  let now = 0;
+  const limiter = createLimiter({ now: () => now });
+  assert.deepEqual(limiter.check("k", "s", 10, 4), { success: true, limit: 10, remaining: 6, reset: 60 });
+  now += 1_000;
+  assert.deepEqual(limiter.check("k", "s", 10, 7), { success: false, limit: 10, remaining: 6, reset: 59 });
+  assert.deepEqual(limiter.check("k", "s", 10, 6), { success: true, limit: 10, remaining: 0, reset: 59 });
+  assert.equal(limiter.check("k", "s", 10).success, false);
+  now += 59_000; // the first four leave the window; the six of the second second stay
+  assert.deepEqual(limiter.check("k", "s", 10, 4), { success: true, limit: 10, remaining: 0, reset: 1 });
+});

@@ -7,6 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
 import { chooseFormat } from "../src/http/negotiation.ts";
+import { createKey } from "../src/keys/key-admin.ts";
 import { ingestTexts, startServer, tempDir } from "./helpers.ts";
 
 const PARQUET = "application/vnd.apache.parquet";
@@ -144,4 +145,27 @@ test("the forecast names what it does not take: tz, agg, columns, Parquet and th
     error: "unsupported_interval",
     detail: "Unsupported interval '1mo'. Supported intervals of forecasts.demand: 1h, 1d.",
   });
+});
+
+test("a long range counts as one request per 366 days it spans, and RateLimit says what is left", async (t) => {
+  const dir = tempDir(t);
+  ingestTexts(dir, { "sample.csv": generateSampleExport({ firstDay: "2024-01-01", days: 400 }) });
+  const { key } = createKey(dir, { name: "quota", account: "tests", limits: { normalized_data: 10 } });
+  const server = await startServer(t, dir);
+  const get = (query: string) =>
+    server.raw(`/api/v1/generation/mix?${query}`, { headers: { "X-API-KEY": key } });
+  const long = await get(`${LONG}&format=csv`); // 400 days: two requests' worth
+  assert.equal(long.status, 200);
+  assert.match(long.headers.get("ratelimit") ?? "", /^"normalized_data";r=8;t=\d+$/);
+  await long.arrayBuffer();
+  const json = await get("start=2024-01-01&end=2024-12-31"); // 365 days of JSON: one
+  assert.match(json.headers.get("ratelimit") ?? "", /^"normalized_data";r=7;t=\d+$/);
+  await json.arrayBuffer();
+  // 20 years ask for more than the whole limit: they take all of it, once nothing else counts.
+  const whole = await get("start=2006-01-01&end=2025-12-01&format=parquet");
+  assert.equal(whole.status, 429);
+  assert.match(((await whole.json()) as { detail: string }).detail, /^Request was throttled\./);
+  const monthly = await get(`${LONG}&interval=1mo&format=csv`); // periods cost one
+  assert.match(monthly.headers.get("ratelimit") ?? "", /^"normalized_data";r=6;t=\d+$/);
+  await monthly.arrayBuffer();
 });

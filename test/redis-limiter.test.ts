@@ -69,3 +69,28 @@ test(
     assert.ok((await redis.pttl(times)) > 0 && (await redis.pttl(counts)) > 0, "both keys expire when idle");
   },
 );
+
+test(
+  "answers as the in-process limiter does for requests of several costs (long ranges)",
+  { skip: REDIS_SKIP },
+  async (t) => {
+    const redis = await client(t);
+    let now = 1_700_000_000_000;
+    const clock = () => now;
+    const shared = createRedisLimiter(redis, { now: clock, windowMs: 2_000 });
+    const local = createLimiter({ now: clock, windowMs: 2_000 });
+    let seed = 11;
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    for (let i = 0; i < 2_000; i++) {
+      now += Math.floor(random() * random() * 150);
+      const key = `k${Math.floor(random() * 2)}`;
+      const limit = [1, 5, 40][Math.floor(random() * 3)]!;
+      const cost = Math.min(limit, 1 + Math.floor(random() * 6));
+      assert.deepEqual(
+        await shared.check(key, "s", limit, cost),
+        local.check(key, "s", limit, cost),
+        `request ${i}`,
+      );
+    }
+  },
+);

@@ -59,8 +59,10 @@ export function createKeyGuard(options: {
     const scope = route.scope!;
     const limit = limitFor(scope);
     if (limit === undefined) throw new TypeError(`No limit is configured for scope "${scope}"`);
+    // A request costing more than the whole limit takes the whole window, once it is empty.
+    const cost = Math.min(limit, route.cost?.(req, ctx) ?? 1);
     // This process's limiter answers at once; a shared one (Redis) answers later.
-    const result = limiter.check(caller.id, scope, limit);
+    const result = limiter.check(caller.id, scope, limit, cost);
     if (result instanceof Promise)
       return result.then((later) => apply(res, caller, scope, later, counter, onThrottled));
     return apply(res, caller, scope, result, counter, onThrottled);

@@ -44,6 +44,8 @@ export interface Route {
   readonly scope: string | null;
   readonly handler: Handler;
   readonly doc?: RouteDocs;
+  /** How many requests one counts as against its key's limit (`range-cost.ts`); 1 without it. */
+  readonly cost?: (req: IncomingMessage, ctx: RequestContext) => number;
 }
 
 /** Finds the route for a path; a single trailing slash is ignored. */

@@ -1,6 +1,8 @@
 /**
  * A rolling-window limiter: a request is allowed when fewer than `limit` requests were allowed
- * for the same key and scope in the last 60 seconds. A refused request is not counted. It keeps
+ * for the same key and scope in the last 60 seconds. A request may cost more than one (a long
+ * range: docs/api.md, "Whole histories"): it is allowed when its whole cost fits, and counts as that
+ * many. A refused request is not counted. It keeps
  * at most one entry per key, scope and millisecond (and never more than `limit`), and forgets keys
  * that went idle. The clock is
  * injected, so tests need no sleeping. Like upstash/ratelimit, `check` never throws.
@@ -19,12 +21,13 @@ export interface LimitResult {
 
 /** Any limiter: this process's own, or one shared through Redis (`redis-limiter.ts`). */
 export interface Limiter {
-  check(key: string, scope: string, limit: number): LimitResult | Promise<LimitResult>;
+  /** Counts a request costing `cost` (1 by default, at most `limit`) if it fits in the window. */
+  check(key: string, scope: string, limit: number, cost?: number): LimitResult | Promise<LimitResult>;
 }
 
 /** The limiter of this process, which answers at once. */
 export interface LocalLimiter extends Limiter {
-  check(key: string, scope: string, limit: number): LimitResult;
+  check(key: string, scope: string, limit: number, cost?: number): LimitResult;
   /** How many key-and-scope windows are held, for memory checks. */
   readonly size: number;
   /** How many distinct request times (milliseconds) are held in all, for memory checks. */
@@ -50,20 +53,20 @@ class Window {
     }
   }
 
-  /** Counts a request at `t` (a clock that stepped back counts it with the newest entry). */
-  add(t: number): void {
-    this.total++;
+  /** Counts `cost` requests at `t` (a clock that stepped back counts them with the newest entry). */
+  add(t: number, cost: number): void {
+    this.total += cost;
     if (this.size > 0) {
       const last = (this.head + this.size - 1) % this.times.length;
       if (t <= this.times[last]!) {
-        this.counts[last]!++;
+        this.counts[last]! += cost;
         return;
       }
     }
     if (this.size === this.times.length) this.grow();
     const at = (this.head + this.size) % this.times.length;
     this.times[at] = t;
-    this.counts[at] = 1;
+    this.counts[at] = cost;
     this.size++;
   }
 
@@ -108,7 +111,7 @@ export function createLimiter(options: { now?: () => number; windowMs?: number }
     nextSweep = t + windowMs;
   }
 
-  function check(key: string, scope: string, limit: number): LimitResult {
+  function check(key: string, scope: string, limit: number, cost = 1): LimitResult {
     const t = now();
     if (t >= nextSweep) sweep(t);
     let byKey = windows.get(scope);
@@ -123,11 +126,11 @@ export function createLimiter(options: { now?: () => number; windowMs?: number }
     }
     w.expire(t - windowMs);
     const counted = w.total;
-    const success = counted < limit;
-    if (success) w.add(t);
+    const success = counted + cost <= limit;
+    if (success) w.add(t, cost);
     const oldest = w.oldest();
     const reset = oldest === undefined ? 0 : Math.max(1, Math.ceil((oldest + windowMs - t) / 1000));
-    const remaining = Math.max(0, limit - (counted + (success ? 1 : 0)));
+    const remaining = Math.max(0, limit - (counted + (success ? cost : 0)));
     return { success, limit, remaining, reset };
   }
 

@@ -14,13 +14,14 @@ import type { LimitResult } from "./limiter.ts";
 import { WINDOW_MS } from "./scopes.ts";
 
 // KEYS[1]: the window's milliseconds (sorted set: member and score the millisecond); KEYS[2]: their
-// counts, and the total under "n" (hash). ARGV: now (ms), window (ms), limit.
+// counts, and the total under "n" (hash). ARGV: now (ms), window (ms), limit, cost.
 // Returns {allowed (0/1), counted after this request, oldest counted time or -1}.
 // Expired milliseconds are read in chunks: Lua's unpack takes a few thousand values at most.
 const SCRIPT = `
 local now = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 local limit = tonumber(ARGV[3])
+local cost = tonumber(ARGV[4])
 local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now - window)
 if #expired > 0 then
   local gone = 0
@@ -35,11 +36,11 @@ if #expired > 0 then
 end
 local counted = tonumber(redis.call('HGET', KEYS[2], 'n') or '0')
 local allowed = 0
-if counted < limit then
+if counted + cost <= limit then
   redis.call('ZADD', KEYS[1], now, ARGV[1])
-  redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
-  redis.call('HINCRBY', KEYS[2], 'n', 1)
-  counted = counted + 1
+  redis.call('HINCRBY', KEYS[2], ARGV[1], cost)
+  redis.call('HINCRBY', KEYS[2], 'n', cost)
+  counted = counted + cost
   allowed = 1
 end
 if counted > 0 then
@@ -58,6 +59,7 @@ type Scripted = Redis & {
     now: number,
     window: number,
     limit: number,
+    cost: number,
   ): Promise<[number, number, number]>;
 };
 
@@ -77,10 +79,10 @@ export function createRedisLimiter(redis: Redis, options: { now?: () => number; 
   redis.defineCommand("gdsWindow", { numberOfKeys: 2, lua: SCRIPT });
   const scripted = redis as Scripted;
   return {
-    async check(key: string, scope: string, limit: number): Promise<LimitResult> {
+    async check(key: string, scope: string, limit: number, cost = 1): Promise<LimitResult> {
       const t = now();
       const { times, counts } = windowKeys(scope, key);
-      const [allowed, counted, oldest] = await scripted.gdsWindow(times, counts, t, windowMs, limit);
+      const [allowed, counted, oldest] = await scripted.gdsWindow(times, counts, t, windowMs, limit, cost);
       const reset = oldest < 0 ? 0 : Math.max(1, Math.ceil((oldest + windowMs - t) / 1000));
       const remaining = Math.max(0, limit - counted);
       return { success: allowed === 1, limit, remaining, reset };

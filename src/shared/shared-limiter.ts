@@ -21,23 +21,23 @@ export function createSharedLimiter(options: {
   const { connection, failure, local, log } = options;
   const shared = createRedisLimiter(connection.client, { now: options.now });
   let fallingBack = false;
-  const fallback = (key: string, scope: string, limit: number, why: string): LimitResult => {
+  const fallback = (key: string, scope: string, limit: number, cost: number, why: string): LimitResult => {
     if (failure === "closed") throw new SharedStateUnavailable(why);
     if (!fallingBack)
       log(`REDIS_FAILURE=open: limiting in this process alone while Redis is unreachable (${why})`);
     fallingBack = true;
-    return local.check(key, scope, limit);
+    return local.check(key, scope, limit, cost);
   };
   return {
-    check(key, scope, limit) {
-      if (!connection.up) return fallback(key, scope, limit, "not connected");
-      return shared.check(key, scope, limit).then(
+    check(key, scope, limit, cost = 1) {
+      if (!connection.up) return fallback(key, scope, limit, cost, "not connected");
+      return shared.check(key, scope, limit, cost).then(
         (result) => {
           if (fallingBack) log("Limits are shared through Redis again");
           fallingBack = false;
           return result;
         },
-        (error: unknown) => fallback(key, scope, limit, (error as Error).message),
+        (error: unknown) => fallback(key, scope, limit, cost, (error as Error).message),
       );
     },
   };
