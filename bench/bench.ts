@@ -18,6 +18,7 @@ import { createKey } from "../src/keys/key-admin.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
 import { callgrindAvailable, countInstructions, startCounted } from "./bench-instructions.ts";
 import { mixedRound } from "./mixed-load.ts";
+import { HISTORY_PATHS, measureDownload } from "./whole-history.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
@@ -34,9 +35,9 @@ const PAIRS = Number(process.env.BENCH_PAIRS ?? 16);
 const PAIR_SECONDS = Number(process.env.BENCH_PAIR_SECONDS ?? 3);
 // The node flags `make serve` runs the server with (the Makefile exports them).
 const SERVICE_FLAGS = (process.env.GDS_NODE_FLAGS ?? "").split(" ").filter(Boolean);
-// Which parts to run: BENCH_PARTS=ingest,load,mixed,scale,cold,sweep (the default), and instructions
+// Which parts to run: BENCH_PARTS=ingest,load,mixed,scale,cold,sweep,history (the default), and instructions
 // (callgrind's count per request, warm and after BENCH_IDLE_SECONDS idle; several minutes, so only when asked).
-const PARTS = new Set((process.env.BENCH_PARTS ?? "ingest,load,mixed,scale,cold,sweep").split(","));
+const PARTS = new Set((process.env.BENCH_PARTS ?? "ingest,load,mixed,scale,cold,sweep,history").split(","));
 // The instructions part's connections at once (1: requests one after another on one connection).
 const COUNTED_CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 1);
 if (!Number.isInteger(COUNTED_CONNECTIONS) || COUNTED_CONNECTIONS < 1 || COUNTED_CONNECTIONS > 100) {
@@ -763,10 +764,32 @@ try {
 
   if (PARTS.has("instructions")) await instructions(three!, A);
 
+  const ten =
+    PARTS.has("sweep") || PARTS.has("history") ? storeWithYears("ten-years", "2016-01-01", 3653) : undefined;
+
+  if (PARTS.has("history")) {
+    log("Whole histories: 10 years hourly as CSV, then as Parquet, from a 10-year store…");
+    const server = await startService(ten!.dir);
+    const csv = await measureDownload(server.url, HISTORY_PATHS.csv, ten!.key, server.child.pid!);
+    const parquet = await measureDownload(server.url, HISTORY_PATHS.parquet, ten!.key, server.child.pid!);
+    await stop(server.child);
+    figures.history_10y = { csv, parquet, parquet_to_csv: Number((parquet.bytes / csv.bytes).toFixed(3)) };
+    for (const [name, f] of [
+      ["CSV", csv],
+      ["Parquet", parquet],
+    ] as const) {
+      const mb = (f.bytes / 2 ** 20).toFixed(1);
+      log(`  ${name}: ${f.ms} ms, ${mb} MB, RSS idle ${f.idle_rss_mb} MB, peak ${f.peak_rss_mb} MB`);
+      summary.push(
+        `10-year 1h ${name.padEnd(7)}         ${f.ms} ms, ${mb} MB, peak RSS +${f.peak_rss_mb - f.idle_rss_mb} MB over idle   (target ≤ +64 MB)`,
+      );
+    }
+    summary.push(`Parquet size / CSV size       ${(parquet.bytes / csv.bytes).toFixed(3)}`);
+  }
+
   if (PARTS.has("sweep")) {
     log("Memory: a sweep of 1,000 random ranges over 10 years of data…");
-    const ten = storeWithYears("ten-years", "2016-01-01", 3653);
-    const sweep = await startService(ten.dir);
+    const sweep = await startService(ten!.dir);
     let seed = 1;
     const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
     const startMs = Date.parse("2016-01-01T00:00:00Z");
@@ -781,7 +804,7 @@ try {
           const to = from + days * 86_400_000;
           const path = paths[Math.floor(random() * paths.length)]!;
           const q = `start=${new Date(from).toISOString()}&end=${new Date(to).toISOString()}&interval=${daily ? "1d" : "1h"}`;
-          await timed(`${sweep.url}${path}?${q}`, ten.key);
+          await timed(`${sweep.url}${path}?${q}`, ten!.key);
         }),
       );
     }
