@@ -9,7 +9,7 @@ export GDS_NODE_FLAGS := --max-old-space-size=$(NODE_HEAP_MB) --max-semi-space-s
 # and a long file started last would run on alone after the others have finished.
 SLOW_TESTS := test/ingest-kill.test.ts test/shared-state.test.ts test/dashboard-sessions.test.ts test/ingest-faults.test.ts \
 	test/server-lifecycle.test.ts test/dashboard-http.test.ts test/dashboard-browser.test.ts \
-	test/scripts.test.ts test/damaged-store.test.ts test/upgrade.test.ts
+	test/scripts.test.ts test/damaged-store.test.ts test/upgrade.test.ts test/whole-history.test.ts test/queries.test.ts
 ALL_TESTS := $(sort $(wildcard test/*.test.ts))
 TESTS := $(filter $(ALL_TESTS),$(SLOW_TESTS)) $(filter-out $(SLOW_TESTS),$(ALL_TESTS))
 
