@@ -149,8 +149,11 @@ function apiRoutes(options: ServiceOptions): Route[] {
   // And one compressed at a time, on one of libuv's threads: the others would take the cores the
   // event loop needs (a year's body takes 15 to 55 ms to compress).
   const compressions = createRenderSlots(1);
+  // Whole histories stream a day at a time, yielding between days; two at once keep both cores
+  // busy, and a third waits for one of them rather than slow all three.
+  const streams = createRenderSlots(2);
   const forecasts = options.forecasts ?? new ForecastIssues(store.dir);
-  const shared = { now, records, responses, slots, compressions };
+  const shared = { now, records, responses, slots, compressions, streams };
   const routes: Route[] = [
     ...DATASETS.flatMap((dataset) => datasetRoutes(dataset, store, shared)),
     {

@@ -169,3 +169,31 @@ test("a long range counts as one request per 366 days it spans, and RateLimit sa
   assert.match(monthly.headers.get("ratelimit") ?? "", /^"normalized_data";r=6;t=\d+$/);
   await monthly.arrayBuffer();
 });
+
+test("at most two whole histories stream at once: a third begins its body after one of them ended", async (t) => {
+  const { server } = await sampleServer(t);
+  const events: string[] = [];
+  const path = `/api/v1/generation/mix?${LONG}&format=csv`;
+  const bodies = await Promise.all(
+    [0, 1, 2].map(async (i) => {
+      const res = await server.get(path, {
+        headers: { "X-API-KEY": server.key, "Accept-Encoding": "identity" },
+      });
+      const reader = res.body!.getReader();
+      const chunks: Uint8Array[] = [];
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        if (chunks.length === 0) events.push(`start ${i}`);
+        chunks.push(value);
+      }
+      events.push(`end ${i}`);
+      return Buffer.concat(chunks).toString();
+    }),
+  );
+  assert.equal(bodies[1], bodies[0]);
+  assert.equal(bodies[2], bodies[0]);
+  // Whichever started third did so after one had ended.
+  const thirdStart = events.filter((e) => e.startsWith("start"))[2]!;
+  assert.ok(events.indexOf(thirdStart) > events.findIndex((e) => e.startsWith("end")), events.join(", "));
+});

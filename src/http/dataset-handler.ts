@@ -78,6 +78,8 @@ export interface DatasetHandlerOptions {
   readonly records: RecordCache;
   /** How many large bodies may be rendered at once. */
   readonly slots: RenderSlots;
+  /** How many whole histories may stream at once (all, without it); the rest wait after their head. */
+  readonly streams?: RenderSlots;
   /** How many bodies may be compressed at once (on libuv's pool). */
   readonly compressions: RenderSlots;
   /** Whole response bodies by ETag. */
@@ -199,7 +201,8 @@ function answer(req: IncomingMessage, res: ServerResponse, a: Answering): void |
   if (streams(range, format)) {
     const streamed = sendStream(req, res, {
       ...representation,
-      write: (out) => body.write(out),
+      write: (out) =>
+        options.streams === undefined ? body.write(out) : options.streams.run(() => body.write(out)),
       stale: () => store.changedSince(snapshot.version),
     });
     // Its head is sent: a body gone stale on the way can only be cut off, which is no fault.
