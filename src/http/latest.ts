@@ -9,7 +9,7 @@ import type { Dataset, DatasetParameter } from "../datasets/dataset.ts";
 import type { ReadingStore } from "../store/reading-store.ts";
 import { DAY_MS, HOUR_MS } from "../time.ts";
 import type { QueryParameter } from "./route-doc.ts";
-import { checkNames, type ParsedRange, parseOptions, SETTING_PARAMETERS } from "./range-query.ts";
+import { checkNames, columnsOf, type ParsedRange, parseOptions, SETTING_PARAMETERS } from "./range-query.ts";
 import type { Zone } from "../periods.ts";
 
 /** The most hours `/latest` gives: 366 days, JSON's bound for a range. */
@@ -70,6 +70,6 @@ export function parseLatestQuery(
     asked: "1h",
     zone: settings.tz as Zone,
     agg: "mean",
-    columns: settings.columns === undefined ? undefined : (settings.columns as string).split(","),
+    columns: columnsOf(settings),
   };
 }

@@ -58,7 +58,7 @@ export const RANGE_PARAMETERS: Readonly<
   },
   tz: {
     schema: v.picklist(ZONES),
-    expected: `${ZONES.join(" or ")}`,
+    expected: ZONES.join(" or "),
     default: "UTC",
     description:
       "UTC (the default) or Africa/Johannesburg (SAST, UTC+02:00, no daylight saving time): the boundaries of days and longer periods, the offset written in stamps, and the meaning of a bare date in start and end. Hourly values are the same hours either way.",
@@ -124,7 +124,7 @@ export function parseRangeQuery(
     );
   }
   checkSpan(start.ms, end.ms, interval, streams(options));
-  const columns = settings.columns === undefined ? undefined : (settings.columns as string).split(",");
+  const columns = columnsOf(settings);
   return {
     start: start.ms,
     end: end.ms,
@@ -138,6 +138,11 @@ export function parseRangeQuery(
     agg,
     columns,
   };
+}
+
+/** The names a validated `columns` value gives, in order; undefined without it. */
+export function columnsOf(settings: Readonly<Record<string, unknown>>): readonly string[] | undefined {
+  return settings.columns === undefined ? undefined : (settings.columns as string).split(",");
 }
 
 // A bare date means 00:00 in the request's zone.
