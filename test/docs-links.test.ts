@@ -21,7 +21,7 @@ const PAGES = [
 ];
 
 /** A heading's anchor as GitHub makes it: lower case, punctuation dropped, spaces as hyphens. */
-export function slug(heading: string): string {
+function slug(heading: string): string {
   return heading
     .toLowerCase()
     .replace(/[^\p{L}\p{N}\s_-]/gu, "")

@@ -3,9 +3,11 @@
  * request per 366 days of hourly records it asks for, JSON's bound, so that a 20-year CSV or
  * Parquet download counts as the 20 JSON requests it replaces. Anything else costs one. It is read
  * before the query is validated (the guard runs first): a query it cannot read costs one, and the
- * handler's 400 says what is wrong.
+ * handler's 400 says what is wrong. A route remembers the costs of the queries it saw last, so a
+ * poll does not parse its query on every request (1.7.0 did: a fifth more instructions a request).
  */
 import type { IncomingMessage } from "node:http";
+import { Lru } from "../cache/lru.ts";
 import { DAY_MS } from "../time.ts";
 import { parseInstant } from "./instant.ts";
 import { chooseFormat, type Format, FORMATS } from "./negotiation.ts";
@@ -16,7 +18,7 @@ import type { RequestContext } from "./router.ts";
 export const DAYS_PER_REQUEST = MAX_SPAN_DAYS["1h"];
 
 /** How many requests `req` counts as. */
-export function rangeCost(req: IncomingMessage, ctx: RequestContext): number {
+export function rangeCostOf(req: IncomingMessage, ctx: RequestContext): number {
   const params = ctx.url.searchParams;
   if ((params.get("interval") ?? "1h") !== "1h") return 1;
   const format = params.get("format");
@@ -29,4 +31,21 @@ export function rangeCost(req: IncomingMessage, ctx: RequestContext): number {
   const end = parseInstant(params.get("end") ?? "");
   if (typeof start === "string" || typeof end === "string" || end.ms <= start.ms) return 1;
   return Math.max(1, Math.ceil((end.ms - start.ms) / (DAYS_PER_REQUEST * DAY_MS)));
+}
+
+/**
+ * A route's cost function: `rangeCostOf`, remembered by query and Accept header (the only inputs
+ * it reads), for the last `size` of them.
+ */
+export function createRangeCost(size = 1_000): (req: IncomingMessage, ctx: RequestContext) => number {
+  const memo = new Lru<string, number>(size);
+  return (req, ctx) => {
+    const key = `${req.headers.accept ?? ""}\n${ctx.search}`;
+    let cost = memo.get(key);
+    if (cost === undefined) {
+      cost = rangeCostOf(req, ctx);
+      memo.set(key, cost);
+    }
+    return cost;
+  };
 }

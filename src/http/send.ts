@@ -187,7 +187,7 @@ function write(
 }
 
 /** A body too long to hold, written as it is made (a whole history in CSV or Parquet). */
-export interface StreamedRepresentation extends Omit<Representation, "body" | "cache" | "compressions"> {
+export interface StreamedBody {
   /** Hands the body's bytes on, piece by piece, waiting as `out` asks. */
   write(out: (bytes: Buffer) => Promise<void>): Promise<void>;
   /** Whether what was written may mix two versions of the store: the transfer is then cut off. */
@@ -206,7 +206,8 @@ class ClientGone extends Error {}
 export async function sendStream(
   req: IncomingMessage,
   res: ServerResponse,
-  rep: StreamedRepresentation,
+  rep: Omit<Representation, "body" | "cache" | "compressions">,
+  body: StreamedBody,
 ): Promise<void> {
   const head = headOf(res, rep);
   const encoding = rep.compress ? chooseEncoding(req.headers["accept-encoding"]) : "identity";
@@ -227,7 +228,7 @@ export async function sendStream(
         : res;
   if (sink !== res) sink.pipe(res);
   try {
-    await rep.write(async (bytes) => {
+    await body.write(async (bytes) => {
       if (res.destroyed) throw new ClientGone();
       if (sink.write(bytes)) return;
       await new Promise<void>((resolve) => {
@@ -240,7 +241,7 @@ export async function sendStream(
     if (error instanceof ClientGone) return;
     throw error;
   }
-  if (rep.stale()) {
+  if (body.stale()) {
     res.destroy();
     return;
   }
