@@ -10,6 +10,7 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
 import { ingestTexts, startServer, tempDir } from "./helpers.ts";
+import { DATASETS } from "../src/service.ts";
 
 type Doc = Record<string, any>;
 
@@ -42,6 +43,18 @@ test("the OpenAPI document is valid OpenAPI 3.1, served without a key", async (t
   const unit = doc.components.schemas.GridSystemStateHourlyRecord.properties.residual_demand_mw;
   assert.deepEqual(unit.type, ["number", "null"]);
   assert.equal(unit["x-unit"], "MW");
+  // A period's records: each aggregate's own schema, bounds for a year, only the stamp required.
+  const daily = doc.components.schemas.FeaturesGridStressIndexDailyRecord;
+  assert.deepEqual(daily.required, ["date"]);
+  assert.equal(daily.properties.hours.maximum, 8784);
+  assert.equal(daily.properties.hours_low.maximum, 8784);
+  assert.match(daily.properties.hours_low.description, /of the period/);
+  const items = doc.components.schemas.GridSystemStateDailyEnvelope.properties.data.items;
+  assert.deepEqual(
+    items.anyOf.map((r: Doc) => r.$ref.split("/").at(-1)),
+    ["Record", "MinRecord", "MaxRecord", "SumRecord"].map((s) => `GridSystemStateDaily${s}`),
+  );
+  assert.ok(doc.components.schemas.GridSystemStateDailySumRecord.properties.sum_residual_demand_mw);
 });
 
 const escape = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1");
@@ -95,23 +108,27 @@ function checker(doc: Doc) {
 test("every real response matches its documented schema and headers", async (t) => {
   const { dir, server, doc } = await served(t);
   const check = checker(doc);
-  const datasets = [
-    "/api/v1/grid/system-state",
-    "/api/v1/generation/mix",
-    "/api/v1/features/grid-stress",
-    "/api/v1/grid/load-reduction",
-    "/api/v1/grid/availability",
-  ];
+  const datasets = DATASETS.map((d) => d.path);
   const range = "start=2025-05-31T20:00:00Z&end=2025-06-02T02:00:00Z";
+  const months = "start=2025-05-01&end=2025-06-15";
   for (const path of datasets) {
     for (const query of [
       range,
       `${range}&interval=1d`,
       `${range}&format=csv`,
       `${range}&interval=1d&format=csv`,
+      // Every period, aggregate and zone, and columns: records the default schema does not describe.
+      `${months}&interval=1w`,
+      `${months}&interval=1mo&agg=sum`,
+      `${months}&interval=1y&agg=max&tz=Africa/Johannesburg`,
+      `${months}&interval=fy&agg=min`,
+      `${months}&interval=1d&agg=min`,
+      `${range}&columns=ts`,
+      `${months}&interval=1mo&columns=date`,
     ]) {
-      await check(path, await server.get(`${path}?${query}`));
+      await check(`${path}?${query}`, await server.get(`${path}?${query}`), path);
     }
+    await check(`${path}/latest`, await server.get(`${path}/latest?hours=3`));
     await check(path, await server.get(`${path}?${range}`, { headers: { Accept: "text/csv" } }));
     await check(path, await server.get(`${path}?start=2030-01-01&end=2030-01-02`));
     const first = await server.get(`${path}?${range}`);

@@ -8,7 +8,7 @@
  */
 import type { Period, Zone } from "../periods.ts";
 import type { DailyField } from "./daily-plan.ts";
-import { type Aggregate, type FieldDoc, type FieldText, HOURS_FIELD } from "./dataset.ts";
+import { type Aggregate, type FieldDoc, fieldDoc, type FieldText, HOURS_FIELD } from "./dataset.ts";
 
 /** The aggregates a field allows: its own list, else by its type and unit. */
 export function aggregatesOf(
@@ -72,14 +72,35 @@ export function periodDateField(period: Period, zone: Zone): FieldDoc {
   };
 }
 
+/** The most hours a period holds. */
+export const PERIOD_MAX_HOURS: Readonly<Record<Period, number>> = {
+  "1d": 24,
+  "1w": 168,
+  "1mo": 744,
+  "1y": 8784,
+  fy: 8784,
+};
+
 /** The `hours` field of records of a period: how many hourly records it aggregates. */
 export function periodHoursField(period: Period): FieldDoc {
   if (period === "1d") return { name: "hours", ...HOURS_FIELD };
-  const maximum = { "1w": 168, "1mo": 744, "1y": 8784, fy: 8784 }[period];
   return {
     name: "hours",
     ...HOURS_FIELD,
-    maximum,
+    maximum: PERIOD_MAX_HOURS[period],
     description: "How many hourly records the period aggregates; a complete period has one per hour.",
   };
+}
+
+/**
+ * A daily count of hours (a band's hours, the hours with load reduction) as a longer period's
+ * field: its bound is the period's hours, and it speaks of the period.
+ */
+export function periodCountField(name: string, text: FieldText, period: Period): FieldDoc {
+  if (period === "1d" || text.type !== "integer" || text.maximum !== PERIOD_MAX_HOURS["1d"])
+    return fieldDoc(name, text);
+  const description = text.description
+    .replace(/\bthe day's\b/g, "the period's")
+    .replace(/\bof the day\b/g, "of the period");
+  return fieldDoc(name, { ...text, maximum: PERIOD_MAX_HOURS[period], description });
 }

@@ -6,13 +6,12 @@
 import * as aq from "arquero";
 import { localDay, type Period, periodStart } from "../periods.ts";
 import { dayKey } from "../time.ts";
-import { aggregateFields, periodDateField, periodHoursField } from "./aggregates.ts";
+import { aggregateFields, periodCountField, periodDateField, periodHoursField } from "./aggregates.ts";
 import { type DailyField, dailyPlan, type Rollup } from "./daily-plan.ts";
 import {
   type Aggregate,
   type DataRecord,
   type FieldDoc,
-  fieldDoc,
   type FieldsRequest,
   type FieldText,
   type HourValue,
@@ -86,7 +85,7 @@ export function createPeriodAggregator<H, S>(source: PeriodSource<H, S>) {
     return [
       periodDateField(period, zone),
       ...Object.entries<FieldText>(planOf(agg).fields).map(([name, text]) =>
-        name === "hours" ? periodHoursField(period) : fieldDoc(name, text),
+        name === "hours" ? periodHoursField(period) : periodCountField(name, text, period),
       ),
     ];
   }

@@ -3,7 +3,15 @@
  * fields, the envelope's `meta`, the query parameters (the same valibot schemas that validate
  * them), and the responses.
  */
-import { type DatasetDoc, type FieldDoc, type Interval, INTERVALS } from "../datasets/dataset.ts";
+import {
+  type Aggregate,
+  AGGREGATES,
+  type DatasetDoc,
+  type FieldDoc,
+  type Interval,
+  INTERVALS,
+  servedFieldsOf,
+} from "../datasets/dataset.ts";
 import { AS_OF_PARAMETER, FORMAT_PARAMETER } from "./dataset-handler.ts";
 import { SCHEMA_VERSION } from "./dataset-envelope.ts";
 import { RANGE_PARAMETERS } from "./range-query.ts";
@@ -133,21 +141,77 @@ export function parameter(name: string, p: QueryParameter): Schema {
   };
 }
 
+/** Whether a dataset takes `tz`, `agg`, `columns` and the longer periods (the forecast does not). */
+const takesQueries = (dataset: DatasetDoc) => dataset.intervals === undefined;
+
+// A record's schema: every field it may carry. With `columns` only the stamp must be there.
+function recordSchema(dataset: DatasetDoc, fields: readonly FieldDoc[], what: string): Schema {
+  const schema: Schema = { type: "object", ...objectSchema(fields) };
+  if (!takesQueries(dataset)) return schema;
+  schema.required = [fields[0]!.name];
+  schema.description = `${what} Without columns, every field listed is present; with it, the stamp and the fields named.`;
+  return schema;
+}
+
+// The fields of a period's records with `agg`, for any period and zone: the longest period's
+// bounds, and a stamp that names no period.
+function periodFields(dataset: DatasetDoc, agg: Aggregate): readonly FieldDoc[] {
+  const [, ...fields] = servedFieldsOf(dataset, {
+    interval: "1d",
+    period: "1y",
+    zone: "UTC",
+    agg,
+    options: {},
+  });
+  const date: FieldDoc = {
+    name: "date",
+    type: "string",
+    format: "date",
+    description:
+      "The period's first day (interval: the UTC or, with tz, South African day, ISO week, month, year or financial year), YYYY-MM-DD.",
+  };
+  return [date, ...fields];
+}
+
+// The daily records' schemas, one per aggregate the dataset's fields allow; their refs.
+function dailyRecordSchemas(dataset: DatasetDoc, schemas: Record<string, Schema>): Schema[] {
+  const aggregates = takesQueries(dataset) ? AGGREGATES : (["mean"] as const);
+  return aggregates.flatMap((agg) => {
+    const fields = takesQueries(dataset) ? periodFields(dataset, agg) : dataset.fields["1d"];
+    // Only the stamp and hours: no field of this dataset has that aggregate.
+    if (agg !== "mean" && fields.length <= 2) return [];
+    const name = schemaName(
+      dataset,
+      "1d",
+      agg === "mean" ? "Record" : `${agg[0]!.toUpperCase()}${agg.slice(1)}Record`,
+    );
+    const what =
+      agg === "mean"
+        ? "A period's record with agg=mean (the default)."
+        : `A period's record with agg=${agg}: each field's ${agg} over the period's hours.`;
+    schemas[name] = recordSchema(dataset, fields, what);
+    return [ref("schemas", name)];
+  });
+}
+
 // The record and envelope schemas of a dataset at each interval; returns the envelopes' refs.
 export function datasetSchemas(dataset: DatasetDoc, schemas: Record<string, Schema>): Schema[] {
   return INTERVALS.map((interval) => {
-    const record = schemaName(dataset, interval, "Record");
     const envelope = schemaName(dataset, interval, "Envelope");
-    schemas[record] = { type: "object", ...objectSchema(dataset.fields[interval]) };
+    let items: Schema;
+    if (interval === "1h") {
+      const record = schemaName(dataset, interval, "Record");
+      schemas[record] = recordSchema(dataset, dataset.fields[interval], "An hour's record.");
+      items = ref("schemas", record);
+    } else {
+      const records = dailyRecordSchemas(dataset, schemas);
+      items = records.length === 1 ? records[0]! : { anyOf: records };
+    }
     schemas[envelope] = {
       type: "object",
       properties: {
         meta: metaSchema(dataset, interval),
-        data: {
-          type: "array",
-          items: ref("schemas", record),
-          description: "Records in ascending time order.",
-        },
+        data: { type: "array", items, description: "Records in ascending time order." },
       },
       required: ["meta", "data"],
       additionalProperties: false,
