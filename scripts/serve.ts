@@ -4,11 +4,14 @@
  * there are none, then starts the service. Every answer from the sample says it is one; the first
  * real ingest (`make pull`) removes it (docs/data.md: "Sample data").
  */
+import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../src/config.ts";
 import { ingestFiles } from "../src/ingest/ingest.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
+import { generateSampleForecastIssues, SAMPLE_FORECAST_NAME } from "../src/sample/sample-forecast.ts";
+import { ForecastIssues } from "../src/forecasts/forecast-issues.ts";
 import { loadManifest } from "../src/store/manifest.ts";
 import { neverWritten, rerunHint, writeState } from "../src/store/pending-ingest.ts";
 import { isSampleStore } from "../src/store/sample-mark.ts";
@@ -20,6 +23,21 @@ import { createAccount } from "../src/accounts/account-admin.ts";
 import { readAccounts } from "../src/accounts/account-file.ts";
 
 const SAMPLE_DAYS = 365;
+
+/**
+ * A sample store without forecast issues gets two weeks of generated ones (the first real issue a
+ * pull brings replaces them), so that the forecast endpoint has something to show.
+ */
+function seedSampleForecast(dir: string): void {
+  const issues = new ForecastIssues(dir);
+  if (issues.index().length > 0) return;
+  const generated = generateSampleForecastIssues(Date.now());
+  for (const { text, receivedAt } of generated) {
+    const sha256 = createHash("sha256").update(text).digest("hex");
+    issues.add(text, { name: SAMPLE_FORECAST_NAME, receivedAt, sha256, sample: true });
+  }
+  process.stderr.write(`Generated ${generated.length} daily issues of a SAMPLE 3-month forecast\n`);
+}
 
 const config = loadConfig();
 process.stderr.write(`Grid Data Service ${VERSION} (changes: CHANGELOG.md)\n`);
@@ -51,6 +69,7 @@ if (write.state === "interrupted") {
   }
   process.stderr.write(`Ingested ${summary.rowsRead} sample rows into ${summary.daysTouched} day files\n`);
 }
+if (isSampleStore(config.dataDir)) seedSampleForecast(config.dataDir);
 if (isSampleStore(config.dataDir)) {
   process.stderr.write(
     [

@@ -69,6 +69,19 @@ test("make serve's script seeds an empty store, creates one key, prints a workin
   assert.ok(age >= 3_600_000 && age < 2 * 3_600_000 + 60_000, `${age} ms old`);
   const health = (await (await fetch(new URL("/healthz", curl[2]))).json()) as Record<string, unknown>;
   assert.deepEqual([health.status, health.stale, health.sample], ["sample", false, true]);
+  // The forecast has two weeks of generated issues, marked as sample, the newest covering today.
+  assert.match(stderr, /Generated 14 daily issues of a SAMPLE 3-month forecast/);
+  const today = new Date().toISOString().slice(0, 10);
+  const forecast = await fetch(
+    new URL(`/api/v1/forecasts/demand?start=${today}&end=${today}T06:00:00Z`, curl[2]),
+    {
+      headers: { "X-API-KEY": curl[1]! },
+    },
+  );
+  const issued = (await forecast.json()) as { meta: { sample?: boolean }; data: { issued_at: string }[] };
+  assert.equal(issued.meta.sample, true);
+  assert.equal(issued.data.length, 6);
+  assert.ok(Date.now() - Date.parse(issued.data[0]!.issued_at) < 30 * 3_600_000, issued.data[0]!.issued_at);
   first.child.kill("SIGTERM");
   await first.done;
 
@@ -78,7 +91,7 @@ test("make serve's script seeds an empty store, creates one key, prints a workin
   await new Promise<void>((resolve) =>
     second.child.stderr.on("data", () => second.out().stderr.includes("listening") && resolve()),
   );
-  assert.doesNotMatch(second.out().stderr, /generating|Created the first API key/);
+  assert.doesNotMatch(second.out().stderr, /generating|Generated|Created the first API key/);
   assert.equal(readKeys(dir).length, 1);
   second.child.kill("SIGTERM");
   await second.done;

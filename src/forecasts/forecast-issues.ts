@@ -281,6 +281,19 @@ export class ForecastIssues {
   }
 }
 
+/** What a reader of the issues needs: the index, each issue, and the index's version and sample mark. */
+export type IssueSource = Pick<ForecastIssues, "index" | "issue" | "version" | "sample">;
+
+/** No issue at all. */
+export const NO_ISSUES: IssueSource = {
+  index: () => [],
+  issue: (entry) => {
+    throw new RangeError(`No forecast issue is served, not even that of ${entry.issued_at}`);
+  },
+  version: "",
+  sample: false,
+};
+
 /** The hours an issue covers, as UTC ms: its first and last target hour. */
 export function issueSpan(entry: IssueEntry): { first: number; last: number } {
   return { first: Date.parse(entry.first), last: Date.parse(entry.last) };

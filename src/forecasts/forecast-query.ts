@@ -6,7 +6,7 @@
 import * as aq from "arquero";
 import { round3 } from "../datasets/source-fields.ts";
 import { dayKey, formatInstant } from "../time.ts";
-import { type ForecastIssues, type Issue, issueSpan } from "./forecast-issues.ts";
+import { type Issue, type IssueSource, issueSpan } from "./forecast-issues.ts";
 
 /** Which issues a request reads: the newest for each hour, or all of them. */
 export const ISSUE_MODES = ["latest", "all"] as const;
@@ -55,7 +55,7 @@ const forecastOf = (issue: Issue, i: number, hour: number): ForecastHour => ({
 });
 
 /** The forecasts a query reads, by target hour, then by issue (oldest first). */
-export function forecastHours(store: ForecastIssues, query: ForecastQuery): ForecastHour[] {
+export function forecastHours(store: IssueSource, query: ForecastQuery): ForecastHour[] {
   const { from, to, asOf, mode } = query;
   const entries = store.index().filter((entry) => {
     const span = issueSpan(entry);

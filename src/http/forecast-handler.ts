@@ -5,7 +5,12 @@
  */
 import { createHash } from "node:crypto";
 import { ALL_ISSUES_MAX_DAYS, forecastDemand } from "../forecasts/forecast-dataset.ts";
-import { DamagedForecastError, type ForecastIssues } from "../forecasts/forecast-issues.ts";
+import {
+  DamagedForecastError,
+  type ForecastIssues,
+  type IssueSource,
+  NO_ISSUES,
+} from "../forecasts/forecast-issues.ts";
 import {
   dailyForecastRecords,
   forecastHours,
@@ -27,7 +32,7 @@ const PARAMETERS = { format: FORMAT_PARAMETER, as_of: AS_OF_PARAMETER, ...foreca
 const CSV_TYPE = "text/csv; charset=utf-8";
 
 // The instant the request reads the issues as of: as_of, checked against the issues kept, or now.
-function asOfFor(issues: ForecastIssues, asOf: Instant | undefined, now: number): number {
+function asOfFor(issues: IssueSource, asOf: Instant | undefined, now: number): number {
   if (asOf === undefined) return now;
   if (asOf.ms > now) {
     throw badRequest(
@@ -47,7 +52,7 @@ function asOfFor(issues: ForecastIssues, asOf: Instant | undefined, now: number)
 }
 
 // The newest issue a request as of `asOf` reads, as UTC ms, or null.
-function lastIssued(issues: ForecastIssues, asOf: number): number | null {
+function lastIssued(issues: IssueSource, asOf: number): number | null {
   const seen = issues.index().filter((entry) => Date.parse(entry.issued_at) <= asOf);
   return seen.length === 0 ? null : Date.parse(seen.at(-1)!.issued_at);
 }
@@ -60,7 +65,7 @@ function filename(range: ParsedRange): string {
 // The body of one answer.
 function render(
   sample: boolean,
-  issues: ForecastIssues,
+  issues: IssueSource,
   range: ParsedRange,
   format: Format,
   asOf: number,
@@ -120,7 +125,7 @@ function refuseUnsupported(params: URLSearchParams, range: ParsedRange): void {
 
 /** The handler of `forecasts.demand`, reading `issues`. */
 export function forecastHandler(
-  issues: ForecastIssues,
+  kept: ForecastIssues,
   options: { now?: () => number; sampleStore?: () => boolean } = {},
 ): Handler {
   const now = options.now ?? Date.now;
@@ -140,6 +145,9 @@ export function forecastHandler(
     }
     const format = chooseFormat(range.options.format as Format | undefined, req.headers.accept);
     try {
+      // Generated issues belong to the sample store: beside real readings (a pull that replaced
+      // the sample but could not bring Eskom's forecast yet) there is no forecast to serve.
+      const issues = kept.sample && options.sampleStore?.() === false ? NO_ISSUES : kept;
       const given = range.options.as_of as Instant | undefined;
       const asOf = asOfFor(issues, given, now());
       // An empty forecast beside a generated sample store is part of that sample.

@@ -67,10 +67,29 @@ export function when(local: number): When {
   };
 }
 
+/** The demand of an hour before noise: the season's level in the day's shape, lower at weekends. */
+function baseDemand(t: When): number {
+  return (26_400 + 2_300 * t.winter) * DAILY_SHAPE[t.hour]! * t.weekend;
+}
+
+/** The sun's height in the hour, 0 at night to 1 at noon, over a day as long as the season's. */
+function sunAt(t: When): number {
+  const dayLength = 12 - 1.5 * t.winter;
+  const sunrise = 12 - dayLength / 2;
+  return Math.max(0, Math.sin((Math.PI * (t.hour + 0.5 - sunrise)) / dayLength));
+}
+
+/** Solar output under a cloud factor (1 clear): PV and CSP, whose storage runs into the evening. */
+function solar(t: When, cloud: number): { pv: number; csp: number } {
+  const sun = sunAt(t);
+  const evening = t.hour >= 17 && t.hour <= 21 ? 0.5 * cloud : 0;
+  return { pv: PV_CAP * 0.82 * sun * cloud, csp: CSP_CAP * Math.min(1, 0.9 * sun * cloud + evening) };
+}
+
 /** Demand, wind and sun of one hour. The draws happen in a fixed order: the same seed, the same bytes. */
 export function weather(t: When, drift: Drift, { random, gauss }: Draws) {
   drift.demandNoise = 0.9 * drift.demandNoise + 160 * gauss();
-  const contracted = (26_400 + 2_300 * t.winter) * DAILY_SHAPE[t.hour]! * t.weekend + drift.demandNoise;
+  const contracted = baseDemand(t) + drift.demandNoise;
   drift.windState = Math.min(
     0.95,
     Math.max(0.02, drift.windState + 0.04 * gauss() + 0.02 * (0.36 - drift.windState)),
@@ -78,15 +97,19 @@ export function weather(t: When, drift: Drift, { random, gauss }: Draws) {
   const wind = WIND_CAP * drift.windState;
   if (t.hour === 0)
     drift.cloud = Math.min(1, Math.max(0.25, drift.cloud + 0.15 * gauss() + 0.1 * (0.8 - drift.cloud)));
-  const dayLength = 12 - 1.5 * t.winter;
-  const sunrise = 12 - dayLength / 2;
-  const sun = Math.max(0, Math.sin((Math.PI * (t.hour + 0.5 - sunrise)) / dayLength));
-  const pv = PV_CAP * 0.82 * sun * drift.cloud;
-  const csp =
-    CSP_CAP * Math.min(1, 0.9 * sun * drift.cloud + (t.hour >= 17 && t.hour <= 21 ? 0.5 * drift.cloud : 0));
+  const { pv, csp } = solar(t, drift.cloud);
   const other = OTHER_CAP * (0.6 + 0.1 * random());
   const totalRe = wind + pv + csp + other;
   return { contracted, wind, pv, csp, other, totalRe, residual: contracted - totalRe };
+}
+
+/**
+ * What a forecaster expects of an hour: its demand without noise, and renewables at their mean
+ * wind (0.36 of capacity), mean cloud (0.8) and mean other output.
+ */
+export function expectedHour(t: When): { contracted: number; totalRe: number } {
+  const { pv, csp } = solar(t, 0.8);
+  return { contracted: baseDemand(t), totalRe: WIND_CAP * 0.36 + pv + csp + OTHER_CAP * 0.65 };
 }
 
 /** Outages drift slowly; planned maintenance is heavier in summer. */
