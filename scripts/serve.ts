@@ -30,11 +30,17 @@ const SAMPLE_DAYS = 365;
  */
 function seedSampleForecast(dir: string): void {
   const issues = new ForecastIssues(dir);
-  if (issues.index().length > 0) return;
   const generated = generateSampleForecastIssues(Date.now());
-  for (const { text, receivedAt } of generated) {
-    const sha256 = createHash("sha256").update(text).digest("hex");
-    issues.add(text, { name: SAMPLE_FORECAST_NAME, receivedAt, sha256, sample: true });
+  try {
+    if (issues.index().length > 0) return;
+    for (const { text, receivedAt } of generated) {
+      const sha256 = createHash("sha256").update(text).digest("hex");
+      issues.add(text, { name: SAMPLE_FORECAST_NAME, receivedAt, sha256, sample: true });
+    }
+  } catch (error) {
+    // Each issue is written whole or not at all: the service serves what was written.
+    process.stderr.write(`warning: the sample forecast was not generated: ${(error as Error).message}\n`);
+    return;
   }
   process.stderr.write(`Generated ${generated.length} daily issues of a SAMPLE 3-month forecast\n`);
 }
@@ -69,8 +75,8 @@ if (write.state === "interrupted") {
   }
   process.stderr.write(`Ingested ${summary.rowsRead} sample rows into ${summary.daysTouched} day files\n`);
 }
-if (isSampleStore(config.dataDir)) seedSampleForecast(config.dataDir);
 if (isSampleStore(config.dataDir)) {
+  seedSampleForecast(config.dataDir);
   process.stderr.write(
     [
       "",

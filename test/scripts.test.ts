@@ -2,6 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readKeys } from "../src/keys/key-file.ts";
 import { calibrationTable, evaluationTable } from "../src/features/stress-report.ts";
@@ -85,13 +86,17 @@ test("make serve's script seeds an empty store, creates one key, prints a workin
   first.child.kill("SIGTERM");
   await first.done;
 
-  // A second start keeps the data and the key, and creates nothing new.
+  // A second start keeps the data and the key, and creates nothing new. The forecast cannot be
+  // written (its folder is a file): a warning, and the service still starts.
+  rmSync(join(dir, "forecasts"), { recursive: true });
+  writeFileSync(join(dir, "forecasts"), "not a folder");
   const second = run("scripts/serve.ts", [], { DATA_DIR: dir, PORT: String(port) });
   t.after(() => second.child.kill("SIGTERM"));
   await new Promise<void>((resolve) =>
     second.child.stderr.on("data", () => second.out().stderr.includes("listening") && resolve()),
   );
   assert.doesNotMatch(second.out().stderr, /generating|Generated|Created the first API key/);
+  assert.match(second.out().stderr, /warning: the sample forecast was not generated: /);
   assert.equal(readKeys(dir).length, 1);
   second.child.kill("SIGTERM");
   await second.done;

@@ -210,7 +210,11 @@ test("eight requests sent on new connections, then SIGTERM to make serve's group
   await new Promise((resolve) => setTimeout(resolve, 30));
   const signalled = Date.now();
   process.kill(serve.group, "SIGTERM");
-  for (const [i, { body, length }] of (await Promise.all(bodies)).entries()) {
+  // What the server said is the clue when a response fails (a grace period that ran out, a reset).
+  const answers = await Promise.all(bodies).catch((error: Error) => {
+    throw new Error(`${error.message}; make serve said:\n${serve.stderr()}`, { cause: error });
+  });
+  for (const [i, { body, length }] of answers.entries()) {
     assert.equal(body.length, length, `response ${i} is whole`);
     assert.ok(length > 200_000);
   }

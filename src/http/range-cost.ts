@@ -4,7 +4,7 @@
  * Parquet download counts as the 20 JSON requests it replaces. Anything else costs one. It is read
  * before the query is validated (the guard runs first): a query it cannot read costs one, and the
  * handler's 400 says what is wrong. A route remembers the costs of the queries it saw last, so a
- * poll does not parse its query on every request (1.7.0 did: a fifth more instructions a request).
+ * poll does not parse its query on every request (a fifth of a cached answer's instructions).
  */
 import type { IncomingMessage } from "node:http";
 import { Lru } from "../cache/lru.ts";
