@@ -59,7 +59,7 @@ export const HealthBody = v.strictObject({
       }),
     ),
     v.description(
-      "The portal files whose last download the pull refused or could not get, until one is ingested; a changed header stays here until the operator accepts it (docs/operations.md).",
+      "The portal files whose last download the pull refused or could not get, or that the portal does not publish now, until one is ingested; a changed header stays here until the operator accepts it (docs/operations.md).",
     ),
   ),
   version: v.pipe(v.string(), v.description("The release the service runs (CHANGELOG.md).")),

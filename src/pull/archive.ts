@@ -42,6 +42,7 @@ const AttemptSchema = v.object({
     "not-modified",
     "refused",
     "failed",
+    "unpublished",
     "accepted-header",
   ]),
   detail: v.optional(v.string()),

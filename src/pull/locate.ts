@@ -21,6 +21,11 @@ export interface Located {
   readonly tried: readonly string[];
   /** Whether no server answered at all: the portal's host is unreachable. */
   readonly unreachable: boolean;
+  /**
+   * Whether the portal does not publish the file now: its page answered and links no CSV, and
+   * every other URL tried answered 404 or 410. Nothing failed on the way: the file is not there.
+   */
+  readonly unpublished: boolean;
 }
 
 /** How to reach the portal. */
@@ -64,20 +69,32 @@ export async function locate(access: PortalAccess, spec: PortalFileSpec, known: 
   if (read.problem !== undefined) tried.push(read.problem);
   if (read.status === null) {
     // No server answered: the other URLs are on the same host.
-    return { page, pageStatus: null, link: null, got: undefined, tried, unreachable: true };
+    return {
+      page,
+      pageStatus: null,
+      link: null,
+      got: undefined,
+      tried,
+      unreachable: true,
+      unpublished: false,
+    };
   }
   const candidates = [
     ...(read.link === undefined ? [] : [read.link]),
     ...(known.link === undefined ? [] : [known.link]),
     ...uploadFolderUrls(access.root, spec.name, access.now()),
   ].filter((url, i, all) => all.indexOf(url) === i);
+  let gone = read.status !== null && read.status < 300 && read.link === undefined;
   for (const link of candidates) {
     access.onProgress?.(`${spec.name}: GET ${link}`);
     const answer = await fetchUrl(link, known, access.policy);
     if (answer.got !== undefined) {
-      return { page, pageStatus: read.status, link, got: answer.got, tried, unreachable: false };
+      const found = { page, pageStatus: read.status, link, got: answer.got, tried };
+      return { ...found, unreachable: false, unpublished: false };
     }
     tried.push(answer.problem);
+    gone &&= answer.status === 404 || answer.status === 410;
   }
-  return { page, pageStatus: read.status, link: null, got: undefined, tried, unreachable: false };
+  const missing = { page, pageStatus: read.status, link: null, got: undefined, tried };
+  return { ...missing, unreachable: false, unpublished: gone };
 }

@@ -19,8 +19,11 @@ const Instant = v.pipe(v.string(), v.isoTimestamp());
 const RefusedSchema = v.object({
   /** When the refused download was received. */
   at: Instant,
-  /** `header`: its columns changed, until accepted; `content` or `download`: until a good one. */
-  kind: v.picklist(["header", "content", "download"]),
+  /**
+   * `header`: its columns changed, until accepted; `content` or `download`: until a good one;
+   * `unpublished`: the portal links no such file now (not a failure after the first pull that saw it).
+   */
+  kind: v.picklist(["header", "content", "download", "unpublished"]),
   reason: v.string(),
   /** The refused body, kept in the archive. */
   sha256: v.optional(v.string()),

@@ -27,8 +27,14 @@ import type { SkipReason } from "../source/portal-csv.ts";
 /** What happened to one file. */
 export interface FileOutcome {
   readonly file: string;
-  /** `refused`: a body came and was not stored; `failed`: no body came. */
-  readonly result: "not-modified" | "unchanged" | "ingested" | "issued" | "refused" | "failed";
+  /**
+   * `refused`: a body came and was not stored; `failed`: no body came; `unpublished`: the portal
+   * has not published the file since `since`, as the last pull already said (not a failure).
+   */
+  readonly result:
+    "not-modified" | "unchanged" | "ingested" | "issued" | "refused" | "failed" | "unpublished";
+  /** Since when the portal has not published the file (`unpublished`). */
+  readonly since?: string;
   /** The URL the file came from, when one answered. */
   readonly link?: string;
   /** The link the page gave, when it is not the one remembered. */
@@ -159,6 +165,28 @@ export function settle(
   };
 }
 
+/**
+ * What became of a file no URL gave. A file the portal does not publish (its page links none and
+ * every URL answers 404) fails the first pull that sees it, which says why; later pulls report it
+ * as `unpublished` without failing, until it comes back. Anything else fails every time.
+ */
+function missingFile(file: string, located: Located, known: FileState, at: number) {
+  const tried = located.tried.join("; ");
+  if (located.unpublished && known.refused?.kind === "unpublished") {
+    const outcome: FileOutcome = { file, result: "unpublished", since: known.refused.at };
+    return { outcome, refusal: known.refused };
+  }
+  if (located.unpublished) {
+    const reason = `not published: its page links no .csv file and no upload folder has it (${tried})`;
+    const error = `${reason}; later pulls say so without failing, until the portal publishes it again`;
+    const refusal: Refusal = { at: iso(at), kind: "unpublished", reason };
+    return { outcome: { file, result: "failed", error } as FileOutcome, refusal };
+  }
+  const error = `no file came: ${tried}`;
+  const refusal: Refusal = { at: iso(at), kind: "download", reason: error };
+  return { outcome: { file, result: "failed", error } as FileOutcome, refusal };
+}
+
 // Downloads, keeps and takes one file; returns its outcome and new state.
 async function pullFile(options: PullOptions, spec: PortalFileSpec, known: FileState, now: () => number) {
   const at = now();
@@ -169,9 +197,7 @@ async function pullFile(options: PullOptions, spec: PortalFileSpec, known: FileS
       : undefined;
   const archive = join(options.dir, ARCHIVE_DIR);
   if (located.got === undefined) {
-    const error = `no file came: ${located.tried.join("; ")}`;
-    const refusal: Refusal = { at: iso(at), kind: "download", reason: error };
-    const outcome: FileOutcome = { file: spec.name, result: "failed", error };
+    const { outcome, refusal } = missingFile(spec.name, located, known, at);
     if (existsSync(options.dir)) logAttempt(archive, attemptOf(spec.name, at, located, outcome));
     // A changed header stays the reason until it is accepted.
     const refused = known.refused?.kind === "header" ? known.refused : refusal;
@@ -217,7 +243,9 @@ export async function pullPortal(options: PullOptions): Promise<PullResult> {
   // Nothing is written into a DATA_DIR that nothing was downloaded into.
   if (changed && existsSync(options.dir)) writePullState(options.dir, state);
   const ok = files.every(
-    (f) => ["not-modified", "unchanged", "ingested", "issued"].includes(f.result) && f.error === undefined,
+    (f) =>
+      ["not-modified", "unchanged", "ingested", "issued", "unpublished"].includes(f.result) &&
+      f.error === undefined,
   );
   if (existsSync(options.dir)) {
     if (ok) markPullSucceeded(options.dir, now());
@@ -242,6 +270,8 @@ export function describe(outcome: FileOutcome): string {
     return `${outcome.file}: a new forecast issue, of ${issuedAt}: ${hours} target hours, ${first} to ${last}${moved}`;
   }
   if (outcome.result === "failed") return `${outcome.file}: FAILED: ${outcome.error}`;
+  if (outcome.result === "unpublished")
+    return `${outcome.file}: not published (its page has linked no file since ${outcome.since}); checked again each pull`;
   if (outcome.result === "refused") return `${outcome.file}: REFUSED${moved}: ${outcome.error}`;
   const removed =
     outcome.sampleDaysRemoved === undefined
