@@ -208,13 +208,18 @@ test(
         (printed.match(/listening on/g) ?? []).length === 2 && printed.includes("Metrics at"),
     });
     const DATA = "/api/v1/grid/system-state?start=2025-06-02&end=2025-06-03";
-    // New connections each time, so that the primary hands them to both workers.
-    for (let i = 0; i < 10; i++) {
+    // New connections each time, so that the primary hands them to both workers. Ten answered:
+    // a Redis command slower than its 100 ms bound (a loaded host) is a documented 503, not one.
+    let answered = 0;
+    for (let sent = 0; answered < 10; sent++) {
+      assert.ok(sent < 40, `only ${answered} of ${sent} requests answered 200`);
       const res = await fetch(`http://127.0.0.1:${port}${DATA}`, {
         headers: { "X-API-KEY": key, Connection: "close" },
       });
-      assert.equal(res.status, 200);
-      await res.arrayBuffer();
+      const body = await res.text();
+      if (res.status === 503) assert.match(body, /Service temporarily unavailable/);
+      else assert.equal(res.status, 200, body);
+      if (res.status === 200) answered++;
     }
     const samples = parse(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text());
     const value = (name: string, labels: Record<string, string> = {}) =>
