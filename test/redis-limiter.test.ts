@@ -18,25 +18,46 @@ async function client(t: test.TestContext): Promise<Redis> {
   return redis;
 }
 
-test(
-  "answers as the in-process limiter does, for a random stream of requests",
-  { skip: REDIS_SKIP },
-  async (t) => {
-    const redis = await client(t);
-    let now = 1_700_000_000_000;
-    const clock = () => now;
-    const shared = createRedisLimiter(redis, { now: clock, windowMs: 2_000 });
-    const local = createLimiter({ now: clock, windowMs: 2_000 });
-    let seed = 7;
-    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
-    for (let i = 0; i < 3_000; i++) {
-      now += Math.floor(random() * random() * 120);
-      const key = `k${Math.floor(random() * 3)}`;
-      const scope = random() < 0.5 ? "a" : "b";
-      const limit = [0, 1, 5, 40][Math.floor(random() * 4)]!;
-      assert.deepEqual(await shared.check(key, scope, limit), local.check(key, scope, limit), `request ${i}`);
-    }
-  },
+interface Drawn {
+  readonly advanceMs: number;
+  readonly key: string;
+  readonly scope: string;
+  readonly limit: number;
+  readonly cost?: number;
+}
+
+/** Sends `count` requests drawn from a seeded stream to both limiters; each answer must agree. */
+async function agreeOnStream(
+  t: test.TestContext,
+  seed: number,
+  count: number,
+  draw: (random: () => number) => Drawn,
+) {
+  const redis = await client(t);
+  let now = 1_700_000_000_000;
+  const clock = () => now;
+  const shared = createRedisLimiter(redis, { now: clock, windowMs: 2_000 });
+  const local = createLimiter({ now: clock, windowMs: 2_000 });
+  let state = seed;
+  const random = () => (state = (state * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+  for (let i = 0; i < count; i++) {
+    const { advanceMs, key, scope, limit, cost } = draw(random);
+    now += advanceMs;
+    assert.deepEqual(
+      await shared.check(key, scope, limit, cost),
+      local.check(key, scope, limit, cost),
+      `request ${i}`,
+    );
+  }
+}
+
+test("answers as the in-process limiter does, for a random stream of requests", { skip: REDIS_SKIP }, (t) =>
+  agreeOnStream(t, 7, 3_000, (random) => ({
+    advanceMs: Math.floor(random() * random() * 120),
+    key: `k${Math.floor(random() * 3)}`,
+    scope: random() < 0.5 ? "a" : "b",
+    limit: [0, 1, 5, 40][Math.floor(random() * 4)]!,
+  })),
 );
 
 test(
@@ -73,24 +94,11 @@ test(
 test(
   "answers as the in-process limiter does for requests of several costs (long ranges)",
   { skip: REDIS_SKIP },
-  async (t) => {
-    const redis = await client(t);
-    let now = 1_700_000_000_000;
-    const clock = () => now;
-    const shared = createRedisLimiter(redis, { now: clock, windowMs: 2_000 });
-    const local = createLimiter({ now: clock, windowMs: 2_000 });
-    let seed = 11;
-    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
-    for (let i = 0; i < 2_000; i++) {
-      now += Math.floor(random() * random() * 150);
+  (t) =>
+    agreeOnStream(t, 11, 2_000, (random) => {
+      const advanceMs = Math.floor(random() * random() * 150);
       const key = `k${Math.floor(random() * 2)}`;
       const limit = [1, 5, 40][Math.floor(random() * 3)]!;
-      const cost = Math.min(limit, 1 + Math.floor(random() * 6));
-      assert.deepEqual(
-        await shared.check(key, "s", limit, cost),
-        local.check(key, "s", limit, cost),
-        `request ${i}`,
-      );
-    }
-  },
+      return { advanceMs, key, scope: "s", limit, cost: Math.min(limit, 1 + Math.floor(random() * 6)) };
+    }),
 );

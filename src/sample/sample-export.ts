@@ -13,6 +13,7 @@ import {
   dispatch,
   type Draws,
   type Drift,
+  gaussFrom,
   INSTALLED,
   OTHER_CAP,
   outages,
@@ -198,10 +199,7 @@ const SAST_MS = 2 * HOUR_MS;
  */
 export function generateSampleExport(options: SampleOptions): string {
   const random = prng(options.seed ?? 20250101);
-  const gauss = () => {
-    const u = Math.max(random(), 1e-12);
-    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random());
-  };
+  const gauss = gaussFrom(random);
   const drift: Drift = { demandNoise: 0, windState: 0.35, cloud: 0.8, uclf: 11_500, oclf: 900, storage: 0.6 };
   const first =
     "firstDay" in options

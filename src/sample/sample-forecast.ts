@@ -8,7 +8,7 @@
  * they overlap, as real ones do.
  */
 import { DAY_MS, HOUR_MS } from "../time.ts";
-import { expectedHour, prng, when } from "./sample-model.ts";
+import { expectedHour, gaussFrom, prng, when } from "./sample-model.ts";
 
 /** The portal's name of the file. */
 export const SAMPLE_FORECAST_NAME = "Official_hourly_forecast_for_next_3_months.csv";
@@ -33,7 +33,7 @@ const sastStamp = (local: number) => new Date(local).toISOString().slice(0, 19).
 // The text of the issue published at `receivedAt`; `seed` makes its error its own.
 function issueText(receivedAt: number, seed: number): string {
   const random = prng(seed);
-  const gauss = () => Math.sqrt(-2 * Math.log(Math.max(random(), 1e-12))) * Math.cos(2 * Math.PI * random());
+  const gauss = gaussFrom(random);
   // An error that wanders from hour to hour and widens with the lead time, and a level of its own.
   const level = 0.01 * gauss();
   let wander = 0;

@@ -15,6 +15,14 @@ export function prng(seed: number): () => number {
   };
 }
 
+/** A standard normal draw from a uniform generator (Box-Muller): two uniform draws, in order. */
+export function gaussFrom(random: () => number): () => number {
+  return () => {
+    const u = Math.max(random(), 1e-12);
+    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random());
+  };
+}
+
 // Relative demand by SAST hour: night trough, morning peak, midday dip, evening peak.
 const DAILY_SHAPE = [
   0.84, 0.82, 0.81, 0.81, 0.83, 0.88, 0.96, 1.03, 1.06, 1.05, 1.03, 1.01, 0.99, 0.98, 0.97, 0.97, 0.99, 1.05,

@@ -83,7 +83,8 @@ export function passwordPage(options: { viewer: Viewer; forced: boolean; error?:
           aria-describedby="password-rule"
         />
         <p id="password-rule" class="hint">
-          At least ${MIN_PASSWORD_LENGTH} characters. A passphrase of a few words is easiest.
+          At least ${MIN_PASSWORD_LENGTH} characters; common and easily guessed passwords are refused. A
+          passphrase of a few words is easiest.
         </p>
         <label for="confirm_password">New password again</label>
         <input
