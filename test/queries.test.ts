@@ -198,6 +198,12 @@ test("latest: the newest hours without knowing when, as the range ending after t
   assert.equal((await server.get("/api/v1/grid/system-state/latest")).status, 200);
   const bad = await server.get("/api/v1/grid/system-state/latest?hours=0");
   assert.equal(bad.status, 400);
+  // Above the bound (366 days of hours), or not a whole number: the same 400, naming the range.
+  for (const hours of ["8785", "1.5", "-3", "12h"]) {
+    const res = await server.get(`/api/v1/grid/system-state/latest?hours=${hours}`);
+    assert.equal(res.status, 400, hours);
+    assert.match(((await res.json()) as { detail: string }).detail, /from 1 to 8784/, hours);
+  }
   assert.equal((await server.get("/api/v1/grid/system-state/latest?start=2024-01-01")).status, 400);
 });
 
