@@ -8,9 +8,9 @@
  * before it alone (2020 on 2018; 2021 on 2018 and 2020; 2022 on those and 2021). The coefficients
  * the service ships are fitted on every hour, and are out of sample for every later year.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { gridStressV2, stressHours } from "../src/features/grid-stress.ts";
 import { rocAuc } from "../src/features/evaluation.ts";
 import { fitLogistic } from "../src/features/logistic.ts";
@@ -29,7 +29,11 @@ import { valueAt } from "../src/source/reading.ts";
 import { createReadingStore } from "../src/store/reading-store.ts";
 import { DAY_MS, dayStart, HOUR_MS } from "../src/time.ts";
 
-/** The real files the evaluation reads, under the folder of the Eskom data. */
+/**
+ * The real files the published evaluation and the shipped fit come from, under the folder of the
+ * Eskom data. The evaluation itself reads every export in the folder (`evaluationPaths`), so a
+ * later export put beside these is judged too, each of its years by a fit of the years before it.
+ */
 export const EVALUATION_FILES = {
   exports: ["eskom_data_v1-1.csv", "export_2020-04_2022-06.csv"],
   stages: "load_shedding_stages.csv",
@@ -62,12 +66,30 @@ const ANSWER = new Set(["manual_load_reduction_mlr", "residual_demand", "rsa_con
 export const CANDIDATE_COLUMNS = columns.map((c) => c.name).filter((name) => !ANSWER.has(name));
 const CANDIDATES = CANDIDATE_COLUMNS.map(requireColumn);
 
-/** The paths of the files, or the first one missing. */
+/**
+ * The files to evaluate in `dir`: the stage history, and as exports every other CSV file at the
+ * folder's top level (the live portal downloads sit in folders of their own), in name order; or
+ * what is missing.
+ */
 export function evaluationPaths(dir: string): { exports: string[]; stages: string } | { missing: string } {
-  const exports = EVALUATION_FILES.exports.map((name) => join(dir, name));
   const stages = join(dir, EVALUATION_FILES.stages);
-  const missing = [...exports, stages].find((path) => !existsSync(path));
-  return missing === undefined ? { exports, stages } : { missing };
+  if (!existsSync(stages)) return { missing: `"${stages}" is missing` };
+  // statSync follows a symbolic link to the file it names.
+  const exports = readdirSync(dir)
+    .filter((name) => name.toLowerCase().endsWith(".csv") && name !== EVALUATION_FILES.stages)
+    .map((name) => join(dir, name))
+    .filter((path) => statSync(path, { throwIfNoEntry: false })?.isFile() === true)
+    .sort();
+  if (exports.length === 0) {
+    return { missing: `${dir} holds no data-request export (a CSV file beside ${EVALUATION_FILES.stages})` };
+  }
+  return { exports, stages };
+}
+
+/** Whether these are exactly the exports the published evaluation and the shipped fit come from. */
+export function arePublishedExports(exports: readonly string[]): boolean {
+  const names = exports.map((path) => basename(path)).sort();
+  return names.join("\n") === [...EVALUATION_FILES.exports].sort().join("\n");
 }
 
 /**
@@ -100,11 +122,15 @@ export function stageHistory(text: string): (at: number) => number | null {
   };
 }
 
-/** Every hour of one export with an index value, as the service computes it, labelled. */
-function labelledHours(path: string, stageAt: (at: number) => number | null): LabelledHour[] {
+/**
+ * Every hour of the exports with an index value, as the service computes it, labelled. The exports
+ * go into one store, as an operator would ingest them: where two hold the same hour, the later in
+ * the list gives its values.
+ */
+function labelledHours(paths: readonly string[], stageAt: (at: number) => number | null): LabelledHour[] {
   const dir = mkdtempSync(join(tmpdir(), "gds-stress-eval-"));
   try {
-    const summary = ingestFiles([path], { dir });
+    const summary = ingestFiles(paths, { dir });
     if (summary.failures.length > 0) throw new Error(summary.failures.map((f) => f.message).join("\n"));
     const store = createReadingStore({ dir, cacheDays: 10_000 });
     const days = [...store.refresh().manifest.keys()];
@@ -134,7 +160,7 @@ function labelledHours(path: string, stageAt: (at: number) => number | null): La
 /** Every labelled hour of the real exports, oldest first. */
 export function loadLabelledHours(paths: { exports: readonly string[]; stages: string }): LabelledHour[] {
   const stageAt = stageHistory(readFileSync(paths.stages, "utf8"));
-  return paths.exports.flatMap((path) => labelledHours(path, stageAt)).sort((a, b) => a.hour - b.hour);
+  return labelledHours(paths.exports, stageAt);
 }
 
 const round = (x: number, digits: number) => Number(x.toFixed(digits));

@@ -2,12 +2,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { rmSync, writeFileSync } from "node:fs";
+import { rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readKeys } from "../src/keys/key-file.ts";
 import { calibrationTable, evaluationTable } from "../src/features/stress-report.ts";
 import { V2_EVALUATION, V2_FIT } from "../src/features/stress-v2-fit.ts";
-import { exportCsv, freePort, REAL_DATA_SKIP, tempDir, writeFile } from "./helpers.ts";
+import { exportCsv, freePort, REAL_DATA_DIR, REAL_DATA_SKIP, tempDir, writeFile } from "./helpers.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 
@@ -124,8 +124,38 @@ test(
   },
 );
 
+test(
+  "npm run evaluate-stress judges every export in the folder, an hour given by two exports once; --write takes the published files only",
+  { skip: REAL_DATA_SKIP },
+  async (t) => {
+    // The published files, and the 2018 export again under an export's own kind of name, as a
+    // longer export holding the same hours would be: links, never copies of the data.
+    const dir = tempDir(t);
+    for (const name of ["eskom_data_v1-1.csv", "export_2020-04_2022-06.csv", "load_shedding_stages.csv"]) {
+      symlinkSync(join(REAL_DATA_DIR, name), join(dir, name));
+    }
+    symlinkSync(join(REAL_DATA_DIR, "eskom_data_v1-1.csv"), join(dir, "ESK2033.csv"));
+    const write = run("scripts/evaluate-stress.ts", [dir, "--write"], {});
+    assert.equal(await write.done, 2);
+    assert.match(
+      write.out().stderr,
+      /Cannot --write: .*holds ESK2033\.csv, eskom_data_v1-1\.csv, export_2020/,
+    );
+    const evaluate = run("scripts/evaluate-stress.ts", [dir], {});
+    assert.equal(await evaluate.done, 0, evaluate.out().stderr);
+    const { stdout } = evaluate.out();
+    assert.match(stdout, /exports: ESK2033\.csv, eskom_data_v1-1\.csv, export_2020-04_2022-06\.csv/);
+    assert.ok(stdout.includes(evaluationTable(V2_EVALUATION)), "each hour counted once");
+  },
+);
+
 test("npm run evaluate-stress says what is missing when the real files are not there", async (t) => {
-  const evaluate = run("scripts/evaluate-stress.ts", [tempDir(t)], {});
+  const dir = tempDir(t);
+  const evaluate = run("scripts/evaluate-stress.ts", [dir], {});
   assert.equal(await evaluate.done, 2);
-  assert.match(evaluate.out().stderr, /Cannot evaluate: ".*eskom_data_v1-1.csv" is missing/);
+  assert.match(evaluate.out().stderr, /Cannot evaluate: ".*load_shedding_stages.csv" is missing/);
+  writeFile(dir, "load_shedding_stages.csv", '"created_at","stage"\n"2022-06-01 10:00:00","2"\n');
+  const again = run("scripts/evaluate-stress.ts", [dir], {});
+  assert.equal(await again.done, 2);
+  assert.match(again.out().stderr, /Cannot evaluate: .* holds no data-request export/);
 });
