@@ -98,12 +98,12 @@ function openapiRoute(routes: readonly Route[], limits: Readonly<Record<string, 
     path: OPENAPI_PATH,
     methods: READ_METHODS,
     scope: null,
-    handler: (req, res) => {
+    handler: (req, reply) => {
       if (document === undefined) {
         const text = JSON.stringify(buildOpenApi(routes, limits));
         document = { text, tag: createHash("sha256").update(text).digest("base64url").slice(0, 32) };
       }
-      return send(req, res, {
+      return send(req, reply, {
         body: document.text,
         contentType: "application/json",
         etag: document.tag,

@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { readForm, MAX_FORM_BYTES } from "../src/dashboard/form-body.ts";
 import { badRequest, HttpError, writeError } from "../src/http/http-error.ts";
+import { Reply } from "../src/http/reply.ts";
 
 async function serve(
   t: import("node:test").TestContext,
@@ -25,7 +26,7 @@ test("an HttpError is written with its status, headers and body; anything else i
     new Error("secret database password"),
   ];
   let i = 0;
-  const url = await serve(t, (_req, res) => writeError(res, errors[i++]));
+  const url = await serve(t, (_req, res) => writeError(new Reply(res), errors[i++]));
   const first = await fetch(url);
   assert.equal(first.status, 400);
   assert.deepEqual(await first.json(), { error: "invalid_datetime", detail: "'start' is bad." });
@@ -43,7 +44,7 @@ test("a form is read when urlencoded and small; another type is 415, a large one
   const url = await serve(t, (req, res) => {
     readForm(req).then(
       (form) => res.end(JSON.stringify(Object.fromEntries(form))),
-      (error: unknown) => writeError(res, error),
+      (error: unknown) => writeError(new Reply(res), error),
     );
   });
   const post = (body: string, type = "application/x-www-form-urlencoded; charset=utf-8") =>

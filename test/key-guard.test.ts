@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createKeyGuard, throttledDetail } from "../src/http/key-guard.ts";
 import { HttpError } from "../src/http/http-error.ts";
+import { Reply } from "../src/http/reply.ts";
 import type { RequestContext, Route } from "../src/http/router.ts";
 import { createKey } from "../src/keys/key-admin.ts";
 import { createKeyRegistry } from "../src/keys/key-registry.ts";
@@ -18,9 +19,9 @@ import { tempDir } from "./helpers.ts";
 const ROUTE: Route = { path: "/x", methods: ["GET"], scope: "features", handler: () => {} };
 
 function call(guard: ReturnType<typeof createKeyGuard>, key: string | undefined) {
-  const headers: Record<string, string> = {};
   const req = { headers: key === undefined ? {} : { "x-api-key": key } } as unknown as IncomingMessage;
-  const res = { setHeader: (k: string, v: string) => (headers[k] = v) } as unknown as ServerResponse;
+  // The guard only collects headers on the reply; nothing is written to the response.
+  const reply = new Reply({} as ServerResponse);
   const ctx: RequestContext = {
     path: "/x",
     search: "",
@@ -28,7 +29,7 @@ function call(guard: ReturnType<typeof createKeyGuard>, key: string | undefined)
     requestId: "r",
     keyPrefix: null,
   };
-  return { outcome: guard(req, res, ROUTE, ctx), headers, ctx };
+  return { outcome: guard(req, reply, ROUTE, ctx), reply, ctx };
 }
 
 function setup(t: Parameters<typeof tempDir>[0], limiter: Limiter) {
@@ -67,8 +68,8 @@ test("a key within its limit passes with the RateLimit fields; over it, a 429 wi
   const { key, guard } = setup(t, createLimiter());
   const first = call(guard, key);
   assert.equal(first.outcome, undefined, "this process's limiter answers at once");
-  assert.equal(first.headers["RateLimit-Policy"], '"features";q=2;w=60');
-  assert.equal(first.headers.RateLimit, '"features";r=1;t=60');
+  assert.equal(first.reply.collected("RateLimit-Policy"), '"features";q=2;w=60');
+  assert.equal(first.reply.collected("RateLimit"), '"features";r=1;t=60');
   assert.match(first.ctx.keyPrefix ?? "", /^gds_/);
   assert.equal(first.ctx.limitFor?.("normalized_data"), 10);
   call(guard, key);
@@ -90,7 +91,7 @@ test("with a limiter that answers later, the guard answers later, with the same 
   const first = call(guard, key);
   assert.ok(first.outcome instanceof Promise);
   assert.equal(await first.outcome, undefined);
-  assert.equal(first.headers.RateLimit, '"features";r=1;t=60');
+  assert.equal(first.reply.collected("RateLimit"), '"features";r=1;t=60');
   assert.equal(await call(guard, key).outcome, undefined);
   const refused = await call(guard, key).outcome;
   assert.ok(refused instanceof HttpError && refused.status === 429);

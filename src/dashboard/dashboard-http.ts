@@ -4,7 +4,8 @@
  * documents: a CSP with no inline script and no framing, `nosniff`, `same-origin` referrers, and
  * `no-store`, since every page is private and some show a secret.
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage } from "node:http";
+import type { Reply } from "../http/reply.ts";
 import type { AccountRecord } from "../accounts/account-file.ts";
 import type { AccountRegistry } from "../accounts/account-registry.ts";
 import type { Session, SessionStore } from "../accounts/session-store.ts";
@@ -35,35 +36,35 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 
 /** Sends an HTML page with the security headers and `Cache-Control: no-store`. */
 export function sendPage(
-  res: ServerResponse,
+  reply: Reply,
   page: string,
   options: { status?: number; headers?: Record<string, string | string[]> } = {},
 ): void {
   const body = Buffer.from(page);
-  res.writeHead(options.status ?? 200, {
+  reply.writeHead(options.status ?? 200, {
     ...SECURITY_HEADERS,
     "Cache-Control": "no-store",
     "Content-Type": "text/html; charset=utf-8",
     "Content-Length": body.length,
     ...options.headers,
   });
-  res.end(body);
+  reply.res.end(body);
 }
 
 /** A 303 to `location` (a path of ours), after a form or when a page needs a sign-in first. */
 export function redirect(
-  res: ServerResponse,
+  reply: Reply,
   location: string,
   headers: Record<string, string | string[]> = {},
 ): void {
-  res.writeHead(303, {
+  reply.writeHead(303, {
     ...SECURITY_HEADERS,
     "Cache-Control": "no-store",
     Location: location,
     "Content-Length": 0,
     ...headers,
   });
-  res.end();
+  reply.res.end();
 }
 
 /** A signed-in request: its session, the session's id (from the cookie), the account and the viewer. */

@@ -3,7 +3,8 @@
  * admin pages from others (404), check a form's anti-forgery token (else 403, nothing changed),
  * send a user with a one-time password to choose their own, and turn any error into an HTML page.
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage } from "node:http";
+import type { Reply } from "../http/reply.ts";
 import { HttpError } from "../http/http-error.ts";
 import { asHttpError, isFault } from "../http/domain-errors.ts";
 import type { Handler } from "../http/router.ts";
@@ -15,11 +16,11 @@ import { readForm } from "./form-body.ts";
 import { messagePage } from "./pages/message-page.ts";
 
 /** Shows a page to a signed-in user. */
-export type Page = (req: IncomingMessage, res: ServerResponse, who: SignedIn) => void | Promise<void>;
+export type Page = (req: IncomingMessage, reply: Reply, who: SignedIn) => void | Promise<void>;
 /** Acts on a verified form from a signed-in user. */
 export type Form = (
   req: IncomingMessage,
-  res: ServerResponse,
+  reply: Reply,
   who: SignedIn,
   form: URLSearchParams,
 ) => Promise<void>;
@@ -31,9 +32,9 @@ const TITLES: Readonly<Record<number, string>> = {
 };
 
 /** Answers with an HTML page for an error; anything but an HttpError is logged and hidden. */
-export function failPage(ctx: DashboardContext, res: ServerResponse, error: unknown, who?: SignedIn): void {
-  if (res.headersSent) {
-    res.destroy();
+export function failPage(ctx: DashboardContext, reply: Reply, error: unknown, who?: SignedIn): void {
+  if (reply.res.headersSent) {
+    reply.res.destroy();
     return;
   }
   const answer = asHttpError(error);
@@ -42,7 +43,7 @@ export function failPage(ctx: DashboardContext, res: ServerResponse, error: unkn
   const status = known ? answer.status : 500;
   const text = known ? answer.detail : "Something went wrong on our side; it has been logged.";
   sendPage(
-    res,
+    reply,
     messagePage({ title: TITLES[status] ?? "Cannot do that", text, viewer: who?.viewer ?? null }),
     {
       status,
@@ -50,15 +51,15 @@ export function failPage(ctx: DashboardContext, res: ServerResponse, error: unkn
   );
 }
 
-function toSignIn(ctx: DashboardContext, req: IncomingMessage, res: ServerResponse): void {
+function toSignIn(ctx: DashboardContext, req: IncomingMessage, reply: Reply): void {
   if (req.method === "POST") req.resume();
   const ended = readCookie(req, SESSION_COOKIE) !== undefined;
   if (ended) {
-    redirect(res, "/dashboard/sign-in?notice=session-ended", {
+    redirect(reply, "/dashboard/sign-in?notice=session-ended", {
       "Set-Cookie": ctx.clearCookie(SESSION_COOKIE),
     });
   } else {
-    redirect(res, "/dashboard/sign-in");
+    redirect(reply, "/dashboard/sign-in");
   }
 }
 
@@ -79,24 +80,25 @@ export function guarded(
   handlers: { get?: Page; post?: Form },
   options: { admin?: boolean; allowedBeforePasswordChange?: boolean } = {},
 ): Handler {
-  return async (req, res) => {
+  return async (req, reply) => {
     let who: SignedIn | undefined;
     try {
       who = signedIn(req, ctx.sessions, ctx.accounts);
-      if (who === undefined) return toSignIn(ctx, req, res);
+      if (who === undefined) return toSignIn(ctx, req, reply);
       if (options.admin && !who.account.admin) throw new HttpError(404, "There is no such page.");
       const form = req.method === "POST" ? await verifiedForm(req, who) : undefined;
       if (who.account.mustChangePassword && !options.allowedBeforePasswordChange) {
-        return redirect(res, "/dashboard/password");
+        return redirect(reply, "/dashboard/password");
       }
-      if (form !== undefined && handlers.post !== undefined) return await handlers.post(req, res, who, form);
-      if (form === undefined && handlers.get !== undefined) return await handlers.get(req, res, who);
+      if (form !== undefined && handlers.post !== undefined)
+        return await handlers.post(req, reply, who, form);
+      if (form === undefined && handlers.get !== undefined) return await handlers.get(req, reply, who);
       throw new HttpError(
         405,
         form === undefined ? "This address takes a form only." : "This page takes no form.",
       );
     } catch (error) {
-      failPage(ctx, res, error, who);
+      failPage(ctx, reply, error, who);
     }
   };
 }

@@ -92,9 +92,9 @@ export function docsRoutes(): Route[] {
     path: `/docs/assets/${name}`,
     methods: ["GET", "HEAD"],
     scope: null,
-    handler: (req, res) => {
+    handler: (req, reply) => {
       const a = (loaded ??= assets())[name]!;
-      return send(req, res, {
+      return send(req, reply, {
         body: a.body,
         contentType: a.type,
         etag: a.etag,
@@ -109,8 +109,8 @@ export function docsRoutes(): Route[] {
       path: "/docs",
       methods: ["GET", "HEAD"],
       scope: null,
-      handler: (req, res) =>
-        send(req, res, {
+      handler: (req, reply) =>
+        send(req, reply, {
           body: page,
           contentType: "text/html; charset=utf-8",
           etag: pageTag,

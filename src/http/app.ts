@@ -11,6 +11,7 @@ import { asHttpError, isFault } from "./domain-errors.ts";
 import { createRouter, type RequestContext, type Route } from "./router.ts";
 import { isoNow } from "../time.ts";
 import type { AccessLogEntry } from "./access-log.ts";
+import { Reply } from "./reply.ts";
 
 /**
  * Checks a request to a route with a scope before its handler: the answer that refuses it (a 401,
@@ -18,7 +19,7 @@ import type { AccessLogEntry } from "./access-log.ts";
  */
 export type Guard = (
   req: IncomingMessage,
-  res: ServerResponse,
+  reply: Reply,
   route: Route,
   ctx: RequestContext,
 ) => HttpError | undefined | Promise<HttpError | undefined>;
@@ -71,9 +72,11 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
   };
   return (req, res) => {
     const ctx = new Context(req, performance.now(), pipeline.newId);
-    // The id is ours or matched REQUEST_ID: characters any header value may hold.
-    res.setHeader("X-Request-Id", ctx.requestId);
-    res.setHeader("X-Content-Type-Options", "nosniff");
+    // Every answer carries them, whoever writes it. The id is ours or matched REQUEST_ID:
+    // characters any header value may hold.
+    const reply = new Reply(res)
+      .header("X-Request-Id", ctx.requestId)
+      .header("X-Content-Type-Options", "nosniff");
     // "close" comes after the last byte, or when the client went away first: either way, one line.
     // The entry's time and request id are the pipeline's own (an ISO time; REQUEST_ID's characters).
     res.on("close", () => {
@@ -83,19 +86,21 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
     try {
       const found = pipeline.route(ctx.path);
       if (found !== undefined) ctx.route = found.path;
-      if (applyCors(req, res, pipeline.cors)) return;
+      if (applyCors(req, reply, pipeline.cors)) return;
       if (found === undefined) throw new HttpError(404, "Not found.");
-      const refused = found.scope === null ? undefined : pipeline.guard?.(req, res, found, ctx);
+      const refused = found.scope === null ? undefined : pipeline.guard?.(req, reply, found, ctx);
       if (refused instanceof Promise) {
         refused.then(
           (answer) =>
-            answer === undefined ? serve(pipeline, req, res, ctx, found) : fail(pipeline, res, ctx, answer),
-          (error) => fail(pipeline, res, ctx, error),
+            answer === undefined
+              ? serve(pipeline, req, reply, ctx, found)
+              : fail(pipeline, reply, ctx, answer),
+          (error) => fail(pipeline, reply, ctx, error),
         );
-      } else if (refused !== undefined) fail(pipeline, res, ctx, refused);
-      else serve(pipeline, req, res, ctx, found);
+      } else if (refused !== undefined) fail(pipeline, reply, ctx, refused);
+      else serve(pipeline, req, reply, ctx, found);
     } catch (error) {
-      fail(pipeline, res, ctx, error);
+      fail(pipeline, reply, ctx, error);
     }
   };
 }
@@ -166,23 +171,17 @@ class Context implements RequestContext {
 }
 
 // Every error, thrown anywhere, is written here.
-function fail(pipeline: Pipeline, res: ServerResponse, ctx: RequestContext, error: unknown): void {
+function fail(pipeline: Pipeline, reply: Reply, ctx: RequestContext, error: unknown): void {
   if (isFault(error)) pipeline.logError(error, ctx);
-  if (res.headersSent) {
-    res.destroy();
+  if (reply.res.headersSent) {
+    reply.res.destroy();
     return;
   }
-  writeError(res, asHttpError(error));
+  writeError(reply, asHttpError(error));
 }
 
 // After the guard: the method, a body where none belongs, then the handler.
-function serve(
-  pipeline: Pipeline,
-  req: IncomingMessage,
-  res: ServerResponse,
-  ctx: Context,
-  found: Route,
-): void {
+function serve(pipeline: Pipeline, req: IncomingMessage, reply: Reply, ctx: Context, found: Route): void {
   try {
     const method = ctx.method;
     if (!found.methods.includes(method)) {
@@ -193,10 +192,10 @@ function serve(
     if ((method === "GET" || method === "HEAD") && hasBody(req)) {
       throw badRequest("bad_request", `A ${method} request carries no body; send the query in the URL.`);
     }
-    const done = found.handler(req, res, ctx);
-    if (done instanceof Promise) done.catch((error) => fail(pipeline, res, ctx, error));
+    const done = found.handler(req, reply, ctx);
+    if (done instanceof Promise) done.catch((error) => fail(pipeline, reply, ctx, error));
   } catch (error) {
-    fail(pipeline, res, ctx, error);
+    fail(pipeline, reply, ctx, error);
   }
 }
 

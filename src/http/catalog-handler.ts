@@ -127,7 +127,7 @@ function coverage(
 
 /** The catalog handler for `datasets`. */
 export function catalogHandler(datasets: readonly DatasetDoc[], store: ReadingStore): Handler {
-  return (req, res, ctx) => {
+  return (req, reply, ctx) => {
     const snapshot = store.refresh();
     if (snapshot.unavailable !== undefined) throw new StoreUnavailableError(snapshot.unavailable);
     const body = {
@@ -162,7 +162,7 @@ export function catalogHandler(datasets: readonly DatasetDoc[], store: ReadingSt
       last_ingest: snapshot.modified === null ? null : new Date(snapshot.modified).toISOString(),
       ...(snapshot.sample ? { sample: true } : {}),
     };
-    return send(req, res, {
+    return send(req, reply, {
       body: JSON.stringify(body),
       contentType: "application/json",
       cacheControl: "private, no-cache",

@@ -4,7 +4,8 @@
  * limit, validator and request-id headers. Preflights are answered before authentication, as
  * browsers send them without the key.
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage } from "node:http";
+import type { Reply } from "./reply.ts";
 
 /** Headers a script from an allowed origin may send. */
 const ALLOWED_HEADERS = "X-API-KEY, If-None-Match, If-Modified-Since, X-Request-Id, Accept";
@@ -35,22 +36,23 @@ export function parseCorsOrigins(value: string | undefined): ReadonlySet<string>
  * Adds CORS headers for an allowed origin; answers a preflight itself (returns true) so the
  * pipeline stops there.
  */
-export function applyCors(req: IncomingMessage, res: ServerResponse, allowed: ReadonlySet<string>): boolean {
+export function applyCors(req: IncomingMessage, reply: Reply, allowed: ReadonlySet<string>): boolean {
   if (allowed.size === 0) return false;
   const origin = req.headers.origin;
-  res.appendHeader("Vary", "Origin");
+  reply.header("Vary", "Origin");
   if (origin === undefined || !allowed.has(origin)) return false;
-  res.setHeader("Access-Control-Allow-Origin", origin);
+  reply.header("Access-Control-Allow-Origin", origin);
   if (req.method === "OPTIONS" && req.headers["access-control-request-method"] !== undefined) {
-    res.writeHead(204, {
-      "Access-Control-Allow-Methods": "GET, HEAD",
-      "Access-Control-Allow-Headers": ALLOWED_HEADERS,
-      "Access-Control-Max-Age": "600",
-      "Content-Length": 0,
-    });
-    res.end();
+    reply
+      .writeHead(204, {
+        "Access-Control-Allow-Methods": "GET, HEAD",
+        "Access-Control-Allow-Headers": ALLOWED_HEADERS,
+        "Access-Control-Max-Age": "600",
+        "Content-Length": 0,
+      })
+      .end();
     return true;
   }
-  res.setHeader("Access-Control-Expose-Headers", EXPOSED_HEADERS);
+  reply.header("Access-Control-Expose-Headers", EXPOSED_HEADERS);
   return false;
 }

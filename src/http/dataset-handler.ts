@@ -18,7 +18,8 @@ import { CONTENT_TYPES, entityTag, envelopeMeta, responseHeaders, streams } from
 import type { FieldDoc } from "../datasets/dataset.ts";
 import { DatasetBody, StaleBodyError } from "./dataset-body.ts";
 import type { RenderSlots } from "./render-slots.ts";
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage } from "node:http";
+import type { Reply } from "./reply.ts";
 import type { RecordCache } from "../datasets/record-cache.ts";
 import { Lru } from "../cache/lru.ts";
 import { storeAsOf } from "../store/as-of-view.ts";
@@ -132,7 +133,7 @@ export function datasetHandler(
   const memo = new Lru<string, ParsedQuery>(1_000);
   const handle = (
     req: IncomingMessage,
-    res: ServerResponse,
+    reply: Reply,
     ctx: RequestContext,
     attempt: number,
   ): void | Promise<void> => {
@@ -149,14 +150,14 @@ export function datasetHandler(
       memo.set(ctx.search, parsed);
     }
     if (snapshot.unavailable !== undefined) throw new StoreUnavailableError(snapshot.unavailable);
-    const sent = answer(req, res, { dataset, store, options, parsed, snapshot, now: now() });
+    const sent = answer(req, reply, { dataset, store, options, parsed, snapshot, now: now() });
     // An ingest landed while the body was rendered in pieces: answer again from the new store.
     return sent?.catch((error: unknown): void | Promise<void> => {
-      if (error instanceof StaleBodyError && attempt < 2) return handle(req, res, ctx, attempt + 1);
+      if (error instanceof StaleBodyError && attempt < 2) return handle(req, reply, ctx, attempt + 1);
       throw error;
     });
   };
-  return (req, res, ctx) => handle(req, res, ctx, 0);
+  return (req, reply, ctx) => handle(req, reply, ctx, 0);
 }
 
 interface Answering {
@@ -169,7 +170,7 @@ interface Answering {
 }
 
 // Sends the records of a parsed query: held (and kept by ETag), or streamed when too long to hold.
-function answer(req: IncomingMessage, res: ServerResponse, a: Answering): void | Promise<void> {
+function answer(req: IncomingMessage, reply: Reply, a: Answering): void | Promise<void> {
   const { dataset, store, options, snapshot } = a;
   const { range, format, fields, etag } = a.parsed;
   const asOfInstant = range.options.as_of as Instant | undefined;
@@ -204,7 +205,7 @@ function answer(req: IncomingMessage, res: ServerResponse, a: Answering): void |
   };
   // A whole history is written as it is made, never held: a store changed meanwhile cuts it off.
   if (streams(range, format)) {
-    const streamed = sendStream(req, res, representation, {
+    const streamed = sendStream(req, reply, representation, {
       write: (out) =>
         options.streams === undefined ? body.write(out) : options.streams.run(() => body.write(out)),
       stale: () => store.changedSince(snapshot.version),
@@ -212,8 +213,8 @@ function answer(req: IncomingMessage, res: ServerResponse, a: Answering): void |
     // Its head is sent: a body gone stale on the way can only be cut off, which is no fault.
     return streamed.catch((error: unknown) => {
       if (!(error instanceof StaleBodyError)) throw error;
-      res.destroy();
+      reply.res.destroy();
     });
   }
-  return send(req, res, representation);
+  return send(req, reply, representation);
 }

@@ -129,7 +129,7 @@ export function forecastHandler(
   options: { now?: () => number; sampleStore?: () => boolean } = {},
 ): Handler {
   const now = options.now ?? Date.now;
-  return (req, res, ctx) => {
+  return (req, reply, ctx) => {
     const range = parseRangeQuery(ctx.url.searchParams, PARAMETERS);
     refuseUnsupported(ctx.url.searchParams, range);
     if (
@@ -158,7 +158,7 @@ export function forecastHandler(
         .slice(0, 32);
       const disposition: Record<string, string> =
         format === "csv" ? { "Content-Disposition": `attachment; filename="${filename(range)}"` } : {};
-      const sent = send(req, res, {
+      const sent = send(req, reply, {
         body: { render: () => render(sample, issues, range, format, asOf, given) },
         contentType: format === "csv" ? CSV_TYPE : "application/json",
         etag,

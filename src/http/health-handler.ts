@@ -14,7 +14,7 @@ import { formatInstant, HOUR_MS } from "../time.ts";
 import * as v from "valibot";
 import type { RouteDoc } from "./route-doc.ts";
 import type { Handler } from "./router.ts";
-import type { ServerResponse } from "node:http";
+import type { Reply } from "./reply.ts";
 import { SAMPLE_HEADERS } from "./dataset-envelope.ts";
 import { VERSION } from "../version.ts";
 
@@ -117,15 +117,15 @@ export function isStale(last: number | null, now: number, staleAfterMs = STALE_A
 }
 
 // A JSON answer that no cache keeps.
-function answer(res: ServerResponse, status: number, body: unknown, sample = false): void {
+function answer(reply: Reply, status: number, body: unknown, sample = false): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, {
+  reply.writeHead(status, {
     "Content-Type": "application/json",
     "Content-Length": Buffer.byteLength(text),
     "Cache-Control": "no-store",
     ...(sample ? SAMPLE_HEADERS : {}),
   });
-  res.end(text);
+  reply.res.end(text);
 }
 
 /** The shared state's reachability, when the service keeps it in Redis. */
@@ -179,34 +179,34 @@ export function healthHandler(
 ): Handler {
   const now = options.now ?? Date.now;
   const { redis } = options;
-  return (_req, res) => {
+  return (_req, reply) => {
     let snapshot: StoreSnapshot;
     try {
       snapshot = store.refresh();
     } catch (error) {
       options.onError?.(error);
-      return answer(res, 503, { status: "unavailable", detail: "The data store cannot be read." });
+      return answer(reply, 503, { status: "unavailable", detail: "The data store cannot be read." });
     }
     // Under REDIS_FAILURE=closed every keyed request is refused while Redis is away: say so.
     if (redis?.failure === "closed" && !redis.up()) {
-      return answer(res, 503, {
+      return answer(reply, 503, {
         status: "unavailable",
         detail:
           "Redis, which holds the shared limits and keys, is unreachable; keyed requests get 503 until it returns.",
       });
     }
     if (snapshot.unavailable !== undefined) {
-      return answer(res, 503, { status: "unavailable", detail: `${snapshot.unavailable.message}.` });
+      return answer(reply, 503, { status: "unavailable", detail: `${snapshot.unavailable.message}.` });
     }
     const damaged = store.damaged();
     if (damaged.size > 0) {
-      return answer(res, 503, {
+      return answer(reply, 503, {
         status: "degraded",
         detail:
           "Some stored days are damaged and are not served; run npm run verify-store, then re-ingest their source.",
         damaged_days: [...damaged.keys()].sort(),
       });
     }
-    answer(res, 200, freshness(store, snapshot, now(), options.staleAfterMs, redis), snapshot.sample);
+    answer(reply, 200, freshness(store, snapshot, now(), options.staleAfterMs, redis), snapshot.sample);
   };
 }

@@ -1,5 +1,5 @@
 /** The one error type the HTTP layer throws, and the one function that writes any error. */
-import type { ServerResponse } from "node:http";
+import type { Reply } from "./reply.ts";
 
 /** 400 codes (docs/api.md: "Errors"), in the order that decides which one a request gets. */
 export const BAD_REQUEST_CODES = [
@@ -41,7 +41,7 @@ export function badRequest(code: BadRequestCode, detail: string): HttpError {
 }
 
 /** Writes an error as JSON; anything that is not an HttpError becomes a 500 that hides its cause. */
-export function writeError(res: ServerResponse, error: unknown): void {
+export function writeError(reply: Reply, error: unknown): void {
   const known = error instanceof HttpError ? error : new HttpError(500, "Internal server error.");
   const body =
     known.code === undefined ? { detail: known.detail } : { error: known.code, detail: known.detail };
@@ -50,6 +50,5 @@ export function writeError(res: ServerResponse, error: unknown): void {
   const head: (string | number)[] = [];
   for (const name in known.headers) head.push(name, known.headers[name]!);
   head.push("Content-Type", "application/json", "Content-Length", Buffer.byteLength(payload));
-  res.writeHead(known.status, head);
-  res.end(payload);
+  reply.writeHead(known.status, head).end(payload);
 }

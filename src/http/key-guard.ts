@@ -5,13 +5,13 @@
  * (draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy: "<scope>";q=<limit>;w=60` and
  * `RateLimit: "<scope>";r=<remaining>;t=<seconds>`.
  */
-import type { ServerResponse } from "node:http";
 import type { Caller, KeyRegistry } from "../keys/key-registry.ts";
 import type { Limiter, LimitResult } from "../limits/limiter.ts";
 import type { RequestCounter } from "../usage/request-counts.ts";
 import { WINDOW_MS } from "../limits/scopes.ts";
 import type { Guard } from "./app.ts";
 import { HttpError } from "./http-error.ts";
+import type { Reply } from "./reply.ts";
 
 const CHALLENGE = { "WWW-Authenticate": "X-API-KEY" };
 const WINDOW_SECONDS = WINDOW_MS / 1000;
@@ -39,7 +39,7 @@ export function createKeyGuard(options: {
   // Each caller's limits over the defaults, made once per caller (the registry keeps its callers
   // until the key file changes).
   const limitsOf = new WeakMap<Caller, (scope: string) => number | undefined>();
-  return (req, res, route, ctx) => {
+  return (req, reply, route, ctx) => {
     const header = req.headers["x-api-key"];
     const auth = registry.authenticate(Array.isArray(header) ? header.join(",") : header);
     if (!auth.ok) {
@@ -64,14 +64,14 @@ export function createKeyGuard(options: {
     // This process's limiter answers at once; a shared one (Redis) answers later.
     const result = limiter.check(caller.id, scope, limit, cost);
     if (result instanceof Promise)
-      return result.then((later) => apply(res, caller, scope, later, counter, onThrottled));
-    return apply(res, caller, scope, result, counter, onThrottled);
+      return result.then((later) => apply(reply, caller, scope, later, counter, onThrottled));
+    return apply(reply, caller, scope, result, counter, onThrottled);
   };
 }
 
 // Counts the request, sets the RateLimit fields, and answers 429 when the window is full.
 function apply(
-  res: ServerResponse,
+  reply: Reply,
   caller: Caller,
   scope: string,
   result: LimitResult,
@@ -79,8 +79,8 @@ function apply(
   onThrottled: ((scope: string) => void) | undefined,
 ): HttpError | undefined {
   counter?.count(caller.id, scope, result.success);
-  res.setHeader("RateLimit-Policy", `"${scope}";q=${result.limit};w=${WINDOW_SECONDS}`);
-  res.setHeader("RateLimit", `"${scope}";r=${result.remaining};t=${result.reset}`);
+  reply.header("RateLimit-Policy", `"${scope}";q=${result.limit};w=${WINDOW_SECONDS}`);
+  reply.header("RateLimit", `"${scope}";r=${result.remaining};t=${result.reset}`);
   if (!result.success) {
     onThrottled?.(scope);
     return new HttpError(429, throttledDetail(result.reset), {

@@ -3,9 +3,10 @@
  * finds the route for a path; the app decides 404 (no route) and 405 (wrong method), in the order
  * docs/api.md's "Errors" section gives.
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage } from "node:http";
 import type { DatasetDoc } from "../datasets/dataset.ts";
 import type { RouteDoc } from "./route-doc.ts";
+import type { Reply } from "./reply.ts";
 
 /** What a handler gets besides the raw request and response. */
 export interface RequestContext {
@@ -22,11 +23,8 @@ export interface RequestContext {
   limitFor?: (scope: string) => number | undefined;
 }
 
-export type Handler = (
-  req: IncomingMessage,
-  res: ServerResponse,
-  ctx: RequestContext,
-) => void | Promise<void>;
+/** Answers a request through its reply (`reply.ts`), which carries the pipeline's headers. */
+export type Handler = (req: IncomingMessage, reply: Reply, ctx: RequestContext) => void | Promise<void>;
 
 /**
  * What the OpenAPI document says of a route: a dataset's table (`openapi-datasets.ts` writes its

@@ -5,7 +5,7 @@
  * from an earlier answer is written at once; a new one is rendered (perhaps in pieces) and
  * compressed on libuv's thread pool, so the event loop answers other requests meanwhile.
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage } from "node:http";
 import type { Writable } from "node:stream";
 import { finished } from "node:stream/promises";
 import { promisify } from "node:util";
@@ -13,6 +13,7 @@ import { brotliCompress, constants, createBrotliCompress, createGzip, gzip } fro
 import type { Lru } from "../cache/lru.ts";
 import { chooseEncoding, type Encoding } from "./negotiation.ts";
 import type { RenderSlots } from "./render-slots.ts";
+import type { Reply } from "./reply.ts";
 
 /** Bodies smaller than this are sent as they are: compression would not pay. */
 export const COMPRESS_MIN_BYTES = 1024;
@@ -89,10 +90,10 @@ export function notModified(
 
 // Vary: what the pipeline already varies on (Origin, with CORS), what the representation does,
 // and Accept-Encoding; it replaces the pipeline's in the one head written.
-function varyOf(res: ServerResponse, rep: Pick<Representation, "vary">): string {
+function varyOf(reply: Reply, rep: Pick<Representation, "vary">): string {
   const own = rep.vary === undefined ? "Accept-Encoding" : `${rep.vary}, Accept-Encoding`;
-  const earlier = res.getHeader("Vary");
-  return earlier === undefined ? own : `${String(earlier)}, ${own}`;
+  const earlier = reply.collected("Vary");
+  return earlier === undefined ? own : `${earlier}, ${own}`;
 }
 
 /** The ETag field's value for the opaque tag `etag` sent with `coding`: `"<etag><suffix>"`. */
@@ -105,10 +106,10 @@ export function etagText(etag: string, coding: Encoding): string {
  * kept body answers, else a promise of the answer (which rejects when rendering fails).
  */
 // The head's fields every 200 and 304 carries, as one flat [name, value, ...] list for one writeHead.
-function headOf(res: ServerResponse, rep: Omit<Representation, "body">): (string | number)[] {
+function headOf(reply: Reply, rep: Omit<Representation, "body">): (string | number)[] {
   const head: (string | number)[] = [];
   if (rep.headers !== undefined) for (const name in rep.headers) head.push(name, rep.headers[name]!);
-  head.push("Vary", varyOf(res, rep));
+  head.push("Vary", varyOf(reply, rep));
   if (rep.lastModified !== undefined && rep.lastModified !== null) {
     head.push("Last-Modified", new Date(rep.lastModified).toUTCString());
   }
@@ -116,8 +117,8 @@ function headOf(res: ServerResponse, rep: Omit<Representation, "body">): (string
   return head;
 }
 
-export function send(req: IncomingMessage, res: ServerResponse, rep: Representation): void | Promise<void> {
-  const head = headOf(res, rep);
+export function send(req: IncomingMessage, reply: Reply, rep: Representation): void | Promise<void> {
+  const head = headOf(reply, rep);
   // A body compressed inside (Parquet) is sent as it is.
   const preferred = rep.compress === false ? "identity" : chooseEncoding(req.headers["accept-encoding"]);
   const etag = rep.etag;
@@ -127,24 +128,23 @@ export function send(req: IncomingMessage, res: ServerResponse, rep: Representat
     const size = etag === undefined ? undefined : rep.cache?.get(etag)?.length;
     const coding = size !== undefined && size < COMPRESS_MIN_BYTES ? "identity" : preferred;
     if (etag !== undefined) head.push("ETag", etagText(etag, coding));
-    res.writeHead(304, head);
-    res.end();
+    reply.writeHead(304, head).end();
     return;
   }
   const cache = etag === undefined ? undefined : rep.cache;
   const raw =
     cache?.get(etag!) ??
     (typeof rep.body === "string" ? Buffer.from(rep.body) : Buffer.isBuffer(rep.body) ? rep.body : undefined);
-  if (raw === undefined) return sendRendered(res, rep, head, preferred);
+  if (raw === undefined) return sendRendered(reply, rep, head, preferred);
   const encoding = raw.length >= COMPRESS_MIN_BYTES ? preferred : "identity";
   const kept = encoding === "identity" ? raw : cache?.get(etag! + SUFFIX[encoding]);
-  if (kept !== undefined) return write(res, head, rep, encoding, kept);
-  return compressAndWrite(res, rep, head, raw, encoding);
+  if (kept !== undefined) return write(reply, head, rep, encoding, kept);
+  return compressAndWrite(reply, rep, head, raw, encoding);
 }
 
 // A body rendered now (in pieces, perhaps), kept, then compressed and written.
 async function sendRendered(
-  res: ServerResponse,
+  reply: Reply,
   rep: Representation,
   head: (string | number)[],
   preferred: Encoding,
@@ -153,11 +153,11 @@ async function sendRendered(
   const raw = typeof computed === "string" ? Buffer.from(computed) : computed;
   if (rep.etag !== undefined) rep.cache?.set(rep.etag, raw);
   const encoding = raw.length >= COMPRESS_MIN_BYTES ? preferred : "identity";
-  await compressAndWrite(res, rep, head, raw, encoding);
+  await compressAndWrite(reply, rep, head, raw, encoding);
 }
 
 async function compressAndWrite(
-  res: ServerResponse,
+  reply: Reply,
   rep: Representation,
   head: (string | number)[],
   raw: Buffer,
@@ -167,11 +167,11 @@ async function compressAndWrite(
     ? compress(raw, encoding)
     : rep.compressions.run(() => compress(raw, encoding)));
   if (encoding !== "identity" && rep.etag !== undefined) rep.cache?.set(rep.etag + SUFFIX[encoding], body);
-  write(res, head, rep, encoding, body);
+  write(reply, head, rep, encoding, body);
 }
 
 function write(
-  res: ServerResponse,
+  reply: Reply,
   head: (string | number)[],
   rep: Representation,
   encoding: Encoding,
@@ -181,9 +181,8 @@ function write(
   if (encoding !== "identity") head.push("Content-Encoding", encoding);
   head.push("Content-Type", rep.contentType, "Content-Length", body.length);
   // The client may have gone while the body was made: nothing to write then.
-  if (res.destroyed) return;
-  res.writeHead(200, head);
-  res.end(body);
+  if (reply.res.destroyed) return;
+  reply.writeHead(200, head).end(body);
 }
 
 /** A body too long to hold, written as it is made (a whole history in CSV or Parquet). */
@@ -205,21 +204,21 @@ class ClientGone extends Error {}
  */
 export async function sendStream(
   req: IncomingMessage,
-  res: ServerResponse,
+  reply: Reply,
   rep: Omit<Representation, "body" | "cache" | "compressions">,
   body: StreamedBody,
 ): Promise<void> {
-  const head = headOf(res, rep);
+  const res = reply.res;
+  const head = headOf(reply, rep);
   const encoding = rep.compress ? chooseEncoding(req.headers["accept-encoding"]) : "identity";
   if (rep.etag !== undefined) head.push("ETag", etagText(rep.etag, encoding));
   if (notModified(req, rep.etag, rep.lastModified)) {
-    res.writeHead(304, head);
-    res.end();
+    reply.writeHead(304, head).end();
     return;
   }
   if (encoding !== "identity") head.push("Content-Encoding", encoding);
   head.push("Content-Type", rep.contentType);
-  res.writeHead(200, head);
+  reply.writeHead(200, head);
   const sink: Writable =
     encoding === "gzip"
       ? createGzip({ level: 6 })

@@ -12,7 +12,7 @@ import { type Form, guarded, type Page } from "../guarded.ts";
 import { accountCreatedPage, adminPage } from "../pages/admin-page.ts";
 
 function overview(ctx: DashboardContext): Page {
-  return (req, res, who) => {
+  return (req, reply, who) => {
     const days = lastDays(ctx.now(), 7);
     const usage = readUsage(ctx.dir);
     const keys = ctx.keys.records();
@@ -32,12 +32,12 @@ function overview(ctx: DashboardContext): Page {
       };
     });
     const rows = keys.map((k) => ({ ...ctx.keyRow(k, usage), account: k.account, requests7d: used([k]) }));
-    sendPage(res, adminPage({ viewer: who.viewer, notice: notice(req), accounts, keys: rows }));
+    sendPage(reply, adminPage({ viewer: who.viewer, notice: notice(req), accounts, keys: rows }));
   };
 }
 
 function createAccountForm(ctx: DashboardContext): Form {
-  return async (_req, res, who, form) => {
+  return async (_req, reply, who, form) => {
     try {
       const { account, oneTimePassword } = await createAccount(ctx.dir, {
         name: form.get("name") ?? "",
@@ -46,7 +46,7 @@ function createAccountForm(ctx: DashboardContext): Form {
         documents: ctx.documents,
       });
       await ctx.reveals.put(who.id, { kind: "password", label: account.name, secret: oneTimePassword! });
-      redirect(res, "/dashboard/admin/new");
+      redirect(reply, "/dashboard/admin/new");
     } catch (error) {
       if (error instanceof AccountError) throw new HttpError(400, error.message + ".");
       throw error;
@@ -55,7 +55,7 @@ function createAccountForm(ctx: DashboardContext): Form {
 }
 
 function accountStatusForm(ctx: DashboardContext): Form {
-  return async (_req, res, who, form) => {
+  return async (_req, reply, who, form) => {
     const name = form.get("account") ?? "";
     const action = form.get("action");
     if (action !== "disable" && action !== "enable")
@@ -67,7 +67,7 @@ function accountStatusForm(ctx: DashboardContext): Form {
       documents: ctx.documents,
     });
     if (action === "disable") await ctx.sessions.endAll(name);
-    redirect(res, `/dashboard/admin?notice=account-${action}d`);
+    redirect(reply, `/dashboard/admin?notice=account-${action}d`);
   };
 }
 
@@ -88,7 +88,7 @@ function limitsFrom(form: URLSearchParams): Partial<Record<Scope, number | null>
 }
 
 function keyLimitsForm(ctx: DashboardContext): Form {
-  return async (_req, res, _who, form) => {
+  return async (_req, reply, _who, form) => {
     const limits = limitsFrom(form);
     const id = form.get("id");
     const done = await updateKeysAsync(ctx.documents, (keys) => {
@@ -97,17 +97,17 @@ function keyLimitsForm(ctx: DashboardContext): Form {
       return key !== undefined;
     });
     if (!done) throw new HttpError(404, "There is no key with that id.");
-    redirect(res, "/dashboard/admin?notice=limits-saved");
+    redirect(reply, "/dashboard/admin?notice=limits-saved");
   };
 }
 
 /** The admin pages' routes; every one is a 404 for an account that is not an admin. */
 export function adminRoutes(ctx: DashboardContext): Route[] {
   const admin = { admin: true };
-  const revealed: Page = async (req, res, who) => {
+  const revealed: Page = async (req, reply, who) => {
     const shown = await ctx.reveals.take(who.id, "password");
     sendPage(
-      res,
+      reply,
       accountCreatedPage({
         viewer: who.viewer,
         account: shown?.label,

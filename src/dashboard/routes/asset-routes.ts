@@ -27,8 +27,8 @@ export function assetRoutes(): Route[] {
     path,
     methods: ["GET", "HEAD"],
     scope: null,
-    handler: (req, res) =>
-      send(req, res, {
+    handler: (req, reply) =>
+      send(req, reply, {
         body: a.body,
         contentType: a.type,
         etag: a.etag,

@@ -13,7 +13,7 @@ import { homePage } from "../pages/home-page.ts";
 /** The home page's route. */
 export function homeRoute(ctx: DashboardContext): Route {
   const handler = guarded(ctx, {
-    get: (req, res, who) => {
+    get: (req, reply, who) => {
       const keys = ctx.keys.records().filter((k) => k.account === who.account.name);
       const { lastActual: last, sample } = ctx.store.refresh();
       const pulled = lastSuccessfulPull(ctx.dir);
@@ -21,7 +21,7 @@ export function homeRoute(ctx: DashboardContext): Route {
       const day = last === null ? dayKey(ctx.now()) : dayKey(last);
       const next = dayKey(Date.parse(day) + DAY_MS);
       sendPage(
-        res,
+        reply,
         homePage({
           viewer: who.viewer,
           scopes: SCOPES,

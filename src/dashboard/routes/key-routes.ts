@@ -31,24 +31,24 @@ function ownKeys(ctx: DashboardContext, who: SignedIn) {
 /** The key pages' routes. */
 export function keyRoutes(ctx: DashboardContext): Route[] {
   const list = guarded(ctx, {
-    get: (req, res, who) => {
-      sendPage(res, keysPage({ viewer: who.viewer, keys: ownKeys(ctx, who), notice: notice(req) }));
+    get: (req, reply, who) => {
+      sendPage(reply, keysPage({ viewer: who.viewer, keys: ownKeys(ctx, who), notice: notice(req) }));
     },
-    post: async (_req, res, who, form) => {
+    post: async (_req, reply, who, form) => {
       const name = (form.get("name") ?? "").trim();
       if (!isKeyName(name)) throw new HttpError(400, KEY_NAME_RULE);
       const { key, record } = newKey({ name, account: who.account.name, now: new Date(ctx.now()) });
       await updateKeysAsync(ctx.documents, (keys) => keys.push(record));
       // Shown on the next page, once: never in a URL, never on a page a reload could resubmit.
       await ctx.reveals.put(who.id, { kind: "key", label: name, secret: key });
-      redirect(res, "/dashboard/keys/new");
+      redirect(reply, "/dashboard/keys/new");
     },
   });
   const created = guarded(ctx, {
-    get: async (req, res, who) => {
+    get: async (req, reply, who) => {
       const shown = await ctx.reveals.take(who.id, "key");
       sendPage(
-        res,
+        reply,
         keyCreatedPage({
           viewer: who.viewer,
           name: shown?.label,
@@ -59,12 +59,12 @@ export function keyRoutes(ctx: DashboardContext): Route[] {
     },
   });
   const revoke = guarded(ctx, {
-    get: (req, res, who) => {
+    get: (req, reply, who) => {
       const key = ownKey(ctx, who, queryParam(req, "id"));
-      if (key.revoked !== null) return redirect(res, "/dashboard/keys");
-      sendPage(res, revokePage({ viewer: who.viewer, key: ctx.keyRow(key, readUsage(ctx.dir)) }));
+      if (key.revoked !== null) return redirect(reply, "/dashboard/keys");
+      sendPage(reply, revokePage({ viewer: who.viewer, key: ctx.keyRow(key, readUsage(ctx.dir)) }));
     },
-    post: async (_req, res, who, form) => {
+    post: async (_req, reply, who, form) => {
       const id = form.get("id");
       const done = await updateKeysAsync(ctx.documents, (keys) => {
         const key = keys.find((k) => k.id === id && k.account === who.account.name);
@@ -72,7 +72,7 @@ export function keyRoutes(ctx: DashboardContext): Route[] {
         return key !== undefined;
       });
       if (!done) throw new HttpError(404, "You have no key with that id.");
-      redirect(res, "/dashboard/keys?notice=revoked");
+      redirect(reply, "/dashboard/keys?notice=revoked");
     },
   });
   return [

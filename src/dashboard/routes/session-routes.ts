@@ -1,5 +1,6 @@
 /** Signing in and out, and changing one's password. */
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage } from "node:http";
+import type { Reply } from "../../http/reply.ts";
 import { changePassword } from "../../accounts/account-admin.ts";
 import { passwordProblem, verifyPassword } from "../../accounts/password.ts";
 import { guessable } from "../../accounts/guessable.ts";
@@ -25,25 +26,25 @@ import { passwordPage, signInPage } from "../pages/sign-in-page.ts";
 // Each showing of the sign-in form gets a fresh signed double-submit token, in the form and in a cookie.
 function showSignIn(
   ctx: DashboardContext,
-  res: ServerResponse,
+  reply: Reply,
   shown: { username?: string; error?: string; notice?: PageContent["notice"] },
 ): void {
   const token = issueSignInToken(ctx.secret, ctx.now());
-  sendPage(res, signInPage({ token, ...shown }), {
+  sendPage(reply, signInPage({ token, ...shown }), {
     headers: { "Set-Cookie": cookie(SIGN_IN_COOKIE, token, { maxAge: 3600, secure: ctx.secureCookies }) },
   });
 }
 
-function tooMany(res: ServerResponse, retryAfter: number, viewer: Viewer | null): void {
+function tooMany(reply: Reply, retryAfter: number, viewer: Viewer | null): void {
   const minutes = Math.ceil(retryAfter / 60);
   const text = `Too many failed attempts. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`;
-  sendPage(res, messagePage({ title: "Too many attempts", text, viewer, back: "/dashboard/sign-in" }), {
+  sendPage(reply, messagePage({ title: "Too many attempts", text, viewer, back: "/dashboard/sign-in" }), {
     status: 429,
     headers: { "Retry-After": String(retryAfter) },
   });
 }
 
-async function signIn(ctx: DashboardContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function signIn(ctx: DashboardContext, req: IncomingMessage, reply: Reply): Promise<void> {
   const form = await readForm(req);
   const token = form.get("csrf") ?? undefined;
   const genuine =
@@ -56,21 +57,21 @@ async function signIn(ctx: DashboardContext, req: IncomingMessage, res: ServerRe
   const address = clientAddress(req, ctx.trustedProxies);
   // The attempt counts as a failure from here: a burst gets no more guesses than the limits.
   const verdict = await ctx.throttle.begin(username, address);
-  if (!verdict.allowed) return tooMany(res, verdict.retryAfter, null);
+  if (!verdict.allowed) return tooMany(reply, verdict.retryAfter, null);
   const account = ctx.accounts.get(username);
   const matches = await verifyPassword(form.get("password") ?? "", account?.password ?? (await ctx.decoy));
   if (account === undefined || !matches) {
-    return showSignIn(ctx, res, { username: typed, error: "Incorrect username or password." });
+    return showSignIn(ctx, reply, { username: typed, error: "Incorrect username or password." });
   }
   await ctx.throttle.succeeded(verdict.attempt);
   if (account.disabled !== null) {
-    return showSignIn(ctx, res, {
+    return showSignIn(ctx, reply, {
       username: typed,
       error: "This account is disabled. Ask your operator to enable it.",
     });
   }
   const { id } = await ctx.sessions.create(account.name);
-  redirect(res, account.mustChangePassword ? "/dashboard/password" : "/dashboard", {
+  redirect(reply, account.mustChangePassword ? "/dashboard/password" : "/dashboard", {
     "Set-Cookie": [ctx.sessionCookie(id), ctx.clearCookie(SIGN_IN_COOKIE)],
   });
 }
@@ -91,18 +92,18 @@ async function passwordFormProblem(who: SignedIn, form: URLSearchParams): Promis
 async function changeOwnPassword(
   ctx: DashboardContext,
   req: IncomingMessage,
-  res: ServerResponse,
+  reply: Reply,
   who: SignedIn,
   form: URLSearchParams,
 ): Promise<void> {
   const again = (error: string) =>
-    sendPage(res, passwordPage({ viewer: who.viewer, forced: who.account.mustChangePassword, error }), {
+    sendPage(reply, passwordPage({ viewer: who.viewer, forced: who.account.mustChangePassword, error }), {
       status: 400,
     });
   // Wrong current passwords count like failed sign-ins: a stolen session cannot guess at leisure.
   const address = clientAddress(req, ctx.trustedProxies);
   const verdict = await ctx.throttle.begin(who.account.name, address);
-  if (!verdict.allowed) return tooMany(res, verdict.retryAfter, who.viewer);
+  if (!verdict.allowed) return tooMany(reply, verdict.retryAfter, who.viewer);
   if (!(await verifyPassword(form.get("current_password") ?? "", who.account.password))) {
     return again("The current password is not right.");
   }
@@ -115,26 +116,26 @@ async function changeOwnPassword(
   });
   await ctx.sessions.endAll(who.account.name);
   const { id } = await ctx.sessions.create(who.account.name);
-  redirect(res, "/dashboard?notice=password-changed", { "Set-Cookie": ctx.sessionCookie(id) });
+  redirect(reply, "/dashboard?notice=password-changed", { "Set-Cookie": ctx.sessionCookie(id) });
 }
 
 /** `/dashboard/sign-in`, `/dashboard/sign-out` and `/dashboard/password`. */
 export function sessionRoutes(ctx: DashboardContext): Route[] {
-  const signInPage: Route["handler"] = async (req, res) => {
+  const signInPage: Route["handler"] = async (req, reply) => {
     try {
-      if (req.method === "POST") return await signIn(ctx, req, res);
-      if (signedIn(req, ctx.sessions, ctx.accounts) !== undefined) return redirect(res, "/dashboard");
-      showSignIn(ctx, res, { notice: notice(req) });
+      if (req.method === "POST") return await signIn(ctx, req, reply);
+      if (signedIn(req, ctx.sessions, ctx.accounts) !== undefined) return redirect(reply, "/dashboard");
+      showSignIn(ctx, reply, { notice: notice(req) });
     } catch (error) {
-      failPage(ctx, res, error);
+      failPage(ctx, reply, error);
     }
   };
   const signOut = guarded(
     ctx,
     {
-      post: async (_req, res, who) => {
+      post: async (_req, reply, who) => {
         await ctx.sessions.end(who.id);
-        redirect(res, "/dashboard/sign-in?notice=signed-out", {
+        redirect(reply, "/dashboard/sign-in?notice=signed-out", {
           "Set-Cookie": ctx.clearCookie(SESSION_COOKIE),
         });
       },
@@ -144,9 +145,9 @@ export function sessionRoutes(ctx: DashboardContext): Route[] {
   const password = guarded(
     ctx,
     {
-      get: (_req, res, who) =>
-        sendPage(res, passwordPage({ viewer: who.viewer, forced: who.account.mustChangePassword })),
-      post: (req, res, who, form) => changeOwnPassword(ctx, req, res, who, form),
+      get: (_req, reply, who) =>
+        sendPage(reply, passwordPage({ viewer: who.viewer, forced: who.account.mustChangePassword })),
+      post: (req, reply, who, form) => changeOwnPassword(ctx, req, reply, who, form),
     },
     { allowedBeforePasswordChange: true },
   );
