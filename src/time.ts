@@ -20,9 +20,23 @@ export function dayStart(key: string): number {
   return Date.UTC(Number(key.slice(0, 4)), Number(key.slice(5, 7)) - 1, Number(key.slice(8, 10)));
 }
 
-/** Now as `Date#toISOString` writes it. */
-export function isoNow(): string {
-  return new Date().toISOString();
+/**
+ * A clock that writes instants as `Date#toISOString` does (`YYYY-MM-DDThh:mm:ss.sssZ`, years 0 to
+ * 9999), formatting each second once and adding the milliseconds: the access log writes one such
+ * time per request, and `toISOString` cost about 8k instructions of the 150k a request took.
+ */
+export function isoClock(): (ms: number) => string {
+  let second = NaN;
+  let prefix = "";
+  return (ms) => {
+    const s = Math.floor(ms / 1000);
+    if (s !== second) {
+      second = s;
+      prefix = new Date(s * 1000).toISOString().slice(0, 20); // through the "." before milliseconds
+    }
+    const milli = Math.floor(ms) - s * 1000;
+    return `${prefix}${milli < 10 ? "00" : milli < 100 ? "0" : ""}${milli}Z`;
+  };
 }
 
 /** An instant as the service writes it: `YYYY-MM-DDThh:mm:ss+00:00`, with `.sss` on request. */

@@ -5,7 +5,7 @@ import type { IncomingMessage } from "node:http";
 import { requestIds, requestUrl, splitTarget } from "../src/http/app.ts";
 import { chooseEncoding, chooseFormat } from "../src/http/negotiation.ts";
 import { createRouter } from "../src/http/router.ts";
-import { etagText, notModified } from "../src/http/send.ts";
+import { etagText, modifiedAt, notModified } from "../src/http/send.ts";
 
 test("format: the parameter wins, else Accept, with JSON whenever it is at least as welcome", () => {
   assert.equal(chooseFormat("csv", "application/json"), "csv");
@@ -50,7 +50,7 @@ test("If-None-Match matches weakly and across codings, and outranks If-Modified-
   ] as const) {
     assert.equal(notModified(withHeaders({ "if-none-match": header }), "abc", null), want, header);
   }
-  const modified = Date.parse("2026-01-01T10:00:00.900Z");
+  const modified = modifiedAt(Date.parse("2026-01-01T10:00:00.900Z"));
   const since = "Thu, 01 Jan 2026 10:00:00 GMT";
   assert.equal(
     notModified(withHeaders({ "if-modified-since": since }), "abc", modified),

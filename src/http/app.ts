@@ -9,7 +9,7 @@ import { badRequest, HttpError, writeError } from "./http-error.ts";
 import { applyCors } from "./cors.ts";
 import { asHttpError, isFault } from "./domain-errors.ts";
 import { createRouter, type RequestContext, type Route } from "./router.ts";
-import { isoNow } from "../time.ts";
+import { isoClock } from "../time.ts";
 import type { AccessLogEntry } from "./access-log.ts";
 import { Reply } from "./reply.ts";
 
@@ -69,6 +69,7 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
     cors: options.corsOrigins ?? new Set<string>(),
     observe: options.observe,
     newId: requestIds(),
+    isoTime: isoClock(),
   };
   return (req, res) => {
     const ctx = new Context(req, performance.now(), pipeline.newId);
@@ -80,7 +81,7 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
     // "close" comes after the last byte, or when the client went away first: either way, one line.
     // The entry's time and request id are the pipeline's own (an ISO time; REQUEST_ID's characters).
     res.on("close", () => {
-      pipeline.log(ctx.entry(res.statusCode));
+      pipeline.log(ctx.entry(res.statusCode, pipeline.isoTime(Date.now())));
       pipeline.observe?.(ctx.route, ctx.method, res.statusCode, ctx.seconds());
     });
     try {
@@ -115,6 +116,8 @@ interface Pipeline {
   readonly observe: AppOptions["observe"];
   /** A new request id, for a request without a sane one of its own. */
   readonly newId: () => string;
+  /** The access log's times. */
+  readonly isoTime: (ms: number) => string;
 }
 
 // One request's context: its id, its target split into path and query (a URL is built only when
@@ -157,9 +160,9 @@ class Context implements RequestContext {
     return (performance.now() - this.#started) / 1000;
   }
 
-  entry(status: number): AccessLogEntry {
+  entry(status: number, time: string): AccessLogEntry {
     return {
-      time: isoNow(),
+      time,
       request_id: this.requestId,
       method: this.method,
       path: this.path,

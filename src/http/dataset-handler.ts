@@ -11,7 +11,7 @@ import { formatInstant, HOUR_MS } from "../time.ts";
 import { chooseFormat, type Format, FORMATS } from "./negotiation.ts";
 import { type ParsedRange, parseRangeQuery } from "./range-query.ts";
 import type { Handler, RequestContext } from "./router.ts";
-import { send, sendStream } from "./send.ts";
+import { type Modified, modifiedAt, send, sendStream } from "./send.ts";
 import { responseFields } from "./columns.ts";
 import { parseLatestQuery } from "./latest.ts";
 import { CONTENT_TYPES, entityTag, envelopeMeta, responseHeaders, streams } from "./dataset-envelope.ts";
@@ -96,6 +96,8 @@ interface ParsedQuery {
   readonly format: Format;
   readonly fields: readonly FieldDoc[];
   readonly etag: string;
+  /** The store version's Last-Modified. */
+  readonly modified: Modified | null;
 }
 
 /** How a handler reads its query: a range (`start`, `end`), or the newest hours (`/latest`). */
@@ -108,7 +110,7 @@ function parseQuery(
   params: URLSearchParams,
   accept: string | undefined,
   kind: QueryKind,
-): Omit<ParsedQuery, "version" | "etag"> {
+): Omit<ParsedQuery, "version" | "etag" | "modified"> {
   const parameters = { format: FORMAT_PARAMETER, as_of: AS_OF_PARAMETER, ...dataset.parameters };
   const formatOf = (options: Readonly<Record<string, unknown>>) =>
     chooseFormat(options.format as Format | undefined, accept);
@@ -146,7 +148,8 @@ export function datasetHandler(
         throw new StoreUnavailableError(snapshot.unavailable);
       const query = parseQuery(dataset, store, ctx.url.searchParams, accept, kind);
       const etag = entityTag(dataset, query.range, query.format, snapshot);
-      parsed = { ...query, version: snapshot.version, etag };
+      const modified = snapshot.modified === null ? null : modifiedAt(snapshot.modified);
+      parsed = { ...query, version: snapshot.version, etag, modified };
       memo.set(ctx.search, parsed);
     }
     if (snapshot.unavailable !== undefined) throw new StoreUnavailableError(snapshot.unavailable);
@@ -195,7 +198,7 @@ function answer(req: IncomingMessage, reply: Reply, a: Answering): void | Promis
     body,
     contentType: CONTENT_TYPES[format],
     etag,
-    lastModified: snapshot.modified,
+    lastModified: a.parsed.modified,
     cacheControl: cacheControlAt(a.now),
     vary: "Accept",
     headers: responseHeaders(format, sample, dataset, range),

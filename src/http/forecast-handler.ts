@@ -26,7 +26,7 @@ import type { Instant } from "./instant.ts";
 import { chooseFormat, type Format } from "./negotiation.ts";
 import { type ParsedRange, parseRangeQuery } from "./range-query.ts";
 import type { Handler } from "./router.ts";
-import { send } from "./send.ts";
+import { modifiedAt, send } from "./send.ts";
 
 const PARAMETERS = { format: FORMAT_PARAMETER, as_of: AS_OF_PARAMETER, ...forecastDemand.parameters };
 const CSV_TYPE = "text/csv; charset=utf-8";
@@ -56,6 +56,8 @@ function lastIssued(issues: IssueSource, asOf: number): number | null {
   const seen = issues.index().filter((entry) => Date.parse(entry.issued_at) <= asOf);
   return seen.length === 0 ? null : Date.parse(seen.at(-1)!.issued_at);
 }
+
+const modifiedOrNull = (ms: number | null) => (ms === null ? null : modifiedAt(ms));
 
 function filename(range: ParsedRange): string {
   const stamp = (ms: number) => formatInstant(ms).slice(0, 19).replace(/[-:]/g, "") + "Z";
@@ -162,7 +164,7 @@ export function forecastHandler(
         body: { render: () => render(sample, issues, range, format, asOf, given) },
         contentType: format === "csv" ? CSV_TYPE : "application/json",
         etag,
-        lastModified: lastIssued(issues, asOf),
+        lastModified: modifiedOrNull(lastIssued(issues, asOf)),
         cacheControl: `private, max-age=${secondsToNextHour(now())}`,
         vary: "Accept",
         headers: { ...disposition, ...(sample ? SAMPLE_HEADERS : {}) },

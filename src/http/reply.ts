@@ -50,7 +50,10 @@ function sameName(a: string, b: string): boolean {
 }
 
 function indexOfName(list: readonly (string | number)[], name: string): number {
-  for (let i = 0; i < list.length; i += 2) if (sameName(String(list[i]), name)) return i;
+  for (let i = 0; i < list.length; i += 2) {
+    const given = list[i];
+    if (typeof given === "string" && sameName(given, name)) return i;
+  }
   return -1;
 }
 

@@ -29,8 +29,8 @@ export interface Representation {
   readonly body: string | Buffer | BodySource;
   readonly contentType: string;
   readonly etag?: string;
-  /** UTC ms; sent at whole-second precision. */
-  readonly lastModified?: number | null;
+  /** When the representation last changed (`modifiedAt`); sent at whole-second precision. */
+  readonly lastModified?: Modified | null;
   readonly cacheControl?: string;
   /** Request headers the choice of representation depends on, besides Accept-Encoding (e.g. "Accept"). */
   readonly vary?: string;
@@ -44,6 +44,21 @@ export interface Representation {
 }
 
 const SUFFIX: Record<Encoding, string> = { identity: "", gzip: "-gz", br: "-br" };
+
+/** A Last-Modified instant (UTC ms) with its HTTP date, made once where the instant is known. */
+export interface Modified {
+  readonly ms: number;
+  /** The HTTP date (RFC 9110 §5.6.7), `Thu, 26 Nov 2026 04:09:00 GMT`. */
+  readonly text: string;
+}
+
+/**
+ * The instant `ms` as a Last-Modified value. Made once per store version rather than per request:
+ * formatting a date costs about 8k instructions, a twentieth of a cached answer.
+ */
+export function modifiedAt(ms: number): Modified {
+  return { ms, text: new Date(ms).toUTCString() };
+}
 
 const gzipAsync = promisify(gzip);
 const brotliAsync = promisify(brotliCompress);
@@ -73,7 +88,7 @@ function opaque(tag: string): string {
 export function notModified(
   req: IncomingMessage,
   etag: string | undefined,
-  lastModified: number | null | undefined,
+  lastModified: Modified | null | undefined,
 ): boolean {
   const ifNoneMatch = req.headers["if-none-match"];
   if (ifNoneMatch !== undefined) {
@@ -83,7 +98,7 @@ export function notModified(
   const ifModifiedSince = req.headers["if-modified-since"];
   if (ifModifiedSince !== undefined && lastModified !== undefined && lastModified !== null) {
     const since = Date.parse(ifModifiedSince);
-    return Number.isFinite(since) && Math.floor(lastModified / 1000) * 1000 <= since;
+    return Number.isFinite(since) && Math.floor(lastModified.ms / 1000) * 1000 <= since;
   }
   return false;
 }
@@ -111,7 +126,7 @@ function headOf(reply: Reply, rep: Omit<Representation, "body">): (string | numb
   if (rep.headers !== undefined) for (const name in rep.headers) head.push(name, rep.headers[name]!);
   head.push("Vary", varyOf(reply, rep));
   if (rep.lastModified !== undefined && rep.lastModified !== null) {
-    head.push("Last-Modified", new Date(rep.lastModified).toUTCString());
+    head.push("Last-Modified", rep.lastModified.text);
   }
   if (rep.cacheControl !== undefined) head.push("Cache-Control", rep.cacheControl);
   return head;
