@@ -81,3 +81,21 @@ test("a listed origin gets its preflight answered without a key and may send X-A
   const other = await s.get(STATE, { headers: { Origin: "https://evil.example" } });
   assert.equal(other.headers.get("access-control-allow-origin"), null);
 });
+
+test("an allowed origin's answers, a refusal included, carry its CORS headers once, and Vary joins Origin with the answer's own", async (t) => {
+  const s = await server(t, [NOTEBOOK]);
+  const ok = await s.get(STATE, { headers: { Origin: NOTEBOOK } });
+  assert.equal(ok.headers.get("vary"), "Origin, Accept, Accept-Encoding");
+  const notModified = await s.get(STATE, {
+    headers: { Origin: NOTEBOOK, "If-None-Match": ok.headers.get("etag")! },
+  });
+  assert.equal(notModified.status, 304);
+  assert.equal(notModified.headers.get("vary"), "Origin, Accept, Accept-Encoding");
+  // A browser reads a refusal only when it carries the origin: the 401 must, with its request id.
+  const refused = await s.raw(STATE, { headers: { Origin: NOTEBOOK } });
+  assert.equal(refused.status, 401);
+  assert.equal(refused.headers.get("access-control-allow-origin"), NOTEBOOK);
+  assert.equal(refused.headers.get("vary"), "Origin");
+  assert.match(refused.headers.get("x-request-id")!, /./);
+  assert.equal(refused.headers.get("x-content-type-options"), "nosniff");
+});
