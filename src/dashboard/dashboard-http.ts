@@ -41,14 +41,15 @@ export function sendPage(
   options: { status?: number; headers?: Record<string, string | string[]> } = {},
 ): void {
   const body = Buffer.from(page);
-  reply.writeHead(options.status ?? 200, {
-    ...SECURITY_HEADERS,
-    "Cache-Control": "no-store",
-    "Content-Type": "text/html; charset=utf-8",
-    "Content-Length": body.length,
-    ...options.headers,
-  });
-  reply.res.end(body);
+  reply
+    .writeHead(options.status ?? 200, {
+      ...SECURITY_HEADERS,
+      "Cache-Control": "no-store",
+      "Content-Type": "text/html; charset=utf-8",
+      "Content-Length": body.length,
+      ...options.headers,
+    })
+    .end(body);
 }
 
 /** A 303 to `location` (a path of ours), after a form or when a page needs a sign-in first. */
@@ -57,14 +58,15 @@ export function redirect(
   location: string,
   headers: Record<string, string | string[]> = {},
 ): void {
-  reply.writeHead(303, {
-    ...SECURITY_HEADERS,
-    "Cache-Control": "no-store",
-    Location: location,
-    "Content-Length": 0,
-    ...headers,
-  });
-  reply.res.end();
+  reply
+    .writeHead(303, {
+      ...SECURITY_HEADERS,
+      "Cache-Control": "no-store",
+      Location: location,
+      "Content-Length": 0,
+      ...headers,
+    })
+    .end();
 }
 
 /** A signed-in request: its session, the session's id (from the cookie), the account and the viewer. */

@@ -148,8 +148,7 @@ export function datasetHandler(
         throw new StoreUnavailableError(snapshot.unavailable);
       const query = parseQuery(dataset, store, ctx.url.searchParams, accept, kind);
       const etag = entityTag(dataset, query.range, query.format, snapshot);
-      const modified = snapshot.modified === null ? null : modifiedAt(snapshot.modified);
-      parsed = { ...query, version: snapshot.version, etag, modified };
+      parsed = { ...query, version: snapshot.version, etag, modified: modifiedAt(snapshot.modified) };
       memo.set(ctx.search, parsed);
     }
     if (snapshot.unavailable !== undefined) throw new StoreUnavailableError(snapshot.unavailable);

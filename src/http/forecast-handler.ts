@@ -57,8 +57,6 @@ function lastIssued(issues: IssueSource, asOf: number): number | null {
   return seen.length === 0 ? null : Date.parse(seen.at(-1)!.issued_at);
 }
 
-const modifiedOrNull = (ms: number | null) => (ms === null ? null : modifiedAt(ms));
-
 function filename(range: ParsedRange): string {
   const stamp = (ms: number) => formatInstant(ms).slice(0, 19).replace(/[-:]/g, "") + "Z";
   return `${forecastDemand.id}_${range.interval}_${stamp(range.start)}_${stamp(range.end)}.csv`;
@@ -164,7 +162,7 @@ export function forecastHandler(
         body: { render: () => render(sample, issues, range, format, asOf, given) },
         contentType: format === "csv" ? CSV_TYPE : "application/json",
         etag,
-        lastModified: modifiedOrNull(lastIssued(issues, asOf)),
+        lastModified: modifiedAt(lastIssued(issues, asOf)),
         cacheControl: `private, max-age=${secondsToNextHour(now())}`,
         vary: "Accept",
         headers: { ...disposition, ...(sample ? SAMPLE_HEADERS : {}) },

@@ -119,13 +119,14 @@ export function isStale(last: number | null, now: number, staleAfterMs = STALE_A
 // A JSON answer that no cache keeps.
 function answer(reply: Reply, status: number, body: unknown, sample = false): void {
   const text = JSON.stringify(body);
-  reply.writeHead(status, {
-    "Content-Type": "application/json",
-    "Content-Length": Buffer.byteLength(text),
-    "Cache-Control": "no-store",
-    ...(sample ? SAMPLE_HEADERS : {}),
-  });
-  reply.res.end(text);
+  reply
+    .writeHead(status, {
+      "Content-Type": "application/json",
+      "Content-Length": Buffer.byteLength(text),
+      "Cache-Control": "no-store",
+      ...(sample ? SAMPLE_HEADERS : {}),
+    })
+    .end(text);
 }
 
 /** The shared state's reachability, when the service keeps it in Redis. */

@@ -53,11 +53,13 @@ export interface Modified {
 }
 
 /**
- * The instant `ms` as a Last-Modified value. Made once per store version rather than per request:
- * formatting a date costs about 8k instructions, a twentieth of a cached answer.
+ * The instant `ms` as a Last-Modified value (none without one). Made once per store version rather
+ * than per request: formatting a date costs about 8k instructions, a twentieth of a cached answer.
  */
-export function modifiedAt(ms: number): Modified {
-  return { ms, text: new Date(ms).toUTCString() };
+export function modifiedAt(ms: number): Modified;
+export function modifiedAt(ms: number | null): Modified | null;
+export function modifiedAt(ms: number | null): Modified | null {
+  return ms === null ? null : { ms, text: new Date(ms).toUTCString() };
 }
 
 const gzipAsync = promisify(gzip);
