@@ -108,6 +108,22 @@ export function envelopeMeta(
   };
 }
 
+/**
+ * The envelope's `meta` as JSON text, made only when a body is rendered (a kept body never asks).
+ * A function rather than a closure written where it is used: tsx keeps the names of functions, so
+ * an arrow function assigned to a property or a variable is given its name when it is created,
+ * which is an `Object.defineProperty` call on every request (a thirtieth of a cached answer).
+ */
+export function envelopeMetaText(
+  dataset: Dataset,
+  range: ParsedRange,
+  lastAvailable: number | null,
+  sample: boolean,
+  asOf?: Instant,
+): () => string {
+  return () => JSON.stringify(envelopeMeta(dataset, range, lastAvailable, sample, asOf));
+}
+
 export const CONTENT_TYPES: Readonly<Record<Format, string>> = {
   json: "application/json",
   csv: "text/csv; charset=utf-8",

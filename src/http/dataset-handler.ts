@@ -14,7 +14,7 @@ import type { Handler, RequestContext } from "./router.ts";
 import { type Modified, modifiedAt, send, sendStream } from "./send.ts";
 import { responseFields } from "./columns.ts";
 import { parseLatestQuery } from "./latest.ts";
-import { CONTENT_TYPES, entityTag, envelopeMeta, responseHeaders, streams } from "./dataset-envelope.ts";
+import { CONTENT_TYPES, entityTag, envelopeMetaText, responseHeaders, streams } from "./dataset-envelope.ts";
 import type { FieldDoc } from "../datasets/dataset.ts";
 import { DatasetBody, StaleBodyError } from "./dataset-body.ts";
 import type { RenderSlots } from "./render-slots.ts";
@@ -187,7 +187,7 @@ function answer(req: IncomingMessage, reply: Reply, a: Answering): void | Promis
     store,
     asOf,
     version: snapshot.version,
-    meta: () => JSON.stringify(envelopeMeta(dataset, range, lastAvailable, sample, asOfInstant)),
+    meta: envelopeMetaText(dataset, range, lastAvailable, sample, asOfInstant),
     slots: options.slots,
     fields,
   });

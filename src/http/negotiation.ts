@@ -52,16 +52,18 @@ export function chooseFormat(param: Format | undefined, accept: string | undefin
   return csv > 0 && csv > json ? "csv" : "json";
 }
 
+// A coding's weight, or `otherwise` (the weight of "*") when the client does not name it.
+function weightOr(prefs: readonly Preference[], coding: string, otherwise: number): number {
+  const w = weight(prefs, [coding]);
+  return w >= 0 ? w : otherwise;
+}
+
 /** The best coding the client accepts: br, then gzip, else identity. */
 export function chooseEncoding(acceptEncoding: string | undefined): Encoding {
   const prefs = preferences(acceptEncoding);
   const star = weight(prefs, ["*"]);
-  const q = (name: string) => {
-    const w = weight(prefs, [name]);
-    return w >= 0 ? w : star;
-  };
-  const br = q("br");
-  const gzip = q("gzip");
+  const br = weightOr(prefs, "br", star);
+  const gzip = weightOr(prefs, "gzip", star);
   if (br > 0 && br >= gzip) return "br";
   if (gzip > 0) return "gzip";
   return "identity";
