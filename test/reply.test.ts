@@ -52,3 +52,21 @@ test("without collected headers, the writer's head goes out as it is", async (t)
   assert.equal(res.status, 204);
   assert.equal(res.headers.get("x-request-id"), null);
 });
+
+test("names match without regard to the case of letters only", async (t) => {
+  // "^" and "~" differ as "A" and "a" do (by 0x20), and both may be in a name: two names.
+  const res = await serve(t, (raw) =>
+    new Reply(raw)
+      .header("X-Tag", "collected")
+      .header("X-A^", "collected")
+      .writeHead(200, ["x-tAG", "written", "X-A~", "written", "Content-Length", 0])
+      .end(),
+  );
+  assert.equal(res.headers.get("x-tag"), "written", "the same name in another case is replaced");
+  assert.equal(
+    res.headers.get("x-a^"),
+    "collected",
+    "a name that differs in a character that is not a letter stays",
+  );
+  assert.equal(res.headers.get("x-a~"), "written");
+});

@@ -15,7 +15,7 @@
  * it, and the next turn stats afresh. They share one reading of the clock too (`polledAt`): the
  * readers time their once-a-second recheck by it rather than each reading the clock per request.
  */
-import { statSync } from "node:fs";
+import { type Stats, statSync } from "node:fs";
 
 const RACY_MS = 100;
 /** The longest a reader trusts the directory without restatting its own file. */
@@ -32,7 +32,8 @@ export interface ChangeGate {
 
 /** A gate over `dir`; `now` is the clock for the racy window. */
 export function createChangeGate(dir: string, now: () => number = Date.now): ChangeGate {
-  let stamp = "";
+  // The directory as last seen (null: it was missing; undefined: not looked at yet).
+  let seen: Stats | null | undefined = undefined;
   let lookedThisTurn = false;
   const nextTurn = () => {
     lookedThisTurn = false;
@@ -47,15 +48,20 @@ export function createChangeGate(dir: string, now: () => number = Date.now): Cha
       setImmediate(nextTurn);
       const polledAt = now();
       gate.polledAt = polledAt;
-      const stat = statSync(dir, { throwIfNoEntry: false });
-      const next = stat ? `${stat.ino}:${stat.mtimeMs}:${stat.ctimeMs}` : "none";
-      const racy = stat !== undefined && polledAt - Math.max(stat.mtimeMs, stat.ctimeMs) < RACY_MS;
-      if (next !== stamp || racy) gate.version++;
-      stamp = next;
+      const stat = statSync(dir, { throwIfNoEntry: false }) ?? null;
+      const racy = stat !== null && polledAt - Math.max(stat.mtimeMs, stat.ctimeMs) < RACY_MS;
+      if (seen === undefined || !sameDirectory(seen, stat) || racy) gate.version++;
+      seen = stat;
       return gate.version;
     },
   };
   return gate;
+}
+
+// The same directory, unchanged: the same inode and times, or missing both times.
+function sameDirectory(a: Stats | null, b: Stats | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.ino === b.ino && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs;
 }
 
 /**

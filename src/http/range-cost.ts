@@ -34,18 +34,17 @@ export function rangeCostOf(req: IncomingMessage, ctx: RequestContext): number {
 }
 
 /**
- * A route's cost function: `rangeCostOf`, remembered by query and Accept header (the only inputs
- * it reads), for the last `size` of them.
+ * A route's cost function: `rangeCostOf`, remembered by query (with the Accept header it was made
+ * for, the only other input it reads) for the last `size` queries.
  */
 export function createRangeCost(size = 1_000): (req: IncomingMessage, ctx: RequestContext) => number {
-  const memo = new Lru<string, number>(size);
+  const memo = new Lru<string, { readonly accept: string | undefined; readonly cost: number }>(size);
   return (req, ctx) => {
-    const key = `${req.headers.accept ?? ""}\n${ctx.search}`;
-    let cost = memo.get(key);
-    if (cost === undefined) {
-      cost = rangeCostOf(req, ctx);
-      memo.set(key, cost);
-    }
+    const accept = req.headers.accept;
+    const known = memo.get(ctx.search);
+    if (known !== undefined && known.accept === accept) return known.cost;
+    const cost = rangeCostOf(req, ctx);
+    memo.set(ctx.search, { accept, cost });
     return cost;
   };
 }

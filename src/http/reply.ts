@@ -44,9 +44,20 @@ export class Reply {
   }
 }
 
-// Header names are compared without regard to case (RFC 9110 §5.1); the length first, as most differ.
+// Header names are compared without regard to case (RFC 9110 §5.1): the length first, as most
+// differ, then character by character with ASCII letters folded (a name is a token: ASCII only),
+// which makes no lower-cased copies.
 function sameName(a: string, b: string): boolean {
-  return a.length === b.length && (a === b || a.toLowerCase() === b.toLowerCase());
+  if (a.length !== b.length) return false;
+  if (a === b) return true;
+  for (let i = 0; i < a.length; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    const lower = x | 0x20; // a letter's lower case; "a" is 0x61, "z" 0x7a
+    if (lower !== (y | 0x20) || lower < 0x61 || lower > 0x7a) return false;
+  }
+  return true;
 }
 
 function indexOfName(list: readonly (string | number)[], name: string): number {
