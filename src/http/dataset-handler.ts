@@ -11,7 +11,7 @@ import { formatInstant, HOUR_MS } from "../time.ts";
 import { chooseFormat, type Format, FORMATS } from "./negotiation.ts";
 import { type ParsedRange, parseRangeQuery } from "./range-query.ts";
 import type { Handler, RequestContext } from "./router.ts";
-import { type Modified, modifiedAt, send, sendStream } from "./send.ts";
+import { type Modified, modifiedAt, send, sendStream, VARY_ACCEPT } from "./send.ts";
 import { responseFields } from "./columns.ts";
 import { parseLatestQuery } from "./latest.ts";
 import { CONTENT_TYPES, entityTag, envelopeMetaText, responseHeaders, streams } from "./dataset-envelope.ts";
@@ -70,8 +70,22 @@ export function secondsToNextHour(now: number): number {
   return Math.max(1, Math.ceil((HOUR_MS - (now % HOUR_MS)) / 1000));
 }
 
-// Cache-Control for a response at `now`: private, until the next whole hour.
-const cacheControlAt = (now: number): string => `private, max-age=${secondsToNextHour(now)}`;
+/**
+ * Cache-Control for a response at an instant: private, until the next whole hour. Each text is
+ * made once and given to every response of the same second.
+ */
+export function cacheControlClock(): (now: number) => string {
+  let seconds = -1;
+  let text = "";
+  return (now) => {
+    const next = secondsToNextHour(now);
+    if (next !== seconds) {
+      seconds = next;
+      text = `private, max-age=${next}`;
+    }
+    return text;
+  };
+}
 
 /** What a dataset handler shares with the others. */
 export interface DatasetHandlerOptions {
@@ -133,6 +147,7 @@ export function datasetHandler(
   // A poll repeats its query: what a query parsed to and its ETag, by query, valid while the
   // store's version and the Accept header are the ones it was made for.
   const memo = new Lru<string, ParsedQuery>(1_000);
+  const cacheControlAt = cacheControlClock();
   const handle = (
     req: IncomingMessage,
     reply: Reply,
@@ -152,7 +167,9 @@ export function datasetHandler(
       memo.set(ctx.search, parsed);
     }
     if (snapshot.unavailable !== undefined) throw new StoreUnavailableError(snapshot.unavailable);
-    const sent = answer(req, reply, { dataset, store, options, parsed, snapshot, now: now() });
+    const at = now();
+    const cacheControl = cacheControlAt(at);
+    const sent = answer(req, reply, { dataset, store, options, parsed, snapshot, now: at, cacheControl });
     // An ingest landed while the body was rendered in pieces: answer again from the new store.
     return sent?.catch((error: unknown): void | Promise<void> => {
       if (error instanceof StaleBodyError && attempt < 2) return handle(req, reply, ctx, attempt + 1);
@@ -169,6 +186,7 @@ interface Answering {
   readonly parsed: ParsedQuery;
   readonly snapshot: StoreSnapshot;
   readonly now: number;
+  readonly cacheControl: string;
 }
 
 // Sends the records of a parsed query: held (and kept by ETag), or streamed when too long to hold.
@@ -198,8 +216,8 @@ function answer(req: IncomingMessage, reply: Reply, a: Answering): void | Promis
     contentType: CONTENT_TYPES[format],
     etag,
     lastModified: a.parsed.modified,
-    cacheControl: cacheControlAt(a.now),
-    vary: "Accept",
+    cacheControl: a.cacheControl,
+    vary: VARY_ACCEPT,
     headers: responseHeaders(format, sample, dataset, range),
     compress: format !== "parquet",
     cache: options.responses,

@@ -19,14 +19,14 @@ import {
 } from "../forecasts/forecast-query.ts";
 import { dayRange, DAY_MS, formatInstant } from "../time.ts";
 import { recordsToCsv } from "./csv.ts";
-import { AS_OF_PARAMETER, FORMAT_PARAMETER, secondsToNextHour } from "./dataset-handler.ts";
+import { AS_OF_PARAMETER, cacheControlClock, FORMAT_PARAMETER } from "./dataset-handler.ts";
 import { SAMPLE_HEADERS, SCHEMA_VERSION } from "./dataset-envelope.ts";
 import { badRequest, HttpError } from "./http-error.ts";
 import type { Instant } from "./instant.ts";
 import { chooseFormat, type Format } from "./negotiation.ts";
 import { type ParsedRange, parseRangeQuery } from "./range-query.ts";
 import type { Handler } from "./router.ts";
-import { modifiedAt, send } from "./send.ts";
+import { modifiedAt, send, VARY_ACCEPT } from "./send.ts";
 
 const PARAMETERS = { format: FORMAT_PARAMETER, as_of: AS_OF_PARAMETER, ...forecastDemand.parameters };
 const CSV_TYPE = "text/csv; charset=utf-8";
@@ -129,6 +129,7 @@ export function forecastHandler(
   options: { now?: () => number; sampleStore?: () => boolean } = {},
 ): Handler {
   const now = options.now ?? Date.now;
+  const cacheControlAt = cacheControlClock();
   return (req, reply, ctx) => {
     const range = parseRangeQuery(ctx.url.searchParams, PARAMETERS);
     refuseUnsupported(ctx.url.searchParams, range);
@@ -163,8 +164,8 @@ export function forecastHandler(
         contentType: format === "csv" ? CSV_TYPE : "application/json",
         etag,
         lastModified: modifiedAt(lastIssued(issues, asOf)),
-        cacheControl: `private, max-age=${secondsToNextHour(now())}`,
-        vary: "Accept",
+        cacheControl: cacheControlAt(now()),
+        vary: VARY_ACCEPT,
         headers: { ...disposition, ...(sample ? SAMPLE_HEADERS : {}) },
       });
       return sent?.catch((error: unknown) => {

@@ -36,9 +36,9 @@ export function createKeyGuard(options: {
 }): Guard {
   const { registry, limiter, defaults, counter, observe } = options;
   const onThrottled = observe === undefined ? undefined : (scope: string) => observe.throttled(scope);
-  // Each caller's limits over the defaults, made once per caller (the registry keeps its callers
-  // until the key file changes).
-  const limitsOf = new WeakMap<Caller, (scope: string) => number | undefined>();
+  // Each caller's limits over the defaults, and its RateLimit-Policy per scope, made once per
+  // caller (the registry keeps its callers until the key file changes).
+  const limitsOf = new WeakMap<Caller, CallerLimits>();
   return (req, reply, route, ctx) => {
     const header = req.headers["x-api-key"];
     const auth = registry.authenticate(Array.isArray(header) ? header.join(",") : header);
@@ -49,23 +49,47 @@ export function createKeyGuard(options: {
       return new HttpError(401, detail, { headers: CHALLENGE });
     }
     const { caller } = auth;
-    let limitFor = limitsOf.get(caller);
-    if (limitFor === undefined) {
-      limitFor = (scope) => caller.limits[scope] ?? defaults[scope];
-      limitsOf.set(caller, limitFor);
+    let limits = limitsOf.get(caller);
+    if (limits === undefined) {
+      limits = callerLimits(caller, defaults);
+      limitsOf.set(caller, limits);
     }
     ctx.keyPrefix = caller.prefix;
-    ctx.limitFor = limitFor;
+    ctx.limitFor = limits.limitFor;
     const scope = route.scope!;
-    const limit = limitFor(scope);
+    const limit = limits.limitFor(scope);
     if (limit === undefined) throw new TypeError(`No limit is configured for scope "${scope}"`);
+    const policy = limits.policy(scope);
     // A request costing more than the whole limit takes the whole window, once it is empty.
     const cost = Math.min(limit, route.cost?.(req, ctx) ?? 1);
     // This process's limiter answers at once; a shared one (Redis) answers later.
     const result = limiter.check(caller.id, scope, limit, cost);
     if (result instanceof Promise)
-      return result.then((later) => apply(reply, caller, scope, later, counter, onThrottled));
-    return apply(reply, caller, scope, result, counter, onThrottled);
+      return result.then((later) => apply(reply, caller, scope, policy, later, counter, onThrottled));
+    return apply(reply, caller, scope, policy, result, counter, onThrottled);
+  };
+}
+
+/** A caller's limit per scope (its own, else the default) and the RateLimit-Policy it makes. */
+interface CallerLimits {
+  readonly limitFor: (scope: string) => number | undefined;
+  /** `"<scope>";q=<limit>;w=60`, made once per scope. */
+  readonly policy: (scope: string) => string;
+}
+
+function callerLimits(caller: Caller, defaults: Readonly<Record<string, number>>): CallerLimits {
+  const limitFor = (scope: string) => caller.limits[scope] ?? defaults[scope];
+  const policies = new Map<string, string>();
+  return {
+    limitFor,
+    policy: (scope) => {
+      let text = policies.get(scope);
+      if (text === undefined) {
+        text = `"${scope}";q=${limitFor(scope)};w=${WINDOW_SECONDS}`;
+        policies.set(scope, text);
+      }
+      return text;
+    },
   };
 }
 
@@ -74,12 +98,13 @@ function apply(
   reply: Reply,
   caller: Caller,
   scope: string,
+  policy: string,
   result: LimitResult,
   counter: RequestCounter | undefined,
   onThrottled: ((scope: string) => void) | undefined,
 ): HttpError | undefined {
   counter?.count(caller.id, scope, result.success);
-  reply.header("RateLimit-Policy", `"${scope}";q=${result.limit};w=${WINDOW_SECONDS}`);
+  reply.header("RateLimit-Policy", policy);
   reply.header("RateLimit", `"${scope}";r=${result.remaining};t=${result.reset}`);
   if (!result.success) {
     onThrottled?.(scope);

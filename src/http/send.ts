@@ -32,7 +32,10 @@ export interface Representation {
   /** When the representation last changed (`modifiedAt`); sent at whole-second precision. */
   readonly lastModified?: Modified | null;
   readonly cacheControl?: string;
-  /** Request headers the choice of representation depends on, besides Accept-Encoding (e.g. "Accept"). */
+  /**
+   * Request headers the choice of representation depends on, as `Vary` lists them, Accept-Encoding
+   * among them: "Accept-Encoding" when absent, `VARY_ACCEPT` for a choice by Accept too.
+   */
   readonly vary?: string;
   readonly headers?: Readonly<Record<string, string>>;
   /** Where bodies are kept by ETag (and coding), so a repeated request is neither rebuilt nor recompressed. */
@@ -42,6 +45,9 @@ export interface Representation {
   /** False for a body compressed inside (Parquet): no content coding is applied. */
   readonly compress?: boolean;
 }
+
+/** The `Vary` of a representation chosen by Accept as well as by Accept-Encoding. */
+export const VARY_ACCEPT = "Accept, Accept-Encoding";
 
 const SUFFIX: Record<Encoding, string> = { identity: "", gzip: "-gz", br: "-br" };
 
@@ -108,7 +114,7 @@ export function notModified(
 // Vary: what the pipeline already varies on (Origin, with CORS), what the representation does,
 // and Accept-Encoding; it replaces the pipeline's in the one head written.
 function varyOf(reply: Reply, rep: Pick<Representation, "vary">): string {
-  const own = rep.vary === undefined ? "Accept-Encoding" : `${rep.vary}, Accept-Encoding`;
+  const own = rep.vary ?? "Accept-Encoding";
   const earlier = reply.collected("Vary");
   return earlier === undefined ? own : `${earlier}, ${own}`;
 }
