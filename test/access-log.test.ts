@@ -94,6 +94,28 @@ test("random entries encode as JSON.stringify does", () => {
   }
 });
 
+test("one character JSON escapes, in any field, at any place, is escaped as JSON.stringify does", () => {
+  // Every character from 0 to 0x7f, two beyond ASCII and two lone surrogates: one at a time, at
+  // the start, middle or end of each text field of an otherwise plain entry.
+  const odd = [
+    ...Array.from({ length: 0x80 }, (_, c) => String.fromCharCode(c)),
+    "é",
+    "\u2028",
+    "\ud800",
+    "\udfff",
+  ];
+  const fields = ["time", "request_id", "method", "path", "key"] as const;
+  for (const c of odd) {
+    for (const field of fields) {
+      for (const at of [0, 2, 5]) {
+        const plain = entry("/plain", 1)[field]!;
+        const e = { ...entry("/plain", 1), [field]: plain.slice(0, at) + c + plain.slice(at) };
+        assert.equal(encoded(e), reference(e), `${JSON.stringify(c)} in ${field} at ${at}`);
+      }
+    }
+  }
+});
+
 test("a duration in whole microseconds is written as String writes it, across the range", () => {
   const check = (micros: number) => {
     const value = micros / 1000;

@@ -19,17 +19,32 @@ export interface AccessLogEntry {
   readonly key: string | null;
 }
 
-/** The entry as one JSON line (no newline): the fields in this order, as `JSON.stringify` writes them. */
+/**
+ * The entry as one JSON line (no newline): exactly what `JSON.stringify` writes for an entry with
+ * these fields in this order. A text of printable ASCII without `"` or `\` (every request id,
+ * method, key prefix and time, and nearly every path) is written between quotes as it is; any
+ * other goes through `JSON.stringify`. Walking the object with `JSON.stringify` checked each
+ * character on a slower path, and was the access log's largest cost.
+ */
 export function accessLogLine(e: AccessLogEntry): string {
-  return JSON.stringify({
-    time: e.time,
-    request_id: e.request_id,
-    method: e.method,
-    path: e.path,
-    status: e.status,
-    duration_ms: e.duration_ms,
-    key: e.key,
-  });
+  return (
+    `{"time":${text(e.time)},"request_id":${text(e.request_id)},"method":${text(e.method)},` +
+    `"path":${text(e.path)},"status":${numeral(e.status)},"duration_ms":${numeral(e.duration_ms)},` +
+    `"key":${e.key === null ? "null" : text(e.key)}}`
+  );
+}
+
+// A character JSON.stringify would write otherwise than as itself: anything but printable ASCII, `"` and `\`.
+const ESCAPED = /[^\x20\x21\x23-\x5b\x5d-\x7e]/;
+
+// A number as JSON.stringify writes it: as String does when finite, else null.
+function numeral(n: number): string {
+  return Number.isFinite(n) ? String(n) : "null";
+}
+
+// A string as JSON.stringify writes it.
+function text(s: string): string {
+  return ESCAPED.test(s) ? JSON.stringify(s) : `"${s}"`;
 }
 
 /** The longest a batch waits for more lines before it is written. */
