@@ -2,13 +2,18 @@
  * A least-recently-used map bounded by total weight: by default each entry weighs 1, so the
  * bound is a count; with `weigh` it can be bytes. An entry heavier than the whole bound is not kept.
  */
+interface Entry<V> {
+  readonly value: V;
+  readonly weight: number;
+}
+
 export class Lru<K, V> {
   readonly #max: number;
   readonly #weigh: (value: V) => number;
-  readonly #map = new Map<K, { value: V; weight: number }>();
+  readonly #map = new Map<K, Entry<V>>();
   #weight = 0;
-  // The most recently used key: a repeated get of it need not move it (a poll asks for one key often).
-  #newest: K | undefined = undefined;
+  // The most recently used entry: a repeated get of it need not move it (a poll asks for one key often).
+  #newest: Entry<V> | undefined = undefined;
 
   constructor(max: number, weigh: (value: V) => number = () => 1) {
     if (!Number.isFinite(max) || max < 1)
@@ -30,10 +35,10 @@ export class Lru<K, V> {
   get(key: K): V | undefined {
     const entry = this.#map.get(key);
     if (entry === undefined) return undefined;
-    if (key !== this.#newest) {
+    if (entry !== this.#newest) {
       this.#map.delete(key);
       this.#map.set(key, entry);
-      this.#newest = key;
+      this.#newest = entry;
     }
     return entry.value;
   }
@@ -42,8 +47,9 @@ export class Lru<K, V> {
     this.delete(key);
     const weight = this.#weigh(value);
     if (weight > this.#max) return;
-    this.#map.set(key, { value, weight });
-    this.#newest = key;
+    const added = { value, weight };
+    this.#map.set(key, added);
+    this.#newest = added;
     this.#weight += weight;
     for (const [oldest, entry] of this.#map) {
       if (this.#weight <= this.#max) break;
@@ -55,7 +61,7 @@ export class Lru<K, V> {
   delete(key: K): void {
     const entry = this.#map.get(key);
     if (entry === undefined) return;
-    if (key === this.#newest) this.#newest = undefined;
+    if (entry === this.#newest) this.#newest = undefined;
     this.#map.delete(key);
     this.#weight -= entry.weight;
   }

@@ -5,7 +5,8 @@
  * Lines are gathered into a batch (docs/performance.md). A batch is written when the next line
  * would take it past its size, and otherwise at most `FLUSH_MS` after its first line, as nginx's
  * `access_log ... buffer= flush=` does; each write gets a buffer of its own, so a stream that
- * writes later (a pipe, a socket) is safe too. A shutdown flushes what is left.
+ * writes later (a pipe, a socket) is safe too. Lines are encoded into the batch's buffer as they
+ * come. A shutdown flushes what is left.
  */
 
 /** One access-log entry; a key appears only as its prefix. */
@@ -62,7 +63,8 @@ export function createAccessLog(
   bufferBytes = 64 * 1024,
   flushMs = FLUSH_MS,
 ): AccessLog {
-  let batch = "";
+  // The batch's bytes, encoded as each line comes (one buffer per batch, made at its first line).
+  let batch: Buffer | undefined;
   let bytes = 0;
   let timer: NodeJS.Timeout | undefined;
   const flush = (): void => {
@@ -70,22 +72,25 @@ export function createAccessLog(
       clearTimeout(timer);
       timer = undefined;
     }
-    if (bytes === 0) return;
-    const lines = Buffer.from(batch);
-    batch = "";
+    if (batch === undefined || bytes === 0) return;
+    const lines = batch.subarray(0, bytes);
+    batch = undefined;
     bytes = 0;
     write(lines);
   };
   const log = (entry: AccessLogEntry): void => {
     const line = lineOf(entry);
-    const size = Buffer.byteLength(line);
-    if (bytes + size > bufferBytes) flush();
-    if (size > bufferBytes) {
-      write(Buffer.from(line)); // longer than a batch: alone
-      return;
+    // UTF-8 takes at most three bytes for each UTF-16 unit: a line that fits even so is not measured.
+    if (bytes + 3 * line.length > bufferBytes) {
+      const size = Buffer.byteLength(line);
+      if (bytes + size > bufferBytes) flush();
+      if (size > bufferBytes) {
+        write(Buffer.from(line)); // longer than a batch: alone
+        return;
+      }
     }
-    batch += line;
-    bytes += size;
+    batch ??= Buffer.allocUnsafe(bufferBytes);
+    bytes += batch.write(line, bytes);
     // The timer keeps no process alive: a shutdown flushes what is left.
     if (timer === undefined) timer = setTimeout(flush, flushMs).unref();
   };
