@@ -59,7 +59,20 @@ test("names match without regard to the case of letters only", async (t) => {
     new Reply(raw)
       .header("X-Tag", "collected")
       .header("X-A^", "collected")
-      .writeHead(200, ["x-tAG", "written", "X-A~", "written", "Content-Length", 0])
+      .header("X-A-Long-Collected-Name-Of-Many-Words", "collected")
+      .header("X-Another-Long-Collected-Name-Of-Words", "collected")
+      .writeHead(200, [
+        "x-tAG",
+        "written",
+        "X-A~",
+        "written",
+        "x-a-long-collected-name-of-many-words",
+        "written",
+        "X-A-Long-Written-Name-Of-Several-Words",
+        "written",
+        "Content-Length",
+        0,
+      ])
       .end(),
   );
   assert.equal(res.headers.get("x-tag"), "written", "the same name in another case is replaced");
@@ -69,4 +82,8 @@ test("names match without regard to the case of letters only", async (t) => {
     "a name that differs in a character that is not a letter stays",
   );
   assert.equal(res.headers.get("x-a~"), "written");
+  // Names longer than 30 characters share one length bit: they are still told apart by name.
+  assert.equal(res.headers.get("x-a-long-collected-name-of-many-words"), "written");
+  assert.equal(res.headers.get("x-another-long-collected-name-of-words"), "collected");
+  assert.equal(res.headers.get("x-a-long-written-name-of-several-words"), "written");
 });

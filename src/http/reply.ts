@@ -18,6 +18,8 @@ export class Reply {
   readonly res: ServerResponse;
   /** The collected headers, as one flat [name, value, ...] list in the order they came. */
   readonly #collected: string[] = [];
+  /** A bit for the length of each collected name: a name of another length is none of them. */
+  #lengths = 0;
 
   constructor(res: ServerResponse) {
     this.res = res;
@@ -25,24 +27,43 @@ export class Reply {
 
   /** Adds a header to the head this answer will carry; a later one of the same name replaces it. */
   header(name: string, value: string): this {
-    const at = indexOfName(this.#collected, name);
+    const at = this.#indexOf(name);
     if (at < 0) this.#collected.push(name, value);
     else this.#collected[at + 1] = value;
+    this.#lengths |= lengthBit(name);
     return this;
   }
 
   /** The collected value of a header, if any. */
   collected(name: string): string | undefined {
-    const at = indexOfName(this.#collected, name);
+    const at = this.#indexOf(name);
     return at < 0 ? undefined : this.#collected[at + 1];
   }
 
   /** Writes the head: the collected headers, then `fields`, whose names replace collected ones. */
   writeHead(status: number, fields: HeadFields = []): ServerResponse {
     const own = Array.isArray(fields) ? fields : flat(fields);
-    return this.res.writeHead(status, this.#collected.length === 0 ? own : merged(this.#collected, own));
+    const collected = this.#collected;
+    if (collected.length === 0) return this.res.writeHead(status, own);
+    return this.res.writeHead(status, this.#names(own) ? merged(collected, own) : [...collected, ...own]);
+  }
+
+  #indexOf(name: string): number {
+    return (this.#lengths & lengthBit(name)) === 0 ? -1 : indexOfName(this.#collected, name);
+  }
+
+  // Whether the writer names a collected header (rarely: Vary, beside CORS).
+  #names(own: readonly (string | number)[]): boolean {
+    for (let i = 0; i < own.length; i += 2) {
+      const name = own[i];
+      if (typeof name === "string" && this.#indexOf(name) >= 0) return true;
+    }
+    return false;
   }
 }
+
+// A name's bit in a set of lengths (a length past 30 shares bit 31).
+const lengthBit = (name: string): number => 1 << Math.min(name.length, 31);
 
 // Header names are compared without regard to case (RFC 9110 §5.1): the length first, as most
 // differ, then character by character with ASCII letters folded (a name is a token: ASCII only),
