@@ -2,7 +2,8 @@
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  // test/slowest-files.mjs is plain JavaScript (a test reporter, loaded before tsx), outside the TypeScript project.
+  // test/slowest-files.mjs (a test reporter) and test/fixtures/count-function-names.mjs (a preload)
+  // are plain JavaScript loaded before tsx, outside the TypeScript project.
   {
     ignores: [
       "node_modules/**",
@@ -13,6 +14,7 @@ export default tseslint.config(
       "src/docs/assets/**",
       ".cache/**",
       "test/slowest-files.mjs",
+      "test/fixtures/count-function-names.mjs",
     ],
   },
   ...tseslint.configs.recommendedTypeChecked,
