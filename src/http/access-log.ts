@@ -22,12 +22,16 @@ export interface AccessLogEntry {
 
 /**
  * The entry as one JSON line (no newline): exactly what `JSON.stringify` writes for an entry with
- * these fields in this order. A text of printable ASCII without `"` or `\` (every request id,
- * method, key prefix and time, and nearly every path) is written between quotes as it is; any
- * other goes through `JSON.stringify`. Walking the object with `JSON.stringify` checked each
- * character on a slower path, and was the access log's largest cost.
+ * these fields in this order. When its texts are printable ASCII without `"` or `\` (the service's
+ * request ids, methods, key prefixes and times are, and so is nearly every path), each is written
+ * between quotes as it is; otherwise each goes through `JSON.stringify`. `JSON.stringify` of the
+ * whole entry was the access log's largest cost (docs/performance.md).
  */
 export function accessLogLine(e: AccessLogEntry): string {
+  // The texts are searched together: one search rather than five.
+  const text = ESCAPED.test(e.time + e.request_id + e.method + e.path + (e.key ?? ""))
+    ? JSON.stringify
+    : quoted;
   return (
     `{"time":${text(e.time)},"request_id":${text(e.request_id)},"method":${text(e.method)},` +
     `"path":${text(e.path)},"status":${numeral(e.status)},"duration_ms":${numeral(e.duration_ms)},` +
@@ -43,9 +47,9 @@ function numeral(n: number): string {
   return Number.isFinite(n) ? String(n) : "null";
 }
 
-// A string as JSON.stringify writes it.
-function text(s: string): string {
-  return ESCAPED.test(s) ? JSON.stringify(s) : `"${s}"`;
+// A text without a character JSON escapes, as JSON.stringify writes it.
+function quoted(s: string): string {
+  return `"${s}"`;
 }
 
 /** The longest a batch waits for more lines before it is written. */
