@@ -1,7 +1,10 @@
-/** `bench/callgrind-functions.ts`: a callgrind dump's own costs by function, V8's code named from a perf map. */
+/**
+ * `bench/callgrind-functions.ts`: a callgrind dump's own costs by function, and what a function's
+ * calls cost, V8's code named from a perf map.
+ */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readPerfMap, selfCosts } from "../bench/callgrind-functions.ts";
+import { calleeCosts, readPerfMap, selfCosts } from "../bench/callgrind-functions.ts";
 
 // A dump as callgrind writes one: compressed names, a call whose inclusive cost must not count as
 // the caller's own, and two functions that are only addresses (V8's code).
@@ -48,4 +51,14 @@ test("a perf map's lines are read as start, size and name in hex; other lines ar
   assert.deepEqual(readPerfMap("10 f name with spaces\nnot a line\n"), [
     { start: 16, end: 31, name: "name with spaces" },
   ]);
+});
+
+test("a function's own instructions and its calls' inclusive ones, by function called; every compiled copy counts", () => {
+  // 0x1010 and 0x2008 are two functions; the name part picks the access log's only.
+  assert.deepEqual(calleeCosts(DUMP, readPerfMap(MAP), "access-log.ts"), {
+    self: 360,
+    callees: new Map([["Builtins_StringAdd_CheckNone", 250]]),
+  });
+  assert.deepEqual(calleeCosts(DUMP, readPerfMap(MAP), "send.ts"), { self: 40, callees: new Map() });
+  assert.deepEqual(calleeCosts(DUMP, readPerfMap(MAP), "nowhere"), { self: 0, callees: new Map() });
 });
