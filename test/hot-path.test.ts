@@ -32,13 +32,18 @@ test("answers from the caches (200 kept, compressed, 304, 429) name no function"
     ["throttled", { "X-API-KEY": small }, 429],
   ];
   const round = async () => {
+    let throttled = 0;
     for (let i = 0; i < 50; i++) {
       for (const [kind, headers, status] of kinds) {
         const res = await fetch(url, { headers });
         await res.arrayBuffer();
-        assert.equal(res.status, status, kind);
+        if (status === 429 && res.status === 429) throttled++;
+        // On a machine slow enough for the minute to pass, the small key gets its next request.
+        else if (status === 429) assert.equal(res.status, 200, kind);
+        else assert.equal(res.status, status, kind);
       }
     }
+    assert.ok(throttled >= 40, `${throttled} of 50 answers to the small key were 429`);
   };
   let seen = 0;
   const named = async (): Promise<number> => {
