@@ -37,7 +37,7 @@ function accountRow(viewer: Viewer, a: AccountRow) {
     <td class="actions">
       ${
         a.name === viewer.account
-          ? html`<span class="muted">you</span>`
+          ? html`<span class="muted">your account</span>`
           : html`<form method="post" action="/dashboard/admin/accounts/status">
               ${csrfField(viewer)}<input type="hidden" name="account" value="${a.name}" /><input
                 type="hidden"
