@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { request } from "node:http";
 import { join } from "node:path";
-import { createKey, revokeKey } from "../src/keys/key-admin.ts";
+import { createKey, revokeKey, setKeyLimits } from "../src/keys/key-admin.ts";
 import { readKeys, readUsage } from "../src/keys/key-file.ts";
 import { startServer, tempDir } from "./helpers.ts";
 
@@ -140,6 +140,18 @@ test("the operator's default limits apply, and a key's own limit overrides them"
     assert.equal(res.headers.get("ratelimit-policy"), '"normalized_data";q=5;w=60');
   }
   assert.equal((await server.raw(STATE, { headers: { "X-API-KEY": heavy } })).status, 429);
+});
+
+test("a key already in use gets its new RateLimit-Policy at the next request after its limit changes", async (t) => {
+  const { dir, server } = await setup(t, { limits: { normalized_data: 2, features: 3 } });
+  const { record, key } = createKey(dir, { name: "moving", account: "fund" });
+  const policy = async () =>
+    (await server.raw(STATE, { headers: { "X-API-KEY": key } })).headers.get("ratelimit-policy");
+  assert.equal(await policy(), '"normalized_data";q=2;w=60');
+  setKeyLimits(dir, record.id, { normalized_data: 7 });
+  assert.equal(await policy(), '"normalized_data";q=7;w=60');
+  setKeyLimits(dir, record.id, { normalized_data: null });
+  assert.equal(await policy(), '"normalized_data";q=2;w=60', "back to the default");
 });
 
 test("the access log names the key by its prefix, never in full", async (t) => {
