@@ -24,6 +24,7 @@ import { HEALTH_OPERATION, healthHandler, type RedisHealth } from "./http/health
 import { createKeyGuard } from "./http/key-guard.ts";
 import { buildOpenApi, OPENAPI_OPERATION, OPENAPI_PATH } from "./http/openapi.ts";
 import type { Route } from "./http/router.ts";
+import { EntityTag } from "./http/entity-tag.ts";
 import { send } from "./http/send.ts";
 import type { KeyRegistry } from "./keys/key-registry.ts";
 import type { Limiter } from "./limits/limiter.ts";
@@ -93,7 +94,7 @@ const MB = 1024 * 1024;
 
 // The OpenAPI document of the route table, this route included: made once, at the first request.
 function openapiRoute(routes: readonly Route[], limits: Readonly<Record<string, number>>): Route {
-  let document: { text: string; tag: string } | undefined;
+  let document: { text: string; tag: EntityTag } | undefined;
   return {
     path: OPENAPI_PATH,
     methods: READ_METHODS,
@@ -101,7 +102,10 @@ function openapiRoute(routes: readonly Route[], limits: Readonly<Record<string, 
     handler: (req, reply) => {
       if (document === undefined) {
         const text = JSON.stringify(buildOpenApi(routes, limits));
-        document = { text, tag: createHash("sha256").update(text).digest("base64url").slice(0, 32) };
+        document = {
+          text,
+          tag: new EntityTag(createHash("sha256").update(text).digest("base64url").slice(0, 32)),
+        };
       }
       return send(req, reply, {
         body: document.text,

@@ -5,7 +5,8 @@ import type { IncomingMessage } from "node:http";
 import { requestIds, requestUrl, splitTarget } from "../src/http/app.ts";
 import { chooseEncoding, chooseFormat } from "../src/http/negotiation.ts";
 import { createRouter } from "../src/http/router.ts";
-import { etagText, modifiedAt, notModified } from "../src/http/send.ts";
+import { EntityTag } from "../src/http/entity-tag.ts";
+import { modifiedAt, notModified } from "../src/http/send.ts";
 
 test("format: the parameter wins, else Accept, with JSON whenever it is at least as welcome", () => {
   assert.equal(chooseFormat("csv", "application/json"), "csv");
@@ -37,8 +38,12 @@ test("If-None-Match matches weakly and across codings, and outranks If-Modified-
   assert.equal(notModified(withHeaders({ "if-none-match": "*" }), "abc", null), true);
   assert.equal(notModified(withHeaders({ "if-none-match": '"abd"' }), "abc", null), false);
   // Once the tags were sent, the same answers come from the comparison with what was sent.
-  assert.equal(etagText("abc", "identity"), '"abc"');
-  assert.equal(etagText("abc", "br"), '"abc-br"');
+  const tag = new EntityTag("abc");
+  assert.equal(tag.text("identity"), '"abc"');
+  assert.equal(tag.text("br"), '"abc-br"');
+  assert.equal(tag.text("gzip"), '"abc-gz"');
+  assert.equal(tag.text("br"), '"abc-br"', "asked again, the same");
+  assert.deepEqual([tag.key("identity"), tag.key("gzip"), tag.key("br")], ["abc", "abc-gz", "abc-br"]);
   for (const [header, want] of [
     ['"abc"', true],
     ['"abc-br"', true],

@@ -14,6 +14,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { Lru } from "../cache/lru.ts";
 import type { Route } from "../http/router.ts";
+import { EntityTag } from "../http/entity-tag.ts";
 import { send } from "../http/send.ts";
 
 /** The page's policy (see above). */
@@ -63,11 +64,15 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
-type Asset = { readonly body: Buffer; readonly type: string; readonly etag: string };
+type Asset = { readonly body: Buffer; readonly type: string; readonly etag: EntityTag };
 
 function asset(path: string, type: string): Asset {
   const body = readFileSync(path);
-  return { body, type, etag: createHash("sha256").update(body).digest("base64url").slice(0, 27) };
+  return {
+    body,
+    type,
+    etag: new EntityTag(createHash("sha256").update(body).digest("base64url").slice(0, 27)),
+  };
 }
 
 // Read on first use: a server that never serves /docs never holds Swagger UI's 2 MB.
@@ -87,7 +92,7 @@ export function docsRoutes(): Route[] {
   let loaded: Record<string, Asset> | undefined;
   const compressed = new Lru<string, Buffer>(8 * 1024 * 1024, (body) => body.length);
   const page = Buffer.from(PAGE);
-  const pageTag = createHash("sha256").update(page).digest("base64url").slice(0, 27);
+  const pageTag = new EntityTag(createHash("sha256").update(page).digest("base64url").slice(0, 27));
   const assetRoute = (name: string): Route => ({
     path: `/docs/assets/${name}`,
     methods: ["GET", "HEAD"],

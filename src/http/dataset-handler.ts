@@ -24,6 +24,7 @@ import type { RecordCache } from "../datasets/record-cache.ts";
 import { Lru } from "../cache/lru.ts";
 import { storeAsOf } from "../store/as-of-view.ts";
 import { badRequest } from "./http-error.ts";
+import { EntityTag } from "./entity-tag.ts";
 import { type Instant, InstantSchema } from "./instant.ts";
 
 /** `format`, accepted by every dataset: it overrides the Accept header. */
@@ -109,7 +110,7 @@ interface ParsedQuery {
   readonly range: ParsedRange;
   readonly format: Format;
   readonly fields: readonly FieldDoc[];
-  readonly etag: string;
+  readonly etag: EntityTag;
   /** The store version's Last-Modified. */
   readonly modified: Modified | null;
 }
@@ -162,7 +163,7 @@ export function datasetHandler(
       if (kind === "latest" && snapshot.unavailable !== undefined)
         throw new StoreUnavailableError(snapshot.unavailable);
       const query = parseQuery(dataset, store, ctx.url.searchParams, accept, kind);
-      const etag = entityTag(dataset, query.range, query.format, snapshot);
+      const etag = new EntityTag(entityTag(dataset, query.range, query.format, snapshot));
       parsed = { ...query, version: snapshot.version, etag, modified: modifiedAt(snapshot.modified) };
       memo.set(ctx.search, parsed);
     }

@@ -26,6 +26,7 @@ import type { Instant } from "./instant.ts";
 import { chooseFormat, type Format } from "./negotiation.ts";
 import { type ParsedRange, parseRangeQuery } from "./range-query.ts";
 import type { Handler } from "./router.ts";
+import { EntityTag } from "./entity-tag.ts";
 import { modifiedAt, send, VARY_ACCEPT } from "./send.ts";
 
 const PARAMETERS = { format: FORMAT_PARAMETER, as_of: AS_OF_PARAMETER, ...forecastDemand.parameters };
@@ -162,7 +163,7 @@ export function forecastHandler(
       const sent = send(req, reply, {
         body: { render: () => render(sample, issues, range, format, asOf, given) },
         contentType: format === "csv" ? CSV_TYPE : "application/json",
-        etag,
+        etag: new EntityTag(etag),
         lastModified: modifiedAt(lastIssued(issues, asOf)),
         cacheControl: cacheControlAt(now()),
         vary: VARY_ACCEPT,

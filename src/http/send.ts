@@ -11,6 +11,7 @@ import { finished } from "node:stream/promises";
 import { promisify } from "node:util";
 import { brotliCompress, constants, createBrotliCompress, createGzip, gzip } from "node:zlib";
 import type { Lru } from "../cache/lru.ts";
+import type { EntityTag } from "./entity-tag.ts";
 import { chooseEncoding, type Encoding } from "./negotiation.ts";
 import type { RenderSlots } from "./render-slots.ts";
 import type { Reply } from "./reply.ts";
@@ -23,12 +24,13 @@ export interface BodySource {
   render(): string | Buffer | Promise<string | Buffer>;
 }
 
-/** What to send. `etag` is the opaque tag without quotes or coding suffix. */
+/** What to send. */
 export interface Representation {
   /** The body, or what renders it, asked only when neither a 304 nor a kept body answers. */
   readonly body: string | Buffer | BodySource;
   readonly contentType: string;
-  readonly etag?: string;
+  /** Its entity tag, kept with what it tags where it can be (its texts are made once per tag). */
+  readonly etag?: EntityTag;
   /** When the representation last changed (`modifiedAt`); sent at whole-second precision. */
   readonly lastModified?: Modified | null;
   readonly cacheControl?: string;
@@ -48,8 +50,6 @@ export interface Representation {
 
 /** The `Vary` of a representation chosen by Accept as well as by Accept-Encoding. */
 export const VARY_ACCEPT = "Accept, Accept-Encoding";
-
-const SUFFIX: Record<Encoding, string> = { identity: "", gzip: "-gz", br: "-br" };
 
 /** A Last-Modified instant (UTC ms) with its HTTP date, made once where the instant is known. */
 export interface Modified {
@@ -119,11 +119,6 @@ function varyOf(reply: Reply, rep: Pick<Representation, "vary">): string {
   return earlier === undefined ? own : `${earlier}, ${own}`;
 }
 
-/** The ETag field's value for the opaque tag `etag` sent with `coding`: `"<etag><suffix>"`. */
-export function etagText(etag: string, coding: Encoding): string {
-  return `"${etag}${SUFFIX[coding]}"`;
-}
-
 /**
  * Sends `rep` with status 200, or 304 when the client's copy is current. Returns at once when a
  * kept body answers, else a promise of the answer (which rejects when rendering fails).
@@ -146,21 +141,21 @@ export function send(req: IncomingMessage, reply: Reply, rep: Representation): v
   const preferred = rep.compress === false ? "identity" : chooseEncoding(req.headers["accept-encoding"]);
   const etag = rep.etag;
 
-  if (notModified(req, etag, rep.lastModified)) {
+  if (notModified(req, etag?.value, rep.lastModified)) {
     // The ETag a 200 would carry: its coding depends on the body's size, known once it is cached.
-    const size = etag === undefined ? undefined : rep.cache?.get(etag)?.length;
+    const size = etag === undefined ? undefined : rep.cache?.get(etag.value)?.length;
     const coding = size !== undefined && size < COMPRESS_MIN_BYTES ? "identity" : preferred;
-    if (etag !== undefined) head.push("ETag", etagText(etag, coding));
+    if (etag !== undefined) head.push("ETag", etag.text(coding));
     reply.writeHead(304, head).end();
     return;
   }
   const cache = etag === undefined ? undefined : rep.cache;
   const raw =
-    cache?.get(etag!) ??
+    cache?.get(etag!.value) ??
     (typeof rep.body === "string" ? Buffer.from(rep.body) : Buffer.isBuffer(rep.body) ? rep.body : undefined);
   if (raw === undefined) return sendRendered(reply, rep, head, preferred);
   const encoding = raw.length >= COMPRESS_MIN_BYTES ? preferred : "identity";
-  const kept = encoding === "identity" ? raw : cache?.get(etag! + SUFFIX[encoding]);
+  const kept = encoding === "identity" ? raw : cache?.get(etag!.key(encoding));
   if (kept !== undefined) return write(reply, head, rep, encoding, kept);
   return compressAndWrite(reply, rep, head, raw, encoding);
 }
@@ -174,7 +169,7 @@ async function sendRendered(
 ): Promise<void> {
   const computed = await (rep.body as BodySource).render();
   const raw = typeof computed === "string" ? Buffer.from(computed) : computed;
-  if (rep.etag !== undefined) rep.cache?.set(rep.etag, raw);
+  if (rep.etag !== undefined) rep.cache?.set(rep.etag.value, raw);
   const encoding = raw.length >= COMPRESS_MIN_BYTES ? preferred : "identity";
   await compressAndWrite(reply, rep, head, raw, encoding);
 }
@@ -189,7 +184,7 @@ async function compressAndWrite(
   const body = await (rep.compressions === undefined
     ? compress(raw, encoding)
     : rep.compressions.run(() => compress(raw, encoding)));
-  if (encoding !== "identity" && rep.etag !== undefined) rep.cache?.set(rep.etag + SUFFIX[encoding], body);
+  if (encoding !== "identity" && rep.etag !== undefined) rep.cache?.set(rep.etag.key(encoding), body);
   write(reply, head, rep, encoding, body);
 }
 
@@ -200,7 +195,7 @@ function write(
   encoding: Encoding,
   body: Buffer,
 ): void {
-  if (rep.etag !== undefined) head.push("ETag", etagText(rep.etag, encoding));
+  if (rep.etag !== undefined) head.push("ETag", rep.etag.text(encoding));
   if (encoding !== "identity") head.push("Content-Encoding", encoding);
   head.push("Content-Type", rep.contentType, "Content-Length", body.length);
   // The client may have gone while the body was made: nothing to write then.
@@ -234,8 +229,8 @@ export async function sendStream(
   const res = reply.res;
   const head = headOf(reply, rep);
   const encoding = rep.compress ? chooseEncoding(req.headers["accept-encoding"]) : "identity";
-  if (rep.etag !== undefined) head.push("ETag", etagText(rep.etag, encoding));
-  if (notModified(req, rep.etag, rep.lastModified)) {
+  if (rep.etag !== undefined) head.push("ETag", rep.etag.text(encoding));
+  if (notModified(req, rep.etag?.value, rep.lastModified)) {
     reply.writeHead(304, head).end();
     return;
   }

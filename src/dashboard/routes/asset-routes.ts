@@ -2,12 +2,17 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { Route } from "../../http/router.ts";
+import { EntityTag } from "../../http/entity-tag.ts";
 import { send } from "../../http/send.ts";
 import { SECURITY_HEADERS } from "../dashboard-http.ts";
 
 const asset = (name: string, type: string) => {
   const body = readFileSync(new URL(`../assets/${name}`, import.meta.url));
-  return { type, body, etag: createHash("sha256").update(body).digest("base64url").slice(0, 27) };
+  return {
+    type,
+    body,
+    etag: new EntityTag(createHash("sha256").update(body).digest("base64url").slice(0, 27)),
+  };
 };
 
 /** Read once at start. */
