@@ -5,8 +5,8 @@
  * suffix (`"<value>-gz"`); a conditional request matches any of them (`notModified` in send.ts).
  *
  * Each text is made once per tag and coding. A tag is kept with what it tags (a parsed query, a
- * loaded page), so every later answer writes the same strings: joined per request, the `ETag`
- * value alone cost a cached answer about 1.8k instructions (docs/performance.md).
+ * loaded page), so every later answer writes the same strings: joined per request, they cost a
+ * cached answer about 1.3k instructions (docs/performance.md).
  */
 import type { Encoding } from "./negotiation.ts";
 
