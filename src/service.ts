@@ -11,7 +11,6 @@ import { forecastDemand } from "./forecasts/forecast-dataset.ts";
 import { ForecastIssues } from "./forecasts/forecast-issues.ts";
 import { forecastHandler } from "./http/forecast-handler.ts";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { createHash } from "node:crypto";
 import { generationMix } from "./datasets/generation-mix.ts";
 import { gridStress } from "./features/grid-stress.ts";
 import { systemState } from "./datasets/system-state.ts";
@@ -102,10 +101,7 @@ function openapiRoute(routes: readonly Route[], limits: Readonly<Record<string, 
     handler: (req, reply) => {
       if (document === undefined) {
         const text = JSON.stringify(buildOpenApi(routes, limits));
-        document = {
-          text,
-          tag: new EntityTag(createHash("sha256").update(text).digest("base64url").slice(0, 32)),
-        };
+        document = { text, tag: EntityTag.of(text, 32) };
       }
       return send(req, reply, {
         body: document.text,

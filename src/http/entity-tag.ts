@@ -8,6 +8,7 @@
  * loaded page), so every later answer writes the same strings: joined per request, they cost a
  * cached answer about 1.3k instructions (docs/performance.md).
  */
+import { createHash } from "node:crypto";
 import type { Encoding } from "./negotiation.ts";
 
 const SUFFIX: Readonly<Record<Encoding, string>> = { identity: "", gzip: "-gz", br: "-br" };
@@ -29,6 +30,11 @@ export class EntityTag {
 
   constructor(value: string) {
     this.value = value;
+  }
+
+  /** The tag of these contents: the first `chars` characters of their SHA-256 in base64url. */
+  static of(contents: string | Buffer, chars: number): EntityTag {
+    return new EntityTag(createHash("sha256").update(contents).digest("base64url").slice(0, chars));
   }
 
   /** The `ETag` field's value for the body in `coding`: `"<value><suffix>"`. */

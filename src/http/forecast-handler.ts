@@ -3,7 +3,6 @@
  * the datasets' range rules, formats, `as_of` and validators: the ETag hashes the request and the
  * issue index (which names every issue by its content hash), so a new issue changes it.
  */
-import { createHash } from "node:crypto";
 import { ALL_ISSUES_MAX_DAYS, forecastDemand } from "../forecasts/forecast-dataset.ts";
 import {
   DamagedForecastError,
@@ -154,16 +153,16 @@ export function forecastHandler(
       const asOf = asOfFor(issues, given, now());
       // An empty forecast beside a generated sample store is part of that sample.
       const sample = issues.sample || (issues.index().length === 0 && options.sampleStore?.() === true);
-      const etag = createHash("sha256")
-        .update(JSON.stringify([forecastDemand.id, SCHEMA_VERSION, range, format, issues.version, sample]))
-        .digest("base64url")
-        .slice(0, 32);
+      const etag = EntityTag.of(
+        JSON.stringify([forecastDemand.id, SCHEMA_VERSION, range, format, issues.version, sample]),
+        32,
+      );
       const disposition: Record<string, string> =
         format === "csv" ? { "Content-Disposition": `attachment; filename="${filename(range)}"` } : {};
       const sent = send(req, reply, {
         body: { render: () => render(sample, issues, range, format, asOf, given) },
         contentType: format === "csv" ? CSV_TYPE : "application/json",
-        etag: new EntityTag(etag),
+        etag,
         lastModified: modifiedAt(lastIssued(issues, asOf)),
         cacheControl: cacheControlAt(now()),
         vary: VARY_ACCEPT,

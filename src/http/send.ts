@@ -119,10 +119,6 @@ function varyOf(reply: Reply, rep: Pick<Representation, "vary">): string {
   return earlier === undefined ? own : `${earlier}, ${own}`;
 }
 
-/**
- * Sends `rep` with status 200, or 304 when the client's copy is current. Returns at once when a
- * kept body answers, else a promise of the answer (which rejects when rendering fails).
- */
 // The head's fields every 200 and 304 carries, as one flat [name, value, ...] list for one writeHead.
 function headOf(reply: Reply, rep: Omit<Representation, "body">): (string | number)[] {
   const head: (string | number)[] = [];
@@ -135,6 +131,10 @@ function headOf(reply: Reply, rep: Omit<Representation, "body">): (string | numb
   return head;
 }
 
+/**
+ * Sends `rep` with status 200, or 304 when the client's copy is current. Returns at once when a
+ * kept body answers, else a promise of the answer (which rejects when rendering fails).
+ */
 export function send(req: IncomingMessage, reply: Reply, rep: Representation): void | Promise<void> {
   const head = headOf(reply, rep);
   // A body compressed inside (Parquet) is sent as it is.
