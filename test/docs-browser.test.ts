@@ -58,6 +58,8 @@ test(
       "/api/v1/features/grid-stress",
     ])
       assert.ok(text!.includes(path), path);
+    // The picker names the address requests go to, not the document's relative "../..".
+    assert.equal((await page.textContent(".servers select option"))?.trim(), `${server.url} - This service`);
     await page.screenshot({ path: join(screenshotDir(), "docs-desktop.png"), fullPage: false });
 
     // The key, once, under Authorize: kept in the page, sent in X-API-KEY.

@@ -57,7 +57,7 @@ export const gridStressV2 = defineDataset({
   id: STRESS_ID,
   path: STRESS_PATH,
   scope: "features",
-  description: `${V2_DESCRIPTION} Its formula is published in this endpoint's entry at /docs and in docs/api.md.`,
+  description: `${V2_DESCRIPTION} Its formula is published in this endpoint's entry at /docs.`,
   derived: { "1h": true, "1d": true },
   parameters: STRESS_PARAMETERS,
   meta: () => ({

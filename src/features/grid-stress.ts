@@ -62,7 +62,7 @@ export const gridStressV1 = defineDataset({
   id: STRESS_ID,
   path: STRESS_PATH,
   scope: "features",
-  description: `${INDEX_DESCRIPTION} Its formula is published in this endpoint's entry at /docs and in docs/api.md.`,
+  description: `${INDEX_DESCRIPTION} Its formula is published in this endpoint's entry at /docs.`,
   derived: { "1h": true, "1d": true },
   parameters: STRESS_PARAMETERS,
   meta: () => ({
