@@ -29,12 +29,52 @@ export interface AccessLogEntry {
  */
 export function accessLogLine(e: AccessLogEntry): string {
   // The texts are searched together: one search rather than five.
-  const text = ESCAPED.test(e.time + e.request_id + e.method + e.path + (e.key ?? ""))
-    ? JSON.stringify
-    : quoted;
+  const plain = !ESCAPED.test(e.time + e.request_id + e.method + e.path + (e.key ?? ""));
+  return lineWith(e, plain, numeral(e.duration_ms));
+}
+
+/** `e`'s line with its newline. */
+export function lineOf(e: AccessLogEntry): string {
+  return accessLogLine(e) + "\n";
+}
+
+/**
+ * Makes lines (with their newline) as `lineOf` does, with less work for a log's run of entries: it
+ * remembers the last method, path and key it found plain, as these repeat from line to line, so
+ * that mostly only the request id and time, new on each line, are searched; and it writes a
+ * duration in whole microseconds (as the server rounds it) from that integer rather than
+ * converting the double.
+ */
+export function createLineMaker(): (e: AccessLogEntry) => string {
+  // The empty text and no key are plain.
+  let method = "";
+  let path = "";
+  let key: string | null = null;
+  const plain = (e: AccessLogEntry): boolean => {
+    if (ESCAPED.test(e.request_id + e.time)) return false;
+    if (e.method !== method) {
+      if (ESCAPED.test(e.method)) return false;
+      method = e.method;
+    }
+    if (e.path !== path) {
+      if (ESCAPED.test(e.path)) return false;
+      path = e.path;
+    }
+    if (e.key !== key && e.key !== null) {
+      if (ESCAPED.test(e.key)) return false;
+      key = e.key;
+    }
+    return true;
+  };
+  return (e) => lineWith(e, plain(e), milliseconds(e.duration_ms)) + "\n";
+}
+
+// The line, its texts written as they are when `plain`, else through JSON.stringify.
+function lineWith(e: AccessLogEntry, plain: boolean, duration: string): string {
+  const text = plain ? quoted : JSON.stringify;
   return (
     `{"time":${text(e.time)},"request_id":${text(e.request_id)},"method":${text(e.method)},` +
-    `"path":${text(e.path)},"status":${numeral(e.status)},"duration_ms":${numeral(e.duration_ms)},` +
+    `"path":${text(e.path)},"status":${numeral(e.status)},"duration_ms":${duration},` +
     `"key":${e.key === null ? "null" : text(e.key)}}`
   );
 }
@@ -45,6 +85,20 @@ const ESCAPED = /[^\x20\x21\x23-\x5b\x5d-\x7e]/;
 // A number as JSON.stringify writes it: as String does when finite, else null.
 function numeral(n: number): string {
   return Number.isFinite(n) ? String(n) : "null";
+}
+
+// The digits after the point of each number of thousandths, 0 to 999, without trailing zeros.
+const THOUSANDTHS = Array.from({ length: 1000 }, (_, f) => String(f).padStart(3, "0").replace(/0+$/, ""));
+
+// A duration as numeral writes it. One in whole microseconds below 2^31 (what the server logs) is
+// written from that integer: the double nearest whole.fff prints as whole.fff, trailing zeros
+// dropped, as no shorter decimal lies within its rounding.
+function milliseconds(n: number): string {
+  const micros = Math.round(n * 1000);
+  if (!(micros >= 0 && micros < 2 ** 31 && micros / 1000 === n)) return numeral(n);
+  const whole = Math.floor(micros / 1000);
+  const thousandths = micros - whole * 1000;
+  return thousandths === 0 ? String(whole) : `${whole}.${THOUSANDTHS[thousandths]}`;
 }
 
 // A text without a character JSON escapes, as JSON.stringify writes it.
@@ -82,8 +136,9 @@ export function createAccessLog(
     bytes = 0;
     write(lines);
   };
+  const makeLine = createLineMaker();
   const log = (entry: AccessLogEntry): void => {
-    const line = lineOf(entry);
+    const line = makeLine(entry);
     // UTF-8 takes at most three bytes for each UTF-16 unit: a line that fits even so is not measured.
     if (bytes + 3 * line.length > bufferBytes) {
       const size = Buffer.byteLength(line);
@@ -99,9 +154,4 @@ export function createAccessLog(
     if (timer === undefined) timer = setTimeout(flush, flushMs).unref();
   };
   return { log, flush };
-}
-
-/** `e`'s line with its newline. */
-export function lineOf(e: AccessLogEntry): string {
-  return accessLogLine(e) + "\n";
 }
