@@ -21,8 +21,9 @@ window.addEventListener("load", async () => {
   try {
     const response = await fetch(url);
     if (response.ok) {
-      spec = await response.json();
-      spec.servers = [{ url: window.location.origin, description: "This service" }];
+      const openapi = await response.json();
+      openapi.servers = [{ url: window.location.origin, description: "This service" }];
+      spec = openapi;
     }
   } catch {
     // Swagger UI loads the document itself below, and says what went wrong.
