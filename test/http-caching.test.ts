@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createKey } from "../src/keys/key-admin.ts";
-import { secondsToNextHour } from "../src/http/dataset-handler.ts";
+import { cacheControlClock, secondsToNextHour } from "../src/http/dataset-handler.ts";
 import { exportCsv, ingestTexts, startServer, tempDir } from "./helpers.ts";
 
 const PATH = "/api/v1/grid/system-state?start=2025-06-02&end=2025-06-03";
@@ -37,6 +37,22 @@ test("dataset responses carry a strong ETag, Last-Modified and Cache-Control up 
   assert.equal(res.headers.get("cache-control"), "private, max-age=30");
   assert.equal(secondsToNextHour(Date.parse("2025-06-03T11:00:00Z")), 3600);
   assert.equal(secondsToNextHour(Date.parse("2025-06-03T11:59:59.500Z")), 1);
+});
+
+test("Cache-Control follows the clock: its text is made once a second, and a later second gets its own", async (t) => {
+  const { server, setNow } = await setup(t);
+  assert.equal((await server.get(PATH)).headers.get("cache-control"), "private, max-age=30");
+  setNow(Date.parse("2025-06-03T10:59:50.400Z"));
+  assert.equal((await server.get(PATH)).headers.get("cache-control"), "private, max-age=10");
+  setNow(Date.parse("2025-06-03T11:00:00Z"));
+  assert.equal((await server.get(PATH)).headers.get("cache-control"), "private, max-age=3600");
+
+  const at = cacheControlClock();
+  const first = at(Date.parse("2025-06-03T10:00:00.100Z"));
+  assert.equal(first, "private, max-age=3600");
+  assert.equal(at(Date.parse("2025-06-03T10:00:00.900Z")), first, "the same second: the same text");
+  assert.equal(at(Date.parse("2025-06-03T10:00:01.000Z")), "private, max-age=3599");
+  assert.equal(at(Date.parse("2025-06-03T09:59:59.000Z")), "private, max-age=1", "a clock stepped back");
 });
 
 test("If-None-Match with the current ETag gives a 304 with no body and the same validators", async (t) => {
