@@ -98,12 +98,14 @@ test(
   },
 );
 
-test("what a killed ingest leaves (a manifest temp file, a waiting claim) is cleaned by the next one", (t) => {
+test("what a killed ingest leaves (temp files of the manifest and its marks, a waiting claim) is cleaned by the next one", (t) => {
   const dir = tempDir(t);
   const src = tempDir(t);
   ingestFiles([writeFile(src, "a.csv", generateSampleExport({ firstDay: "2024-01-01", days: 3 }))], { dir });
   // pid 999999 is not running: these are what a SIGKILLed ingest leaves behind.
   writeFileSync(join(dir, "manifest.json.tmp-999999-abcdef12"), "{}");
+  writeFileSync(join(dir, "ingest-pending.json.tmp-999999-abcdef12"), "{");
+  writeFileSync(join(dir, "sample.json.tmp-999999-abcdef12"), "");
   writeFileSync(join(dir, ".ingest.lock.999999-abcdef12"), "999999");
   writeFileSync(join(dir, "keys.json.tmp-999999-abcdef12"), "{}"); // another writer's: not ingest's to remove
   ingestFiles([writeFile(src, "b.csv", generateSampleExport({ firstDay: "2024-01-01", days: 3, seed: 5 }))], {

@@ -29,7 +29,12 @@ import { mergeFile } from "./merge.ts";
 import { writeMonthPack } from "../store/write-month-pack.ts";
 import { recoverDay } from "./recover-day.ts";
 import { monthOf, PACKS } from "../store/month-pack.ts";
-import { clearIngestPending, INGEST_LOCK, markIngestPending } from "../store/pending-ingest.ts";
+import {
+  clearIngestPending,
+  INGEST_LOCK,
+  markIngestPending,
+  PENDING_INGEST_FILE,
+} from "../store/pending-ingest.ts";
 import { failpoint } from "../files/failpoint.ts";
 import { type DayChange, diffDay, recordRevisions } from "../store/revisions.ts";
 import {
@@ -37,6 +42,7 @@ import {
   isSampleStore,
   markSample,
   removeSample,
+  SAMPLE_FILE,
   sampleRemovalPending,
 } from "../store/sample-mark.ts";
 
@@ -281,8 +287,9 @@ function ingest(
 
   return withLock(join(dir, INGEST_LOCK), () => {
     removeStaleTempFiles(readingsDir);
-    // Only ingest writes the manifest, under this lock; other files in DATA_DIR have other writers.
-    removeStaleTempFiles(dir, MANIFEST_FILE);
+    // Only ingest writes the manifest and its two marks, under this lock; other files in DATA_DIR
+    // have other writers. A kill inside any of these writes leaves its temp file behind.
+    for (const file of [MANIFEST_FILE, PENDING_INGEST_FILE, SAMPLE_FILE]) removeStaleTempFiles(dir, file);
     // Before anything changes: a kill from here on is noticed (pending-ingest.ts).
     markIngestPending(
       dir,
