@@ -1,5 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { appendFileSync } from "node:fs";
+import { join } from "node:path";
 import { ingestFiles } from "../src/ingest/ingest.ts";
 import { readHistory, readRevisions } from "../src/store/revisions.ts";
 import { createReadingStore } from "../src/store/reading-store.ts";
@@ -71,6 +73,19 @@ test("a revision is served at once with a new ETag, and the old value is kept in
     "2024-03-01T03:00:00Z": { residual_demand: null },
   });
   assert.equal(readHistory(dir).began, T1);
+});
+
+test("a revision recorded after a torn line (an append a full disk cut) is kept whole", (t) => {
+  const src = tempDir(t);
+  const dir = tempDir(t);
+  const csv = (value: string) => exportCsv(["Residual Demand"], [[hour(1), value]]);
+  ingestFiles([writeFile(src, "first.csv", csv("21000"))], { dir, now: () => T1 });
+  // What an append cut by a full disk leaves: the start of a line, with no end.
+  appendFileSync(join(dir, "revisions", "2024-03-01.jsonl"), '{"at":"2026-01-01T10:30:00.000Z","hou');
+  ingestFiles([writeFile(src, "second.csv", csv("21500"))], { dir, now: () => T2 });
+  assert.deepEqual(readRevisions(dir, "2024-03-01"), [
+    { at: T2, hours: { "2024-03-01T01:00:00Z": { residual_demand: 21000 } } },
+  ]);
 });
 
 test("as_of answers with the values as the store held them then, without look-ahead", async (t) => {

@@ -1,4 +1,7 @@
-/** `src/files/atomic-write.ts` and `src/files/json-document.ts`: crash-safe writes, clear parse errors. */
+/**
+ * `src/files/atomic-write.ts`, `src/files/append-line.ts` and `src/files/json-document.ts`:
+ * crash-safe writes and appends, also on a disk that fills part-way through, and clear parse errors.
+ */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
@@ -12,7 +15,8 @@ import {
   writeFilesAtomic,
 } from "../src/files/atomic-write.ts";
 import { parseDocument } from "../src/files/json-document.ts";
-import { tempDir } from "./helpers.ts";
+import { appendLine } from "../src/files/append-line.ts";
+import { CAN_MOUNT, fillDisk, NEEDS_MOUNT, skipUnless, smallDisk, tempDir } from "./helpers.ts";
 
 test("an atomic write replaces the file whole, with the mode asked for, and leaves no temp file", (t) => {
   const dir = tempDir(t);
@@ -107,3 +111,58 @@ test("a kept JSON document that is not JSON, or not of its schema, is refused na
   );
   assert.throws(() => parseDocument("null", schema, "keys.json"), /the document: expected a JSON object/);
 });
+
+// A disk with room for 8 KiB takes the first 8 KiB of a longer write(2) and reports that count;
+// only the next write fails. A write that stopped at the count would leave a cut file as written.
+const ROOM = 8192;
+const LONG = "x".repeat(64 * 1024);
+const ON_DISK = { skip: skipUnless(CAN_MOUNT, NEEDS_MOUNT) };
+
+test(
+  "an atomic write the disk cuts part-way fails with ENOSPC and leaves the old file whole",
+  ON_DISK,
+  (t) => {
+    const dir = smallDisk(t, "1m");
+    const path = join(dir, "a.json");
+    writeFileSync(path, "old");
+    const free = fillDisk(dir, ROOM);
+    assert.throws(() => writeFileAtomic(path, LONG), /ENOSPC/);
+    assert.throws(() => writeFilesAtomic([{ path, data: LONG }]), /ENOSPC/);
+    assert.equal(readFileSync(path, "utf8"), "old");
+    assert.deepEqual(readdirSync(dir).sort(), ["a.json", "filler"], "no temp file stays");
+    free();
+    writeFileAtomic(path, LONG);
+    assert.equal(readFileSync(path, "utf8"), LONG);
+  },
+);
+
+test("an append after a torn end starts a line of its own, so the torn bytes never swallow it", (t) => {
+  const path = join(tempDir(t), "log.jsonl");
+  appendLine(path, '{"a":1}\n');
+  appendLine(path, '{"b":2}\n');
+  assert.equal(readFileSync(path, "utf8"), '{"a":1}\n{"b":2}\n', "whole lines are appended as they are");
+  writeFileSync(path, '{"b":', { flag: "a" }); // a kill cut this append
+  appendLine(path, '{"c":3}\n');
+  assert.equal(readFileSync(path, "utf8"), '{"a":1}\n{"b":2}\n{"b":\n{"c":3}\n');
+});
+
+test(
+  "an append the disk cuts part-way fails with ENOSPC, and the next one stands on its own line",
+  ON_DISK,
+  (t) => {
+    const dir = smallDisk(t, "1m");
+    const path = join(dir, "log.jsonl");
+    appendLine(path, '{"a":1}\n');
+    const free = fillDisk(dir, ROOM);
+    assert.throws(() => appendLine(path, `{"long":"${LONG}"}\n`), /ENOSPC/);
+    free();
+    appendLine(path, '{"c":3}\n');
+    const lines = readFileSync(path, "utf8").split("\n");
+    assert.equal(lines[0], '{"a":1}');
+    assert.ok(
+      lines[1]!.startsWith('{"long":"xxx') && lines[1]!.length < LONG.length,
+      "the cut line is apart",
+    );
+    assert.deepEqual(lines.slice(2), ['{"c":3}', ""]);
+  },
+);

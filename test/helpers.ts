@@ -1,6 +1,15 @@
 /** Shared test fixtures: temp stores, CSV builders and a real server on port 0. */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { type ChildProcess, spawn } from "node:child_process";
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -41,6 +50,30 @@ function killStarted(t: TestContext): void {
  */
 export function skipUnless(present: boolean, why: string): string | false {
   return present || process.env.CI === "true" ? false : why;
+}
+
+/** Whether this process can mount a small tmpfs (a full disk on demand): root, with mount(8). */
+export const CAN_MOUNT = process.getuid?.() === 0 && spawnSync("mount", ["--version"]).status === 0;
+export const NEEDS_MOUNT = "needs root to mount a small tmpfs (run the tests as root)";
+
+/** A tmpfs of `size` (mount(8)'s form: "1m", "1500k") mounted for the test, unmounted after it. */
+export function smallDisk(t: TestContext, size: string): string {
+  const dir = mkdtempSync(join(tmpdir(), "gds-disk-"));
+  const mounted = spawnSync("mount", ["-t", "tmpfs", "-o", `size=${size}`, "tmpfs", dir]);
+  if (mounted.status !== 0) throw new Error(`mount of a tmpfs failed: ${String(mounted.stderr)}`);
+  t.after(() => {
+    spawnSync("umount", ["-l", dir]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return dir;
+}
+
+/** Fills the disk under `dir` but for what `leave` bytes hold; returns what frees it. */
+export function fillDisk(dir: string, leave = 0): () => void {
+  const path = join(dir, "filler");
+  spawnSync("dd", ["if=/dev/zero", `of=${path}`, "bs=4k", "count=100000"], { stdio: "ignore" });
+  if (leave > 0) truncateSync(path, Math.max(0, statSync(path).size - leave));
+  return () => rmSync(path);
 }
 
 /** A temp directory removed when the test ends (after the processes the test started are killed). */

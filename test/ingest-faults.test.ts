@@ -2,14 +2,23 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ingestFiles } from "../src/ingest/ingest.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
 import { parseDay } from "../src/store/day-file.ts";
 import { verifyStore } from "../src/store/verify-store.ts";
-import { sampleAndUpdate, skipUnless, snapshotDir, startServer, tempDir, writeFile } from "./helpers.ts";
+import {
+  CAN_MOUNT,
+  NEEDS_MOUNT,
+  sampleAndUpdate,
+  skipUnless,
+  smallDisk,
+  snapshotDir,
+  startServer,
+  tempDir,
+  writeFile,
+} from "./helpers.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 const data = (files: Record<string, string>) =>
@@ -57,22 +66,13 @@ test("an ingest killed at random points always leaves whole files, and a re-run 
   }
 });
 
-// A full disk needs a small filesystem: a tmpfs, which root can mount.
-const canMount = process.getuid?.() === 0 && spawnSync("mount", ["--version"]).status === 0;
-
 test(
   "a full disk during ingest leaves the old data whole, with a clear error",
   {
-    skip: skipUnless(canMount, "needs root to mount a small tmpfs (run the tests as root)"),
+    skip: skipUnless(CAN_MOUNT, NEEDS_MOUNT),
   },
   async (t) => {
-    const dir = mkdtempSync(join(tmpdir(), "gds-full-"));
-    const mounted = spawnSync("mount", ["-t", "tmpfs", "-o", "size=1500k", "tmpfs", dir]);
-    assert.equal(mounted.status, 0, String(mounted.stderr));
-    t.after(() => {
-      spawnSync("umount", ["-l", dir]);
-      rmSync(dir, { recursive: true, force: true });
-    });
+    const dir = smallDisk(t, "1500k");
     const src = tempDir(t);
     ingestFiles([writeFile(src, "a.csv", generateSampleExport({ firstDay: "2025-01-01", days: 10 }))], {
       dir,

@@ -4,38 +4,17 @@
  * and a stop that could not write says so and exits non-zero. A small filesystem needs a tmpfs,
  * which root can mount.
  */
-import { test, type TestContext } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createKey } from "../src/keys/key-admin.ts";
 import { createKeyRegistry } from "../src/keys/key-registry.ts";
 import { createRequestCounter } from "../src/usage/request-counts.ts";
-import { skipUnless, startServerProcess } from "./helpers.ts";
+import { CAN_MOUNT, fillDisk, NEEDS_MOUNT, skipUnless, smallDisk, startServerProcess } from "./helpers.ts";
 
-const canMount = process.getuid?.() === 0 && spawnSync("mount", ["--version"]).status === 0;
-const SKIP = skipUnless(canMount, "needs root to mount a small tmpfs (run the tests as root)");
-
-/** A tmpfs of `size` mounted for the test. */
-function smallDisk(t: TestContext, size: string): string {
-  const dir = mkdtempSync(join(tmpdir(), "gds-state-"));
-  const mounted = spawnSync("mount", ["-t", "tmpfs", "-o", `size=${size}`, "tmpfs", dir]);
-  assert.equal(mounted.status, 0, String(mounted.stderr));
-  t.after(() => {
-    spawnSync("umount", ["-l", dir]);
-    rmSync(dir, { recursive: true, force: true });
-  });
-  return dir;
-}
-
-/** Fills the disk under `dir` but for a few bytes; returns what frees it. */
-function fill(dir: string): () => void {
-  const path = join(dir, "filler");
-  spawnSync("dd", ["if=/dev/zero", `of=${path}`, "bs=4k", "count=100000"]);
-  return () => rmSync(path);
-}
+const SKIP = skipUnless(CAN_MOUNT, NEEDS_MOUNT);
 
 const leftovers = (dir: string) => readdirSync(dir).filter((n) => /\.lock\.|\.tmp-/.test(n));
 
@@ -47,7 +26,7 @@ test(
     const { key, record } = createKey(dir, { name: "k", account: "a" });
     const errors: unknown[] = [];
     const registry = createKeyRegistry({ dir, onError: (e) => errors.push(e) });
-    const free = fill(dir);
+    const free = fillDisk(dir);
     const seen = registry.authenticate(key);
     assert.equal(seen.ok, true);
     await assert.rejects(registry.flushUsage(), /ENOSPC|no space/i);
@@ -69,7 +48,7 @@ test(
     t.after(() => counter.close());
     counter.count("key_1", "normalized_data", true);
     counter.count("key_1", "normalized_data", true);
-    const free = fill(dir);
+    const free = fillDisk(dir);
     await assert.rejects(counter.flush(), /ENOSPC|no space/i);
     assert.deepEqual(leftovers(dir), []);
     free();

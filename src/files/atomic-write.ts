@@ -8,6 +8,22 @@ import { failpoint } from "./failpoint.ts";
 const TEMP_MARK = ".tmp-";
 
 /**
+ * Writes all of `data` at the file position of `fd`. One write(2) may write less than asked: a disk
+ * that fills part-way through takes what fits and reports it, and only the next write fails with
+ * ENOSPC. `fs.writeSync` returns that short count rather than throwing, so a single call would
+ * leave a cut file that looks written.
+ */
+export function writeAllSync(fd: number, data: string | Uint8Array): void {
+  const bytes = typeof data === "string" ? Buffer.from(data) : data;
+  let offset = 0;
+  while (offset < bytes.length) {
+    const written = writeSync(fd, bytes, offset, bytes.length - offset);
+    if (written <= 0) throw new Error(`write(2) wrote nothing (${offset} of ${bytes.length} bytes written)`);
+    offset += written;
+  }
+}
+
+/**
  * Writes `data` to a temp file beside `path`, fsyncs it, then renames it over `path`.
  * `durable: false` skips the fsync, for derived files that readers verify anyway.
  */
@@ -19,7 +35,7 @@ export function writeFileAtomic(
   const temp = tempPathOf(path);
   const fd = openSync(temp, "wx", options.mode ?? 0o644);
   try {
-    writeSync(fd, typeof data === "string" ? Buffer.from(data) : data);
+    writeAllSync(fd, data);
     if (options.durable !== false) fsyncSync(fd);
   } catch (error) {
     closeSync(fd);
@@ -72,7 +88,7 @@ export function writeFilesAtomic(files: readonly { path: string; data: string | 
       staged.push({ temp, path });
       const fd = openSync(temp, "wx", 0o644);
       try {
-        writeSync(fd, typeof data === "string" ? Buffer.from(data) : data);
+        writeAllSync(fd, data);
         fsyncSync(fd);
       } finally {
         closeSync(fd);

@@ -11,10 +11,11 @@
  * is not there. `npm run replay-archive` rebuilds a store from this archive alone.
  */
 import { createHash } from "node:crypto";
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import * as v from "valibot";
+import { appendLine } from "../files/append-line.ts";
 import { writeFileAtomic } from "../files/atomic-write.ts";
 
 export const ARCHIVE_DIR = "archive";
@@ -101,13 +102,7 @@ export function readBody(archive: string, sha256: string): Buffer {
 /** Appends one attempt to the log, durably. */
 export function logAttempt(archive: string, attempt: Attempt): void {
   mkdirSync(archive, { recursive: true });
-  const fd = openSync(join(archive, ATTEMPTS_FILE), "a", 0o644);
-  try {
-    writeSync(fd, JSON.stringify(attempt) + "\n");
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  appendLine(join(archive, ATTEMPTS_FILE), JSON.stringify(attempt) + "\n");
 }
 
 /**

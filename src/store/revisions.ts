@@ -13,8 +13,9 @@
  * (a killed ingest) holds the values the day still has, so undoing it changes nothing: the log is
  * safe to replay however an ingest ended. See docs/data.md: "Revisions and `as_of`".
  */
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { appendLine } from "../files/append-line.ts";
 import { columnIndex, columns } from "../source/columns.ts";
 import { emptyReading, type Reading } from "../source/reading.ts";
 import { HOUR_MS } from "../time.ts";
@@ -63,16 +64,6 @@ export function diffDay(before: Day, after: Day): DayChange | undefined {
   return any ? change : undefined;
 }
 
-function append(path: string, line: string): void {
-  const fd = openSync(path, "a", 0o644);
-  try {
-    writeSync(fd, line);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** Records what ingests changed, before they write the days. */
 export function recordRevisions(
   dir: string,
@@ -85,10 +76,10 @@ export function recordRevisions(
   const stamp = new Date(at).toISOString();
   const createdPath = join(revisions, CREATED_FILE);
   if (created.length > 0 || !existsSync(createdPath)) {
-    append(createdPath, JSON.stringify({ at: stamp, days: created }) + "\n");
+    appendLine(createdPath, JSON.stringify({ at: stamp, days: created }) + "\n");
   }
   for (const [key, hours] of changes) {
-    append(join(revisions, `${key}.jsonl`), JSON.stringify({ at: stamp, hours }) + "\n");
+    appendLine(join(revisions, `${key}.jsonl`), JSON.stringify({ at: stamp, hours }) + "\n");
   }
 }
 
