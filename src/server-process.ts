@@ -29,6 +29,10 @@ import { createHardenedServer } from "./http/hardened-server.ts";
 import { createShutdown } from "./http/graceful-shutdown.ts";
 import { createChangeGate } from "./files/change-gate.ts";
 import { upgradeInBackground } from "./store/migrations.ts";
+import { READINGS_DIR } from "./store/manifest.ts";
+import { ARCHIVE_DIR, BODIES } from "./pull/archive.ts";
+import { removeDeadTempFiles } from "./files/atomic-write.ts";
+import { join } from "node:path";
 import { fileSecret, redisSecret } from "./dashboard/dashboard-secret.ts";
 import { createRedisSignInThrottle } from "./dashboard/redis-sign-in-throttle.ts";
 import { VERSION } from "./version.ts";
@@ -204,7 +208,21 @@ async function writeState(stores: ReturnType<typeof openStores>, redis: RedisCon
   if (failed.length > 0) throw new Error(failed.join("; "));
 }
 
+// The temp files of writers that were killed (a CLI, a server, an ingest or a pull), which nothing
+// else removes: in DATA_DIR (the kept documents, the pull's state), its readings and the archive.
+function removeKilledWritersTemps(dataDir: string): void {
+  for (const sub of ["", READINGS_DIR, join(ARCHIVE_DIR, BODIES)]) {
+    const removed = removeDeadTempFiles(join(dataDir, sub));
+    if (removed.length > 0) {
+      log(
+        `Removed ${removed.length} temp file(s) that killed writers left in ${join(dataDir, sub)}: ${removed.join(", ")}`,
+      );
+    }
+  }
+}
+
 export async function runServerProcess(config: Config): Promise<void> {
+  removeKilledWritersTemps(config.dataDir);
   const { limiter, redis, documents } = await sharedState(config);
   const stores = openStores(config, documents);
   const { gate, store, registry, counter } = stores;

@@ -2,17 +2,27 @@
  * A full or read-only disk under the state the server keeps beside the data (last-use times,
  * request counts, sessions): nothing is left behind, what could not be written is written later,
  * and a stop that could not write says so and exits non-zero. A small filesystem needs a tmpfs,
- * which root can mount.
+ * which root can mount. And what killed writers left: a server removes their temp files as it starts.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createKey } from "../src/keys/key-admin.ts";
 import { createKeyRegistry } from "../src/keys/key-registry.ts";
 import { createRequestCounter } from "../src/usage/request-counts.ts";
-import { CAN_MOUNT, fillDisk, NEEDS_MOUNT, skipUnless, smallDisk, startServerProcess } from "./helpers.ts";
+import { generateSampleExport } from "../src/sample/sample-export.ts";
+import {
+  CAN_MOUNT,
+  fillDisk,
+  ingestTexts,
+  NEEDS_MOUNT,
+  skipUnless,
+  smallDisk,
+  startServerProcess,
+  tempDir,
+} from "./helpers.ts";
 
 const SKIP = skipUnless(CAN_MOUNT, NEEDS_MOUNT);
 
@@ -83,3 +93,37 @@ test(
     assert.doesNotMatch(server.stderr(), /the state is written/);
   },
 );
+
+test("a server removes, as it starts, the temp files of writers that were killed, and no live writer's", async (t) => {
+  const dir = tempDir(t);
+  ingestTexts(dir, { "a.csv": generateSampleExport({ firstDay: "2025-01-01", days: 2 }) });
+  const dead = 999_999; // not running (a pid this high is not in use on these machines)
+  const planted = {
+    [`keys.json.tmp-${dead}-abcdef12`]: "dead: a killed keys CLI",
+    [`pull-state.json.tmp-${dead}-0123abcd`]: "dead: a killed pull",
+    [`readings/2025-01-01.jsonl.tmp-${dead}-deadbeef`]: "dead: a killed ingest",
+    [`archive/bodies/0f.gz.tmp-${dead}-00ff00ff`]: "dead: a killed pull",
+    [`request-counts.json.tmp-${process.pid}-abcdef12`]: "alive: this test's process",
+    [`notes.tmp-${dead}`]: "not a temp file of ours",
+  };
+  mkdirSync(join(dir, "archive", "bodies"), { recursive: true });
+  for (const [name, text] of Object.entries(planted)) writeFileSync(join(dir, name), text);
+  const server = await startServerProcess(t, dir);
+  const left = (sub: string) =>
+    readdirSync(join(dir, sub))
+      .filter((n) => n.includes(".tmp-"))
+      .sort();
+  assert.deepEqual(left(""), [`notes.tmp-${dead}`, `request-counts.json.tmp-${process.pid}-abcdef12`]);
+  assert.deepEqual(left("readings"), []);
+  assert.deepEqual(left("archive/bodies"), []);
+  const said = server
+    .stderr()
+    .split("\n")
+    .filter((line) => line.startsWith("Removed "));
+  assert.equal(said.length, 3, said.join("\n"));
+  assert.match(
+    said.find((line) => line.includes("keys.json")) ?? "",
+    /^Removed 2 temp file\(s\) that killed writers left in /,
+  );
+  assert.match(said.join("\n"), new RegExp(`pull-state\\.json\\.tmp-${dead}-0123abcd`));
+});

@@ -4,6 +4,7 @@ import { open, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { failpoint } from "./failpoint.ts";
+import { processAlive } from "./process-alive.ts";
 
 const TEMP_MARK = ".tmp-";
 
@@ -127,6 +128,32 @@ export function removeStaleTempFiles(dir: string, file?: string): number {
       rmSync(join(dir, name), { force: true });
       removed++;
     }
+  }
+  return removed;
+}
+
+// A temp file's name after its target's: the writer's pid and a random tag (tempPathOf).
+const TEMP_NAME = /\.tmp-(\d+)-[0-9a-f]{8}$/;
+
+/**
+ * Removes the temp files in `dir` whose writer is no longer running (the pid in the name): what a
+ * killed process left, which no one else would remove. A live writer's temp file stays, so this
+ * needs no lock. Returns the names removed.
+ */
+export function removeDeadTempFiles(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const m = TEMP_NAME.exec(name);
+    if (m === null || processAlive(Number(m[1]))) continue;
+    rmSync(join(dir, name), { force: true });
+    removed.push(name);
   }
   return removed;
 }

@@ -10,6 +10,7 @@ import { linkSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { basename, dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
+import { processAlive } from "./process-alive.ts";
 
 /** Raised when the lock is still held by a live process after the wait. */
 export class LockBusyError extends Error {
@@ -25,16 +26,6 @@ function sleep(ms: number): void {
   Atomics.wait(sleeper, 0, 0, ms);
 }
 
-function alive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 function owner(path: string): number | undefined {
   try {
     return Number(readFileSync(path, "utf8"));
@@ -46,7 +37,7 @@ function owner(path: string): number | undefined {
 /** Whether a live process holds the lock at `path` now. */
 export function lockHeld(path: string): boolean {
   const pid = owner(path);
-  return pid !== undefined && alive(pid);
+  return pid !== undefined && processAlive(pid);
 }
 
 /**
@@ -64,7 +55,7 @@ function tryTake(path: string, mine: string, holder: { pid: number }): boolean {
     const pid = owner(path);
     if (pid === undefined) continue;
     // Re-read right before removing, so that a lock just retaken by a live process survives.
-    if (!alive(pid) && owner(path) === pid) {
+    if (!processAlive(pid) && owner(path) === pid) {
       rmSync(path, { force: true });
       continue;
     }
@@ -78,7 +69,7 @@ function removeDeadClaims(path: string): void {
   const prefix = basename(path) + ".";
   for (const name of readdirSync(dirname(path))) {
     const m = name.startsWith(prefix) ? /^(\d+)-[0-9a-f]{8}$/.exec(name.slice(prefix.length)) : null;
-    if (m !== null && !alive(Number(m[1]))) rmSync(join(dirname(path), name), { force: true });
+    if (m !== null && !processAlive(Number(m[1]))) rmSync(join(dirname(path), name), { force: true });
   }
 }
 

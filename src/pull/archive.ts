@@ -19,7 +19,7 @@ import { appendLine } from "../files/append-line.ts";
 import { writeFileAtomic } from "../files/atomic-write.ts";
 
 export const ARCHIVE_DIR = "archive";
-const BODIES = "bodies";
+export const BODIES = "bodies";
 export const ATTEMPTS_FILE = "downloads.jsonl";
 
 const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
