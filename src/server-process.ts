@@ -210,13 +210,19 @@ async function writeState(stores: ReturnType<typeof openStores>, redis: RedisCon
 
 // The temp files of writers that were killed (a CLI, a server, an ingest or a pull), which nothing
 // else removes: in DATA_DIR (the kept documents, the pull's state), its readings and the archive.
+// Leftovers are no reason not to serve: one that cannot be removed (a read-only store) is logged.
 function removeKilledWritersTemps(dataDir: string): void {
   for (const sub of ["", READINGS_DIR, join(ARCHIVE_DIR, BODIES)]) {
-    const removed = removeDeadTempFiles(join(dataDir, sub));
-    if (removed.length > 0) {
-      log(
-        `Removed ${removed.length} temp file(s) that killed writers left in ${join(dataDir, sub)}: ${removed.join(", ")}`,
-      );
+    const dir = join(dataDir, sub);
+    try {
+      const removed = removeDeadTempFiles(dir);
+      if (removed.length > 0) {
+        log(
+          `Removed ${removed.length} temp file(s) that killed writers left in ${dir}: ${removed.join(", ")}`,
+        );
+      }
+    } catch (error) {
+      log(`Could not remove the temp files killed writers left in ${dir}: ${(error as Error).message}`);
     }
   }
 }

@@ -1,5 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { IncomingMessage } from "node:http";
 import { cookie, readCookie } from "../src/dashboard/cookies.ts";
 import { csrfToken, tokensMatch } from "../src/dashboard/csrf.ts";
@@ -8,6 +10,8 @@ import { clientAddress } from "../src/dashboard/dashboard-http.ts";
 import { parseCorsOrigins } from "../src/http/cors.ts";
 import { keysPage, type KeyRow } from "../src/dashboard/pages/keys-page.ts";
 import type { Viewer } from "../src/dashboard/layout.ts";
+import { fileSecret, SECRET_FILE } from "../src/dashboard/dashboard-secret.ts";
+import { tempDir } from "./helpers.ts";
 
 const withCookie = (header: string | undefined) =>
   ({ headers: { cookie: header } }) as unknown as IncomingMessage;
@@ -90,4 +94,26 @@ test("the keys list explains the * mark only when some limit carries it", () => 
   const marked = keysPage({ viewer, keys: [row(true)] });
   assert.match(marked, /\* marks a limit set for that key/);
   assert.match(marked, /<time datetime="2026-11-22T10:00:00.000Z">2026-11-22 10:00 UTC<\/time>/);
+});
+
+test("the dashboard's secret is made once, kept with mode 0600, then only read; a bad one is named", (t) => {
+  const dir = tempDir(t);
+  const secret = fileSecret(dir);
+  assert.equal(secret.length, 32);
+  const path = join(dir, SECRET_FILE);
+  assert.equal(statSync(path).mode & 0o777, 0o600);
+  assert.deepEqual(readdirSync(dir), [SECRET_FILE], "no temp file stays");
+  chmodSync(dir, 0o500); // the store turned read-only (root ignores this: the next line still holds)
+  try {
+    assert.deepEqual(fileSecret(dir), secret, "the kept secret, not a new one");
+  } finally {
+    chmodSync(dir, 0o700);
+  }
+  assert.deepEqual(readdirSync(dir), [SECRET_FILE]);
+  writeFileSync(path, "not base64 of 32 bytes\n");
+  assert.throws(
+    () => fileSecret(dir),
+    new RegExp(`The dashboard secret in ${path} is not 32 bytes of base64`),
+  );
+  assert.equal(readFileSync(path, "utf8"), "not base64 of 32 bytes\n", "a bad secret is never replaced");
 });

@@ -127,3 +127,29 @@ test("a server removes, as it starts, the temp files of writers that were killed
   );
   assert.match(said.join("\n"), new RegExp(`pull-state\\.json\\.tmp-${dead}-0123abcd`));
 });
+
+test(
+  "a server starts on a store it cannot write to: it serves, and says which leftovers it could not remove",
+  { skip: SKIP },
+  async (t) => {
+    const dir = smallDisk(t, "20m");
+    ingestTexts(dir, { "a.csv": generateSampleExport({ firstDay: "2025-01-01", days: 2 }) });
+    const { key } = createKey(dir, { name: "k", account: "a" });
+    const first = await startServerProcess(t, dir); // makes the dashboard's secret
+    const stopped = new Promise((resolve) => first.child.on("exit", resolve));
+    first.child.kill("SIGTERM");
+    await stopped;
+    writeFileSync(join(dir, "keys.json.tmp-999999-abcdef12"), "a killed keys CLI's");
+    assert.equal(spawnSync("mount", ["-o", "remount,ro", dir]).status, 0);
+    const server = await startServerProcess(t, dir);
+    assert.match(
+      server.stderr(),
+      /Could not remove the temp files killed writers left in \S+: EROFS: read-only file system, unlink '\S+keys\.json\.tmp-999999-abcdef12'/,
+    );
+    const res = await fetch(
+      `http://127.0.0.1:${server.port}/api/v1/grid/system-state?start=2025-01-01&end=2025-01-02`,
+      { headers: { "X-API-KEY": key } },
+    );
+    assert.equal(res.status, 200);
+  },
+);

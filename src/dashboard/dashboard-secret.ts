@@ -6,7 +6,7 @@
  * the sign-in forms open at the time (they ask to reload).
  */
 import { randomBytes } from "node:crypto";
-import { linkSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Redis } from "ioredis";
 
@@ -20,19 +20,27 @@ function decode(text: string, where: string): Buffer {
   return bytes;
 }
 
-/** The secret in `dir`, made on first use: written beside, then linked into place (never half-made). */
+/**
+ * The secret in `dir`, made on first use: written beside, then linked into place (never half-made).
+ * Once made it is only read, so a server starts on a store it cannot write to.
+ */
 export function fileSecret(dir: string): Buffer {
   const path = join(dir, SECRET_FILE);
+  if (!existsSync(path)) makeSecret(path);
+  return decode(readFileSync(path, "utf8"), path);
+}
+
+// Two processes may make it at once: the first link wins, and both read the winner's.
+function makeSecret(path: string): void {
   const temp = `${path}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
-  writeFileSync(temp, randomBytes(32).toString("base64") + "\n", { mode: 0o600 });
   try {
+    writeFileSync(temp, randomBytes(32).toString("base64") + "\n", { mode: 0o600 });
     linkSync(temp, path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
   } finally {
     rmSync(temp, { force: true });
   }
-  return decode(readFileSync(path, "utf8"), path);
 }
 
 /** The secret every process and VM shares through Redis (the first to ask makes it). */
