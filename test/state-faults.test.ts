@@ -144,7 +144,8 @@ test(
     const server = await startServerProcess(t, dir);
     assert.match(
       server.stderr(),
-      /Could not remove the temp files killed writers left in \S+: EROFS: read-only file system, unlink '\S+keys\.json\.tmp-999999-abcdef12'/,
+      // Node 24's rmSync words it "Unknown error: Read-only file system '<path>'".
+      /Could not remove the temp files killed writers left in \S+: .*(EROFS|[Rr]ead-only file system).*keys\.json\.tmp-999999-abcdef12/,
     );
     const res = await fetch(
       `http://127.0.0.1:${server.port}/api/v1/grid/system-state?start=2025-01-01&end=2025-01-02`,
