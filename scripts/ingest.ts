@@ -23,8 +23,8 @@ let summary: ReturnType<typeof ingestFiles>;
 try {
   summary = ingestFiles(files, { dir, onProgress: progress });
 } catch (error) {
-  // A full disk or a permission problem while writing: every new day is written before any old
-  // one is replaced, so the store is as it was.
+  // A full disk or a permission problem while writing: the new days, the month packs and the
+  // manifest are all written before any day is replaced, so the store is as it was.
   process.stderr.write(
     `error: Cannot write to the store in ${dir}: ${(error as Error).message}. The stored data is unchanged.\n`,
   );

@@ -10,6 +10,7 @@ import { parseDay } from "../src/store/day-file.ts";
 import { verifyStore } from "../src/store/verify-store.ts";
 import {
   CAN_MOUNT,
+  fillDisk,
   NEEDS_MOUNT,
   sampleAndUpdate,
   skipUnless,
@@ -95,6 +96,47 @@ test(
     const res = await server.get(range);
     assert.equal(res.status, 200);
     assert.equal(await res.text(), whole);
+  },
+);
+
+test(
+  "a disk that fills after the new days are staged (at a month pack or the manifest) changes no day",
+  { skip: skipUnless(CAN_MOUNT, NEEDS_MOUNT) },
+  async (t) => {
+    const dir = smallDisk(t, "4m");
+    const src = tempDir(t);
+    ingestFiles([writeFile(src, "a.csv", generateSampleExport({ firstDay: "2025-01-01", days: 10 }))], {
+      dir,
+    });
+    const server = await startServer(t, dir);
+    const range = "/api/v1/grid/system-state?start=2025-01-02&end=2025-01-05";
+    const whole = await (await server.get(range)).text();
+    const before = data(snapshotDir(dir));
+    // One SAST day changed: its two UTC day files (about 60 KB) fit, their month pack (over 300 KB)
+    // does not.
+    const update = writeFile(
+      src,
+      "b.csv",
+      generateSampleExport({ firstDay: "2025-01-03", days: 1, seed: 9 }),
+    );
+    const free = fillDisk(dir, 160 * 1024);
+    assert.throws(() => ingestFiles([update], { dir }), /ENOSPC|no space left/i);
+    const after = data(snapshotDir(dir));
+    for (const name of Object.keys(before)) assert.equal(after[name], before[name], `${name} is as it was`);
+    // Beside them only the failed ingest's mark, which a store with a manifest reads as settled.
+    assert.deepEqual(
+      Object.keys(after).filter((name) => !(name in before)),
+      ["filler", "ingest-pending.json"],
+    );
+    assert.deepEqual(verifyStore(dir), []);
+    const res = await server.get(range);
+    assert.equal(res.status, 200);
+    assert.equal(await res.text(), whole);
+    // With room again, the same ingest lands whole.
+    free();
+    assert.deepEqual(ingestFiles([update], { dir }).failures, []);
+    assert.deepEqual(verifyStore(dir), []);
+    assert.notEqual(await (await server.get(range)).text(), whole);
   },
 );
 

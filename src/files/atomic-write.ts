@@ -76,13 +76,26 @@ function tempPathOf(path: string): string {
   return `${path}${TEMP_MARK}${process.pid}-${randomBytes(4).toString("hex")}`;
 }
 
+/** Files written whole to fsynced temp files beside their targets, not yet in place. */
+export interface StagedFiles {
+  /** Renames every temp file over its target (renames need no space). */
+  commit(): void;
+  /** Removes the temp files not yet renamed. */
+  abort(): void;
+}
+
 /**
- * Writes several files in two phases: every new content to a fsynced temp file first, then the
- * renames. A failure while writing (a full disk) removes the temp files and changes nothing;
- * renames need no space.
+ * The first phase of a multi-file write: every new content to a fsynced temp file. A failure
+ * while writing (a full disk) removes the temp files and throws, having changed nothing; the caller
+ * commits when everything else that needs space is written too.
  */
-export function writeFilesAtomic(files: readonly { path: string; data: string | Uint8Array }[]): void {
+export function stageFiles(files: readonly { path: string; data: string | Uint8Array }[]): StagedFiles {
   const staged: { temp: string; path: string }[] = [];
+  let renamed = 0; // staged[0 .. renamed) are in place
+  const abort = () => {
+    for (const { temp } of staged.slice(renamed)) rmSync(temp, { force: true });
+    renamed = staged.length;
+  };
   try {
     for (const { path, data } of files) {
       const temp = tempPathOf(path);
@@ -97,14 +110,29 @@ export function writeFilesAtomic(files: readonly { path: string; data: string | 
       if (staged.length === 1) failpoint("write:first-staged");
     }
   } catch (error) {
-    for (const { temp } of staged) rmSync(temp, { force: true });
+    abort();
     throw error;
   }
   failpoint("write:all-staged");
-  staged.forEach(({ temp, path }, i) => {
-    renameSync(temp, path);
-    if (i === 0) failpoint("write:first-renamed");
-  });
+  return {
+    commit() {
+      for (; renamed < staged.length; renamed++) {
+        const { temp, path } = staged[renamed]!;
+        renameSync(temp, path);
+        if (renamed === 0) failpoint("write:first-renamed");
+      }
+    },
+    abort,
+  };
+}
+
+/**
+ * Writes several files in two phases: every new content to a fsynced temp file first, then the
+ * renames. A failure while writing (a full disk) removes the temp files and changes nothing;
+ * renames need no space.
+ */
+export function writeFilesAtomic(files: readonly { path: string; data: string | Uint8Array }[]): void {
+  stageFiles(files).commit();
 }
 
 /** Makes completed renames in a directory durable. */

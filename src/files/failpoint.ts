@@ -17,9 +17,9 @@ export const FAILPOINTS = [
   "ingest:revisions-recorded",
   "write:first-staged",
   "write:all-staged",
+  "ingest:packs-written",
   "write:first-renamed",
   "ingest:days-written",
-  "ingest:packs-written",
   "ingest:manifest-written",
 ] as const;
 

@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { parsePortalCsv, PortalCsvError, type PortalFile, type SkipReason } from "../source/portal-csv.ts";
 import type { PortalForm } from "../source/portal-forms.ts";
-import { fsyncDirectory, removeStaleTempFiles, writeFilesAtomic } from "../files/atomic-write.ts";
+import { fsyncDirectory, removeStaleTempFiles, stageFiles, type StagedFiles } from "../files/atomic-write.ts";
 import { type Day, dayFileName, emptyDay, parseDay, serializeDay } from "../store/day-file.ts";
 import { withLock } from "../files/lock-file.ts";
 import {
@@ -23,7 +23,6 @@ import {
   MANIFEST_FILE,
   READINGS_DIR,
   serializeManifest,
-  writeManifest,
 } from "../store/manifest.ts";
 import { mergeFile } from "./merge.ts";
 import { writeMonthPack } from "../store/write-month-pack.ts";
@@ -214,7 +213,11 @@ function separateSample(dir: string, parsed: readonly Parsed[], failures: Failur
   return { files: parsed, sample: true, removed };
 }
 
-// The changed day files, new ones written before any replaces its file, then packs and manifest.
+// The changed day files, then the month packs and the manifest. Everything that needs space is
+// written before any day file is replaced: the days to temp files, the packs (derived: a reader
+// takes a pack's slot only when its hash is the manifest's, so a pack ahead of the manifest is
+// passed over), the manifest to a temp file. Then renames alone, which need none, put the days and
+// then the manifest in place: a full disk at any point changes no day.
 function writeDays(
   dir: string,
   keys: readonly string[],
@@ -235,20 +238,33 @@ function writeDays(
     if (text !== before) writes.push({ path: join(readingsDir, dayFileName(key)), data: text });
     manifest.set(key, dayEntry(day, text, sample));
   });
-  // All new days are written before any replaces its file: a full disk changes no day.
-  writeFilesAtomic(writes);
-  failpoint("ingest:days-written");
-  onProgress?.("write", keys.length, keys.length);
-  if (PACKS) {
-    for (const month of new Set(keys.map(monthOf))) {
-      writeMonthPack(readingsDir, month, manifest, (key) =>
-        loaded.corrupt.has(key) ? undefined : loaded.days.get(key)?.day,
-      );
+  const days = stageFiles(writes);
+  let manifestFile: StagedFiles | undefined;
+  try {
+    if (PACKS) {
+      for (const month of new Set(keys.map(monthOf))) {
+        writeMonthPack(readingsDir, month, manifest, (key) =>
+          loaded.corrupt.has(key) ? undefined : loaded.days.get(key)?.day,
+        );
+      }
     }
+    failpoint("ingest:packs-written");
+    const manifestText = serializeManifest(manifest);
+    if (manifestText !== manifestBefore)
+      manifestFile = stageFiles([{ path: manifestPath, data: manifestText }]);
+    days.commit();
+    failpoint("ingest:days-written");
+    onProgress?.("write", keys.length, keys.length);
+    if (writes.length > 0) fsyncDirectory(readingsDir);
+    if (manifestFile !== undefined) {
+      manifestFile.commit();
+      fsyncDirectory(dir);
+    }
+  } catch (error) {
+    days.abort();
+    manifestFile?.abort();
+    throw error;
   }
-  if (writes.length > 0) fsyncDirectory(readingsDir);
-  failpoint("ingest:packs-written");
-  if (serializeManifest(manifest) !== manifestBefore) writeManifest(dir, manifest);
   return writes.length;
 }
 
