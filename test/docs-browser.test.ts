@@ -108,3 +108,24 @@ test(
     assert.deepEqual(violations, [], "no CSP violation");
   },
 );
+
+test(
+  "when the page's own fetch of the OpenAPI document fails, Swagger UI loads it by URL and still renders",
+  { skip: BROWSER_SKIP },
+  async (t) => {
+    const { server } = await dashboardServer(t);
+    const page = await browser().newPage({ viewport: { width: 1280, height: 900 } });
+    t.after(() => page.close());
+    // The first request for the document (docs.js's own) fails; Swagger UI's, after it, is served.
+    let asked = 0;
+    await page.route("**/api/v1/openapi.json", (route) =>
+      asked++ === 0 ? route.fulfill({ status: 503, body: "unavailable" }) : route.continue(),
+    );
+    await page.goto(`${server.url}/docs`);
+    await page.waitForSelector(".opblock", { timeout: 30_000 });
+    assert.equal(asked, 2, "docs.js asked once, then Swagger UI did");
+    assert.ok((await page.textContent("#swagger-ui"))!.includes("/api/v1/grid/system-state"));
+    // Loaded by URL, the picker shows the document's own relative server.
+    assert.equal((await page.textContent(".servers select option"))?.trim(), "../.. - This service");
+  },
+);
