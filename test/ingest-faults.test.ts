@@ -120,7 +120,11 @@ test(
       generateSampleExport({ firstDay: "2025-01-03", days: 1, seed: 9 }),
     );
     const free = fillDisk(dir, 160 * 1024);
-    assert.throws(() => ingestFiles([update], { dir }), /ENOSPC|no space left/i);
+    assert.throws(
+      () => ingestFiles([update], { dir }),
+      (error: Error) => /ENOSPC|no space left/i.test(error.message) && /writeMonthPack/.test(error.stack!),
+      "the days were staged, and the pack did not fit",
+    );
     const after = data(snapshotDir(dir));
     for (const name of Object.keys(before)) assert.equal(after[name], before[name], `${name} is as it was`);
     // Beside them only the failed ingest's mark, which a store with a manifest reads as settled.
