@@ -12,6 +12,7 @@ import { getHeapStatistics } from "node:v8";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import type { Config } from "./config.ts";
 import { createAccessLog } from "./http/access-log.ts";
+import { fdOutput, type OutputLoss } from "./files/fd-output.ts";
 import { createKeyRegistry } from "./keys/key-registry.ts";
 import { createLimiter, type Limiter } from "./limits/limiter.ts";
 import { createSharedLimiter } from "./shared/shared-limiter.ts";
@@ -37,17 +38,36 @@ import { fileSecret, redisSecret } from "./dashboard/dashboard-secret.ts";
 import { createRedisSignInThrottle } from "./dashboard/redis-sign-in-throttle.ts";
 import { VERSION } from "./version.ts";
 
+// Standard output carries the access log, standard error the server's own lines; a full disk under
+// either, or a reader gone, loses lines (counted, warned of, in the metrics) but never ends the
+// process (files/fd-output.ts). Anything else that writes to process.stdout or process.stderr (a
+// library's console.error) must not end it either: that stream then stays broken, the service runs.
+const stderr = fdOutput(2);
+const stdout = fdOutput(1, warnOfLostAccessLog);
+process.stdout.on("error", () => {});
+process.stderr.on("error", () => {});
+
+const logError = (error: unknown) => stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);
+const log = (line: string) => stderr.write(line + "\n");
+
+// At most one warning a minute, while the access log loses lines.
+const WARN_EVERY_MS = 60_000;
+let warnedAt = -Infinity;
+function warnOfLostAccessLog(loss: OutputLoss): void {
+  const now = Date.now();
+  if (now - warnedAt < WARN_EVERY_MS) return;
+  warnedAt = now;
+  log(
+    `WARNING: the access log cannot be written to standard output (${loss.error.message}); ` +
+      `${loss.lines} lines lost so far; requests are still served, and the log resumes once it can be written`,
+  );
+}
+
 // The access log goes to stdout in batches (docs/api.md: "Errors", the access log). Workers of one
 // primary share its stdout: their batches stay within PIPE_BUF, which a pipe writes whole, so two
 // workers' lines never interleave mid-line.
 const PIPE_BUF = 4096;
-const accessLog = createAccessLog(
-  (lines) => process.stdout.write(lines),
-  cluster.isWorker ? PIPE_BUF : 64 * 1024,
-);
-
-const logError = (error: unknown) => process.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);
-const log = (line: string) => process.stderr.write(line + "\n");
+const accessLog = createAccessLog((lines) => stdout.write(lines), cluster.isWorker ? PIPE_BUF : 64 * 1024);
 
 // The state processes must share: without REDIS_URL this process's own limiter (and DATA_DIR's
 // files); with it the limiter on Redis, and the keys, accounts, sessions and counts Redis holds,
@@ -138,6 +158,7 @@ function startMetrics(config: Config, store: ReadingStore, redis: RedisConnectio
     datasets: DATASETS,
     dir: config.dataDir,
     redisUp: redis === undefined ? undefined : () => redis.up,
+    linesLost: () => ({ stdout: stdout.lost?.lines ?? 0, stderr: stderr.lost?.lines ?? 0 }),
   });
   if (cluster.isWorker) {
     new AggregatorRegistry();
@@ -199,7 +220,6 @@ async function writeState(stores: ReturnType<typeof openStores>, redis: RedisCon
   await redis?.close();
   stores.counter.close();
   accessLog.flush();
-  await new Promise((resolve) => process.stdout.write("", resolve));
   const failed = written.flatMap((w, n) =>
     w.status === "rejected"
       ? [`${["last-use times", "request counts", "sessions"][n]}: ${(w.reason as Error).message}`]

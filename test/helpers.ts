@@ -323,24 +323,30 @@ export async function killWhen(child: ChildProcess, reached: () => boolean, labe
 export async function startServerProcess(
   t: TestContext,
   dir: string,
-  options: { script?: string; env?: Record<string, string>; ready?: (stderr: string) => boolean } = {},
+  options: {
+    script?: string;
+    env?: Record<string, string>;
+    ready?: (stderr: string) => boolean;
+    /** A descriptor for its stdout (the access log), rather than a pipe this process reads. */
+    stdout?: number;
+  } = {},
 ): Promise<{ child: ChildProcess; port: number; stderr: () => string; stdout: () => string }> {
   const script = options.script ?? "src/main.ts";
   const child = spawn(process.execPath, ["--import", "tsx", script], {
     cwd: join(import.meta.dirname, ".."),
     env: { ...process.env, DATA_DIR: dir, PORT: "0", ...options.env },
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["ignore", options.stdout ?? "pipe", "pipe"],
     detached: true,
   });
   startedBy.set(t, [...(startedBy.get(t) ?? []), child]);
   t.after(() => killStarted(t));
   let stdout = ""; // the access log
-  child.stdout.on("data", (chunk) => (stdout += chunk));
+  child.stdout?.on("data", (chunk) => (stdout += chunk));
   let stderr = "";
   const port = await new Promise<number>((resolve, reject) => {
     // A start that hangs fails with what the process said, rather than holding the run open.
     const timer = setTimeout(() => reject(new Error(`${script} did not start in 60 s: ${stderr}`)), 60_000);
-    child.stderr.on("data", (chunk) => {
+    child.stderr!.on("data", (chunk) => {
       stderr += chunk;
       const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(stderr);
       if (m && (options.ready ?? (() => true))(stderr)) {

@@ -52,6 +52,8 @@ export function createMetrics(options: {
   dir: string;
   /** With REDIS_URL: whether Redis is reachable. */
   redisUp?: () => boolean;
+  /** Lines of the access log (stdout) and the server's log (stderr) that could not be written. */
+  linesLost?: () => { stdout: number; stderr: number };
 }): { registry: Registry; observe: RequestMetrics } {
   const { store, datasets, dir } = options;
   const registry = new Registry();
@@ -70,6 +72,21 @@ export function createMetrics(options: {
     registers: [registry],
   });
   for (const reason of ["missing", "invalid", "revoked", "disabled"]) refused.inc({ reason }, 0);
+  const linesLost = options.linesLost;
+  if (linesLost !== undefined) {
+    new Counter({
+      name: "gds_log_lines_lost_total",
+      help: "Log lines that could not be written (a full disk under a redirected log, a reader gone), by output: stdout (the access log) or stderr.",
+      labelNames: ["output"],
+      registers: [registry],
+      collect() {
+        const lost = linesLost();
+        this.reset();
+        this.inc({ output: "stdout" }, lost.stdout);
+        this.inc({ output: "stderr" }, lost.stderr);
+      },
+    });
+  }
   gauges(registry, store, datasets, dir, options.redisUp);
   return {
     registry,
