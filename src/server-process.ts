@@ -43,24 +43,25 @@ import { VERSION } from "./version.ts";
 // process (files/fd-output.ts). Anything else that writes to process.stdout or process.stderr (a
 // library's console.error) must not end it either: that stream then stays broken, the service runs.
 const stderr = fdOutput(2);
-const stdout = fdOutput(1, warnOfLostAccessLog);
+const stdout = fdOutput(1, lostAccessLogWarning());
 process.stdout.on("error", () => {});
 process.stderr.on("error", () => {});
 
 const logError = (error: unknown) => stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);
 const log = (line: string) => stderr.write(line + "\n");
 
-// At most one warning a minute, while the access log loses lines.
-const WARN_EVERY_MS = 60_000;
-let warnedAt = -Infinity;
-function warnOfLostAccessLog(loss: OutputLoss): void {
-  const now = Date.now();
-  if (now - warnedAt < WARN_EVERY_MS) return;
-  warnedAt = now;
-  log(
-    `WARNING: the access log cannot be written to standard output (${loss.error.message}); ` +
-      `${loss.lines} lines lost so far; requests are still served, and the log resumes once it can be written`,
-  );
+// What warns, at most once a minute, while the access log loses lines.
+function lostAccessLogWarning(everyMs = 60_000): (loss: OutputLoss) => void {
+  let warnedAt = -Infinity;
+  return (loss) => {
+    const now = Date.now();
+    if (now - warnedAt < everyMs) return;
+    warnedAt = now;
+    log(
+      `WARNING: the access log cannot be written to standard output (${loss.error.message}); ` +
+        `${loss.lines} lines lost so far; requests are still served, and the log resumes once it can be written`,
+    );
+  };
 }
 
 // The access log goes to stdout in batches (docs/api.md: "Errors", the access log). Workers of one
