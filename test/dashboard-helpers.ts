@@ -12,13 +12,18 @@ import {
   startServer,
   tempDir,
   type TestServer,
+  TEST_KEY_ACCOUNT,
   type TestServerOptions,
 } from "./helpers.ts";
 
 /** A chosen password that passes the rules. */
 export const PASSWORD = "correct horse battery";
 
-/** A store with ten days of generated data, and a running server over it. */
+/**
+ * A store with ten days of generated data, and a running server over it. The account of the
+ * server's own test key ("tests") exists too, as every key's account does in use (the keys CLI
+ * refuses any other), so that the admin pages show no key of a missing account.
+ */
 export async function dashboardServer(
   t: TestContext,
   options: TestServerOptions = {},
@@ -26,6 +31,7 @@ export async function dashboardServer(
   const dir = tempDir(t);
   ingestTexts(dir, { "sample.csv": generateSampleExport({ firstDay: "2025-06-01", days: 10 }) });
   const server = await startServer(t, dir, options);
+  await account(dir, TEST_KEY_ACCOUNT);
   return { dir, server };
 }
 

@@ -175,6 +175,9 @@ export interface TestServerOptions {
   readonly trustedProxies?: number;
 }
 
+/** The account of the key `startServer` makes (`server.key`). */
+export const TEST_KEY_ACCOUNT = "tests";
+
 /** Starts the real service, keys and limits included, on port 0 over the store at `dataDir`. */
 export async function startServer(
   t: TestContext,
@@ -187,7 +190,7 @@ export async function startServer(
   const gate = createChangeGate(dataDir);
   const store = createReadingStore({ dir: dataDir, cacheDays: options.cacheDays ?? 50, gate });
   const unlimited = Object.fromEntries(SCOPES.map((s) => [s, 1_000_000]));
-  const { key } = createKey(dataDir, { name: "test", account: "tests", limits: unlimited });
+  const { key } = createKey(dataDir, { name: "test", account: TEST_KEY_ACCOUNT, limits: unlimited });
   const onError = (error: unknown) => errors.push(error);
   const accounts = createAccountRegistry({ dir: dataDir, onError, gate });
   const registry = createKeyRegistry({
