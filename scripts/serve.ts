@@ -52,7 +52,7 @@ mkdirSync(config.dataDir, { recursive: true });
 const write = writeState(config.dataDir);
 if (write.state === "interrupted") {
   process.stderr.write(
-    `\nThe store in ${config.dataDir} is not served: an ingest into it (started ${write.pending.started}) was killed before it finished.\n` +
+    `\nThe store in ${config.dataDir} is not served: an ingest into it (started ${write.pending.started}) was killed or failed before it finished.\n` +
       `Every dataset request answers 503 until you ${rerunHint(write.pending)}.\n\n`,
   );
 } else if (neverWritten(config.dataDir)) {

@@ -8,6 +8,7 @@ import { ingestFiles } from "../src/ingest/ingest.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
 import { parseDay } from "../src/store/day-file.ts";
 import { verifyStore } from "../src/store/verify-store.ts";
+import { neverWritten, writeState } from "../src/store/pending-ingest.ts";
 import {
   CAN_MOUNT,
   fillDisk,
@@ -141,6 +142,33 @@ test(
     assert.deepEqual(ingestFiles([update], { dir }).failures, []);
     assert.deepEqual(verifyStore(dir), []);
     assert.notEqual(await (await server.get(range)).text(), whole);
+  },
+);
+
+test(
+  "a first ingest that fails on a full disk leaves the store interrupted (503, say what to run), never an empty 200",
+  { skip: skipUnless(CAN_MOUNT, NEEDS_MOUNT) },
+  async (t) => {
+    const dir = smallDisk(t, "4m");
+    const src = tempDir(t);
+    const file = writeFile(src, "ESK1.csv", generateSampleExport({ firstDay: "2025-01-01", days: 20 }));
+    const free = fillDisk(dir, 64 * 1024);
+    assert.throws(() => ingestFiles([file], { dir }), /ENOSPC|no space left/i);
+    assert.equal(writeState(dir).state, "interrupted");
+    assert.equal(neverWritten(dir), false, "make serve would not seed it");
+    const server = await startServer(t, dir);
+    const range = "/api/v1/grid/system-state?start=2025-01-02&end=2025-01-05";
+    assert.equal((await server.get(range)).status, 503);
+    const health = await server.raw("/healthz");
+    assert.equal(health.status, 503);
+    assert.match(
+      ((await health.json()) as { detail: string }).detail,
+      /was killed or failed before it finished.*run it again: npm run ingest -- .*ESK1\.csv/,
+    );
+    free();
+    assert.deepEqual(ingestFiles([file], { dir }).failures, []);
+    assert.equal((await server.get(range)).status, 200);
+    assert.deepEqual(verifyStore(dir), []);
   },
 );
 

@@ -156,7 +156,7 @@ test("a real ingest into a sample store killed at every step of its commit: neve
       assert.equal(health.status, 503);
       assert.match(
         ((await health.json()) as { detail: string }).detail,
-        /killed before it finished.*run it again: npm run ingest -- .*ESK1\.csv/,
+        /killed or failed before it finished.*run it again: npm run ingest -- .*ESK1\.csv/,
       );
       assert.equal(verifyStore(dir)[0]!.file, "ingest-pending.json", `${point}: verify-store names it`);
     }
@@ -185,7 +185,7 @@ test("make serve on a store whose ingest was killed does not seed it, and says w
   });
   assert.match(
     started.stderr(),
-    /was killed before it finished\.\nEvery dataset request answers 503 until you run it again: npm run ingest -- .*ESK1\.csv/,
+    /was killed or failed before it finished\.\nEvery dataset request answers 503 until you run it again: npm run ingest -- .*ESK1\.csv/,
   );
   assert.doesNotMatch(started.stderr(), /SAMPLE DATA/);
   assert.deepEqual(data(snapshotDir(dir)), before, "no sample was written");

@@ -176,7 +176,7 @@ function unavailable(dir: string): StoreUnavailable | undefined {
   }
   return {
     transient: false,
-    message: `An ingest into the store (started ${write.pending.started}) was killed before it finished, so nothing of it is served; ${rerunHint(write.pending)}`,
+    message: `An ingest into the store (started ${write.pending.started}) was killed or failed before it finished, so nothing of it is served; ${rerunHint(write.pending)}`,
   };
 }
 

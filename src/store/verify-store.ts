@@ -136,7 +136,7 @@ export function verifyStore(dir: string): StoreProblem[] {
     return [
       {
         file: existsSync(join(dir, PENDING_INGEST_FILE)) ? PENDING_INGEST_FILE : SAMPLE_REMOVING_FILE,
-        problem: `says an ingest (started ${write.pending.started}) was killed before it finished; servers answer 503 for every dataset until then; ${rerunHint(write.pending)}`,
+        problem: `says an ingest (started ${write.pending.started}) was killed or failed before it finished; servers answer 503 for every dataset until then; ${rerunHint(write.pending)}`,
       },
     ];
   }
