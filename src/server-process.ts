@@ -12,7 +12,7 @@ import { getHeapStatistics } from "node:v8";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import type { Config } from "./config.ts";
 import { createAccessLog } from "./http/access-log.ts";
-import { fdOutput, type OutputLoss } from "./files/fd-output.ts";
+import { logOutput, type OutputLoss } from "./files/log-output.ts";
 import { createKeyRegistry } from "./keys/key-registry.ts";
 import { createLimiter, type Limiter } from "./limits/limiter.ts";
 import { createSharedLimiter } from "./shared/shared-limiter.ts";
@@ -40,12 +40,9 @@ import { VERSION } from "./version.ts";
 
 // Standard output carries the access log, standard error the server's own lines; a full disk under
 // either, or a reader gone, loses lines (counted, warned of, in the metrics) but never ends the
-// process (files/fd-output.ts). Anything else that writes to process.stdout or process.stderr (a
-// library's console.error) must not end it either: that stream then stays broken, the service runs.
-const stderr = fdOutput(2);
-const stdout = fdOutput(1, lostAccessLogWarning());
-process.stdout.on("error", () => {});
-process.stderr.on("error", () => {});
+// process (files/log-output.ts), nor does anything else that writes to them (a library's console).
+const stderr = logOutput(process.stderr);
+const stdout = logOutput(process.stdout, lostAccessLogWarning());
 
 const logError = (error: unknown) => stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);
 const log = (line: string) => stderr.write(line + "\n");
@@ -59,7 +56,7 @@ function lostAccessLogWarning(everyMs = 60_000): (loss: OutputLoss) => void {
     warnedAt = now;
     log(
       `WARNING: the access log cannot be written to standard output (${loss.error.message}); ` +
-        `${loss.lines} lines lost so far; requests are still served, and the log resumes once it can be written`,
+        `${loss.lines} lines lost so far; requests are still served`,
     );
   };
 }

@@ -11,11 +11,10 @@ import { startMetricsServer } from "../metrics/metrics-server.ts";
 import cluster, { type Worker } from "node:cluster";
 import { join } from "node:path";
 import type { Config } from "../config.ts";
-import { fdOutput } from "../files/fd-output.ts";
+import { logOutput } from "../files/log-output.ts";
 
-// Its own lines never end it, whatever happens to standard error (files/fd-output.ts).
-const stderr = fdOutput(2);
-process.stderr.on("error", () => {});
+// Its own lines never end it, whatever happens to standard error (files/log-output.ts).
+const stderr = logOutput(process.stderr);
 const log = (line: string) => stderr.write(line + "\n");
 
 /** Runs the primary: forks `config.workers` workers and keeps that many running. */
