@@ -1,5 +1,5 @@
 /** Faults while ingest writes: a kill at random points, and a full disk. */
-import { test } from "node:test";
+import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { readdirSync, writeFileSync } from "node:fs";
@@ -68,21 +68,24 @@ test("an ingest killed at random points always leaves whole files, and a re-run 
   }
 });
 
+// A store of ten days on a tmpfs of `size`, served, with what it answers and holds now.
+const RANGE = "/api/v1/grid/system-state?start=2025-01-02&end=2025-01-05";
+async function servedOnSmallDisk(t: TestContext, size: string) {
+  const dir = smallDisk(t, size);
+  const src = tempDir(t);
+  ingestFiles([writeFile(src, "a.csv", generateSampleExport({ firstDay: "2025-01-01", days: 10 }))], { dir });
+  const server = await startServer(t, dir);
+  const whole = await (await server.get(RANGE)).text();
+  return { dir, src, server, whole, before: data(snapshotDir(dir)) };
+}
+
 test(
   "a full disk during ingest leaves the old data whole, with a clear error",
   {
     skip: skipUnless(CAN_MOUNT, NEEDS_MOUNT),
   },
   async (t) => {
-    const dir = smallDisk(t, "1500k");
-    const src = tempDir(t);
-    ingestFiles([writeFile(src, "a.csv", generateSampleExport({ firstDay: "2025-01-01", days: 10 }))], {
-      dir,
-    });
-    const server = await startServer(t, dir);
-    const range = "/api/v1/grid/system-state?start=2025-01-02&end=2025-01-05";
-    const whole = await (await server.get(range)).text();
-    const before = data(snapshotDir(dir));
+    const { dir, src, server, whole, before } = await servedOnSmallDisk(t, "1500k");
 
     const big = writeFile(src, "b.csv", generateSampleExport({ firstDay: "2025-01-01", days: 120, seed: 9 }));
     assert.throws(() => ingestFiles([big], { dir }), /ENOSPC|no space left/i);
@@ -94,7 +97,7 @@ test(
     );
     for (const name of Object.keys(before)) assert.equal(after[name], before[name], `${name} is as it was`);
     assert.deepEqual(verifyStore(dir), []);
-    const res = await server.get(range);
+    const res = await server.get(RANGE);
     assert.equal(res.status, 200);
     assert.equal(await res.text(), whole);
   },
@@ -104,15 +107,7 @@ test(
   "a disk that fills after the new days are staged (at a month pack or the manifest) changes no day",
   { skip: skipUnless(CAN_MOUNT, NEEDS_MOUNT) },
   async (t) => {
-    const dir = smallDisk(t, "4m");
-    const src = tempDir(t);
-    ingestFiles([writeFile(src, "a.csv", generateSampleExport({ firstDay: "2025-01-01", days: 10 }))], {
-      dir,
-    });
-    const server = await startServer(t, dir);
-    const range = "/api/v1/grid/system-state?start=2025-01-02&end=2025-01-05";
-    const whole = await (await server.get(range)).text();
-    const before = data(snapshotDir(dir));
+    const { dir, src, server, whole, before } = await servedOnSmallDisk(t, "4m");
     // One SAST day changed: its two UTC day files (about 60 KB) fit, their month pack (over 300 KB)
     // does not.
     const update = writeFile(
@@ -134,14 +129,14 @@ test(
       ["filler", "ingest-pending.json"],
     );
     assert.deepEqual(verifyStore(dir), []);
-    const res = await server.get(range);
+    const res = await server.get(RANGE);
     assert.equal(res.status, 200);
     assert.equal(await res.text(), whole);
     // With room again, the same ingest lands whole.
     free();
     assert.deepEqual(ingestFiles([update], { dir }).failures, []);
     assert.deepEqual(verifyStore(dir), []);
-    assert.notEqual(await (await server.get(range)).text(), whole);
+    assert.notEqual(await (await server.get(RANGE)).text(), whole);
   },
 );
 
@@ -157,8 +152,7 @@ test(
     assert.equal(writeState(dir).state, "interrupted");
     assert.equal(neverWritten(dir), false, "make serve would not seed it");
     const server = await startServer(t, dir);
-    const range = "/api/v1/grid/system-state?start=2025-01-02&end=2025-01-05";
-    assert.equal((await server.get(range)).status, 503);
+    assert.equal((await server.get(RANGE)).status, 503);
     const health = await server.raw("/healthz");
     assert.equal(health.status, 503);
     assert.match(
@@ -167,7 +161,7 @@ test(
     );
     free();
     assert.deepEqual(ingestFiles([file], { dir }).failures, []);
-    assert.equal((await server.get(range)).status, 200);
+    assert.equal((await server.get(RANGE)).status, 200);
     assert.deepEqual(verifyStore(dir), []);
   },
 );
