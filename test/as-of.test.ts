@@ -117,6 +117,28 @@ test("as_of answers with the values as the store held them then, without look-ah
   assert.equal(stress.status, 200);
 });
 
+test("a day an ingest tried to create and did not (killed, or a full disk) exists for as_of only from its real creation", async (t) => {
+  const src = tempDir(t);
+  const dir = tempDir(t);
+  const day = (first: string, value: string) =>
+    writeFile(src, `${first}.csv`, exportCsv(["Residual Demand"], [[sast(Date.parse(first)), value]]));
+  ingestFiles([day("2024-03-01T00:00:00Z", "20000")], { dir, now: () => T1 });
+  // An ingest at 10:30 that would create 2024-03-02 recorded it and failed before its commit: the
+  // line it left in days.jsonl is what a kill or a full disk after the revisions leaves.
+  const T_FAILED = Date.parse("2026-01-01T10:30:00Z");
+  appendFileSync(
+    join(dir, "revisions", "days.jsonl"),
+    JSON.stringify({ at: new Date(T_FAILED).toISOString(), days: ["2024-03-02"] }) + "\n",
+  );
+  ingestFiles([day("2024-03-02T00:00:00Z", "21000")], { dir, now: () => T2 });
+  assert.equal(readHistory(dir).created.get("2024-03-02"), T2, "created when its ingest committed");
+  const server = await startServer(t, dir);
+  const at = (instant: string) =>
+    server.get(`/api/v1/grid/system-state?start=2024-03-02&end=2024-03-03&as_of=${instant}`);
+  assert.deepEqual(await demand(await at("2026-01-01T10:45:00Z")), [], "not yet there at 10:45");
+  assert.deepEqual(await demand(await at("2026-01-01T11:00:00Z")), [21000], "there from 11:00");
+});
+
 test("as_of in the future, before the first ingest, or malformed is a 400 invalid_parameter", async (t) => {
   const { server } = await revisedStore(t);
   const cases: [string, RegExp][] = [

@@ -106,7 +106,11 @@ export interface History {
   readonly created: ReadonlyMap<string, number>;
 }
 
-/** Reads `revisions/days.jsonl`. */
+/**
+ * Reads `revisions/days.jsonl`. A day listed more than once was listed first by ingests that
+ * recorded it and then did not commit (killed, or a full disk): a committed day is never created
+ * again, so its last line is when it came into being.
+ */
 export function readHistory(dir: string): History {
   const created = new Map<string, number>();
   let began: number | null = null;
@@ -114,7 +118,7 @@ export function readHistory(dir: string): History {
     const { at, days } = line as { at: string; days: string[] };
     const ms = Date.parse(at);
     began ??= ms;
-    for (const day of days) if (!created.has(day)) created.set(day, ms);
+    for (const day of days) created.set(day, ms);
   }
   return { began, created };
 }
