@@ -2,8 +2,17 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createSessionStore, IDLE_MS, LIFETIME_MS, sessionHash } from "../src/accounts/session-store.ts";
+import {
+  CATCH_UP_MS,
+  createSessionStore,
+  IDLE_MS,
+  LIFETIME_MS,
+  sessionHash,
+} from "../src/accounts/session-store.ts";
+import { connectRedis } from "../src/shared/redis-connection.ts";
+import { redisDocumentStore, sharedDocuments } from "../src/shared/shared-documents.ts";
 import { tempDir } from "./helpers.ts";
+import { REDIS_SKIP, startRedis } from "./redis-helpers.ts";
 
 function clock() {
   let t = Date.parse("2026-01-01T00:00:00Z");
@@ -87,3 +96,33 @@ test("two stores on one folder (a server and a CLI) merge their changes and see 
   assert.equal(server.find(mine.id), undefined, "ended elsewhere, ended here");
   assert.ok(server.find(theirs.id));
 });
+
+test(
+  "a session begun by another process is found once this one catches up with Redis, before any notice; catch-ups are at most one per 250 ms",
+  { skip: REDIS_SKIP },
+  async (t) => {
+    const redis = await startRedis(t);
+    const connection = connectRedis(redis.url, { log: () => {} });
+    t.after(() => connection.close());
+    assert.ok(await connection.ready(3_000));
+    const shared = sharedDocuments(connection);
+    // Two VMs, each with its DATA_DIR; neither follows Redis's notices here, so only a catch-up
+    // can tell B of A's session.
+    const [dirA, dirB] = [tempDir(t), tempDir(t)];
+    const c = clock();
+    const a = createSessionStore({ dir: dirA, now: c.now, documents: redisDocumentStore(shared, dirA) });
+    const b = createSessionStore({ dir: dirB, now: c.now, documents: redisDocumentStore(shared, dirB) });
+    const first = await a.create("analyst");
+    assert.equal(b.find(first.id), undefined, "B has not heard of it");
+    await b.catchUp();
+    assert.equal(b.find(first.id)?.account, "analyst", "found after the catch-up");
+
+    const second = await a.create("quant");
+    await b.catchUp(); // within 250 ms of the last: the same read, not another
+    assert.equal(b.find(second.id), undefined);
+    c.advance(CATCH_UP_MS);
+    await b.catchUp();
+    assert.equal(b.find(second.id)?.account, "quant");
+    assert.equal(b.find(first.id)?.account, "analyst", "and the first is kept");
+  },
+);

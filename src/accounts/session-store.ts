@@ -19,6 +19,8 @@ const SESSIONS_DOCUMENT: KeptFile = { name: SESSIONS_FILE, lock: ".sessions.lock
 export const IDLE_MS = 12 * 3_600_000;
 export const LIFETIME_MS = 7 * 24 * 3_600_000;
 const SEEN_FLUSH_MS = 60_000;
+/** The least time between two reads by `catchUp`: unknown cookies cost at most this many reads. */
+export const CATCH_UP_MS = 250;
 
 const SessionSchema = v.object({
   hash: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)),
@@ -42,6 +44,12 @@ export interface SessionStore {
   endAll(account: string): Promise<void>;
   /** Writes the sessions now (on shutdown, and from a timer for last-seen times). */
   flush(): Promise<void>;
+  /**
+   * Takes the sessions as the document store holds them now: with Redis, a session another
+   * process began a moment ago, before its notice has reached this one. For a cookie `find` does
+   * not know; at most one read per `CATCH_UP_MS`, shared by the requests that ask meanwhile.
+   */
+  catchUp(): Promise<void>;
   /** How many sessions are held. */
   readonly size: number;
 }
@@ -99,6 +107,8 @@ interface OpenSessions extends KeptDocument {
   writing: Promise<void>;
   /** Why the last write failed, until one succeeds (every write writes every session). */
   failure: unknown;
+  /** The last read by `catchUp`: when it began, and its end. */
+  caughtUp: { at: number; done: Promise<void> } | undefined;
 }
 
 /**
@@ -122,6 +132,7 @@ export function createSessionStore(options: {
     timer: undefined,
     writing: Promise.resolve(),
     failure: undefined,
+    caughtUp: undefined,
   };
   return {
     async create(account) {
@@ -146,10 +157,24 @@ export function createSessionStore(options: {
       write(open, seenTimes(open)).then(() => {
         if (open.failure !== undefined) throw open.failure as Error;
       }),
+    catchUp: () => catchUp(open),
     get size() {
       return open.sessions.size;
     },
   };
+}
+
+function catchUp(open: OpenSessions): Promise<void> {
+  const t = open.now();
+  if (open.caughtUp !== undefined && t - open.caughtUp.at < CATCH_UP_MS) return open.caughtUp.done;
+  const done = open.documents
+    .update(SESSIONS_DOCUMENT, (text) => {
+      take(open, fromText(text, open.onError));
+      return { text: null, result: undefined };
+    })
+    .catch(open.onError);
+  open.caughtUp = { at: t, done };
+  return done;
 }
 
 function find(open: OpenSessions, id: string | undefined): Session | undefined {
@@ -168,7 +193,11 @@ function find(open: OpenSessions, id: string | undefined): Session | undefined {
 function reread(open: OpenSessions): void {
   if (fileStamp(open.path) === open.stamp) return;
   open.stamp = fileStamp(open.path);
-  const fresh = load(open.path, open.onError);
+  take(open, load(open.path, open.onError));
+}
+
+// The stored sessions become this process's, keeping the later last-seen times of this one.
+function take(open: OpenSessions, fresh: Map<string, Session>): void {
   for (const [hash, s] of fresh) {
     const mine = open.sessions.get(hash);
     if (mine !== undefined && mine.seen > s.seen) s.seen = mine.seen;

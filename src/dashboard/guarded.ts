@@ -84,6 +84,12 @@ export function guarded(
     let who: SignedIn | undefined;
     try {
       who = signedIn(req, ctx.sessions, ctx.accounts);
+      if (who === undefined && readCookie(req, SESSION_COOKIE) !== undefined) {
+        // A session begun on another process a moment ago (Redis's notice not here yet) is
+        // looked up where it was written before the cookie is taken as ended.
+        await ctx.sessions.catchUp();
+        who = signedIn(req, ctx.sessions, ctx.accounts);
+      }
       if (who === undefined) return toSignIn(ctx, req, reply);
       if (options.admin && !who.account.admin) throw new HttpError(404, "There is no such page.");
       const form = req.method === "POST" ? await verifiedForm(req, who) : undefined;
