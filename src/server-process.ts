@@ -218,6 +218,7 @@ async function writeState(stores: ReturnType<typeof openStores>, redis: RedisCon
   await redis?.close();
   stores.counter.close();
   accessLog.flush();
+  await stdout.drained();
   const failed = written.flatMap((w, n) =>
     w.status === "rejected"
       ? [`${["last-use times", "request counts", "sessions"][n]}: ${(w.reason as Error).message}`]

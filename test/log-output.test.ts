@@ -165,3 +165,21 @@ test("a server whose access log's reader went away (EPIPE) serves on, and says s
     /WARNING: the access log cannot be written to standard output \((write )?EPIPE\); \d+ lines lost so far; requests are still served/,
   );
 });
+
+test("a stop writes the access-log lines still gathered in its batch, after the last response", async (t) => {
+  const { dir, key } = storeWithKey(t);
+  const server = await startServerProcess(t, dir);
+  for (let i = 0; i < 5; i++) {
+    const res = await fetch(`http://127.0.0.1:${server.port}${DATA}`, { headers: { "X-API-KEY": key } });
+    assert.equal(res.status, 200);
+    await res.arrayBuffer();
+  }
+  // At once, inside the batch's 100 ms: nothing of it has been written yet, or only part.
+  const exited = new Promise<number | null>((resolve) => server.child.on("exit", resolve));
+  server.child.kill("SIGTERM");
+  assert.equal(await exited, 0);
+  await delay(50); // the pipe's last bytes reach this process
+  const lines = server.stdout().trimEnd().split("\n");
+  assert.equal(lines.length, 5, server.stdout());
+  for (const line of lines) assert.equal((JSON.parse(line) as { status: number }).status, 200);
+});

@@ -9,19 +9,33 @@ import { processAlive } from "./process-alive.ts";
 const TEMP_MARK = ".tmp-";
 
 /**
- * Writes all of `data` at the file position of `fd`. One write(2) may write less than asked: a disk
- * that fills part-way through takes what fits and reports it, and only the next write fails with
- * ENOSPC. `fs.writeSync` returns that short count rather than throwing, so a single call would
- * leave a cut file that looks written.
+ * Writes `bytes` at the file position of `fd` until all are down or a write fails: how many were
+ * written, and the failure. One write(2) may write less than asked: a disk that fills part-way
+ * through takes what fits and reports it, and only the next write fails with ENOSPC.
+ * `fs.writeSync` returns that short count rather than throwing, so a single call would leave a cut
+ * file that looks written.
  */
-export function writeAllSync(fd: number, data: string | Uint8Array): void {
-  const bytes = typeof data === "string" ? Buffer.from(data) : data;
-  let offset = 0;
-  while (offset < bytes.length) {
-    const written = writeSync(fd, bytes, offset, bytes.length - offset);
-    if (written <= 0) throw new Error(`write(2) wrote nothing (${offset} of ${bytes.length} bytes written)`);
-    offset += written;
+export function writeUntilDone(
+  fd: number,
+  bytes: Uint8Array,
+): { written: number; error?: NodeJS.ErrnoException } {
+  let written = 0;
+  while (written < bytes.length) {
+    try {
+      const n = writeSync(fd, bytes, written, bytes.length - written);
+      if (n <= 0) throw new Error(`write(2) wrote nothing (${written} of ${bytes.length} bytes written)`);
+      written += n;
+    } catch (error) {
+      return { written, error: error as NodeJS.ErrnoException };
+    }
   }
+  return { written };
+}
+
+/** Writes all of `data` at the file position of `fd`, or throws why it could not (`writeUntilDone`). */
+export function writeAllSync(fd: number, data: string | Uint8Array): void {
+  const { error } = writeUntilDone(fd, typeof data === "string" ? Buffer.from(data) : data);
+  if (error !== undefined) throw error;
 }
 
 /**

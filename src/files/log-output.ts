@@ -5,15 +5,16 @@
  * would emit an 'error' that ends the process.
  *
  * - A regular file is written directly (`fileOutput`), as Node's own stream for a file does:
- *   synchronously, looping on short writes. A write the disk refuses is lost, and the next one
+ *   synchronously, looping on short writes (`writeUntilDone`). A write the disk refuses is lost, and the next one
  *   tries again, so logging resumes once there is room; after a write cut mid-line, the next
  *   starts a line of its own.
  * - A pipe, a socket or a terminal goes through Node's stream for it (`streamOutput`), which holds
  *   what a slow reader has not taken yet rather than block or drop it. Once the stream fails
  *   (EPIPE: the reader is gone, for good), every later line is lost and counted.
  */
-import { fstatSync, writeSync } from "node:fs";
+import { fstatSync } from "node:fs";
 import type { Writable } from "node:stream";
+import { writeUntilDone } from "./atomic-write.ts";
 
 /** What an output lost: the writes that did not get through, their lines, and the last reason. */
 export interface OutputLoss {
@@ -29,6 +30,8 @@ export interface LogOutput {
   write(data: string | Uint8Array): boolean;
   /** What was lost so far, or undefined when nothing was. */
   readonly lost: OutputLoss | undefined;
+  /** Resolves once what was written has left the process (before it exits). */
+  drained(): Promise<void>;
 }
 
 const NEWLINE = 0x0a;
@@ -94,19 +97,16 @@ export function fileOutput(fd: number, onLoss?: (loss: OutputLoss) => void): Log
     write(data) {
       const prefix = cut ? NEWLINE_BYTES.length : 0;
       const bytes = cut ? Buffer.concat([NEWLINE_BYTES, asBytes(data)]) : asBytes(data);
-      let offset = 0;
-      while (offset < bytes.length) {
-        try {
-          offset += writeSync(fd, bytes, offset, bytes.length - offset);
-        } catch (error) {
-          if (offset > 0) cut = bytes[offset - 1] !== NEWLINE;
-          loss.add(bytes.subarray(Math.max(offset, prefix)), error as NodeJS.ErrnoException);
-          return false;
-        }
+      const { written, error } = writeUntilDone(fd, bytes);
+      if (error !== undefined) {
+        if (written > 0) cut = bytes[written - 1] !== NEWLINE;
+        loss.add(bytes.subarray(Math.max(written, prefix)), error);
+        return false;
       }
       cut = false;
       return true;
     },
+    drained: () => Promise.resolve(),
   };
 }
 
@@ -129,5 +129,10 @@ export function streamOutput(stream: Writable, onLoss?: (loss: OutputLoss) => vo
       loss.add(asBytes(data), failure ?? Object.assign(new Error("the output is closed"), { code: "EPIPE" }));
       return false;
     },
+    // What a slow reader has not taken yet is held by the stream: a stop waits for it.
+    drained: () =>
+      failure === undefined && !stream.destroyed
+        ? new Promise<void>((resolve) => stream.write("", () => resolve()))
+        : Promise.resolve(),
   };
 }
