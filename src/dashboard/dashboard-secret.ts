@@ -9,6 +9,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, linkSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Redis } from "ioredis";
+import { tempPathOf } from "../files/atomic-write.ts";
 
 export const SECRET_FILE = "dashboard-secret";
 const REDIS_KEY = "gds:dashboard-secret";
@@ -32,7 +33,7 @@ export function fileSecret(dir: string): Buffer {
 
 // Two processes may make it at once: the first link wins, and both read the winner's.
 function makeSecret(path: string): void {
-  const temp = `${path}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
+  const temp = tempPathOf(path);
   try {
     writeFileSync(temp, randomBytes(32).toString("base64") + "\n", { mode: 0o600 });
     linkSync(temp, path);

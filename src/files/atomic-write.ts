@@ -85,8 +85,8 @@ export async function writeFileAtomicAsync(
   await rename(temp, path);
 }
 
-// A temp file beside `path`, named for this process and unique within it.
-function tempPathOf(path: string): string {
+/** A temp file beside `path`, named for this process and unique within it. */
+export function tempPathOf(path: string): string {
   return `${path}${TEMP_MARK}${process.pid}-${randomBytes(4).toString("hex")}`;
 }
 

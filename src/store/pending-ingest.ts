@@ -3,11 +3,11 @@
  * ingest"). Every writer of the store (ingest, the upgrade steps) holds the ingest lock. An ingest
  * also marks itself in `ingest-pending.json` before it changes anything, and removes the mark after
  * its manifest is written. A mark left by a writer that no longer holds the lock is an ingest that
- * was killed, or failed (a full disk: it leaves the mark, so that a first ingest that failed reads as
- * interrupted rather than as an empty store); when the store then has no manifest, or was removing its sample data, nothing in it
- * has been committed: it is *interrupted*, served as 503 and never seeded with sample data, until
- * the ingest is run again. With a manifest, the last committed store stands (a day file the killed
- * ingest replaced is a damaged day, as always).
+ * was killed, or failed (a full disk: it leaves the mark, so that a first ingest that failed reads
+ * as interrupted rather than as an empty store); when the store then has no manifest, or was
+ * removing its sample data, nothing in it has been committed: it is *interrupted*, served as 503
+ * and never seeded with sample data, until the ingest is run again. With a manifest, the last
+ * committed store stands (a day file the killed ingest replaced is a damaged day, as always).
  */
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
