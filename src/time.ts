@@ -28,14 +28,21 @@ export function dayStart(key: string): number {
 export function isoClock(): (ms: number) => string {
   let second = NaN;
   let prefix = "";
+  // The last millisecond's text: a busy server logs several requests in one.
+  let last = NaN;
+  let text = "";
   return (ms) => {
-    const s = Math.floor(ms / 1000);
+    const whole = Math.floor(ms);
+    if (whole === last) return text;
+    const s = Math.floor(whole / 1000);
     if (s !== second) {
       second = s;
       prefix = new Date(s * 1000).toISOString().slice(0, 20); // through the "." before milliseconds
     }
-    const milli = Math.floor(ms) - s * 1000;
-    return `${prefix}${milli < 10 ? "00" : milli < 100 ? "0" : ""}${milli}Z`;
+    const milli = whole - s * 1000;
+    last = whole;
+    text = `${prefix}${milli < 10 ? "00" : milli < 100 ? "0" : ""}${milli}Z`;
+    return text;
   };
 }
 

@@ -9,15 +9,25 @@ import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
   type AccessLogEntry,
+  type AccessLogFields,
+  type PlainText,
   accessLogLine,
   createAccessLog,
   createLineMaker,
   lineOf,
+  plainText,
 } from "../src/http/access-log.ts";
 
+// A text known to be plain, as the pipeline's times and request ids are.
+const plain = (text: string): PlainText => {
+  const checked = plainText(text);
+  assert.ok(checked !== undefined, text);
+  return checked;
+};
+
 const entry = (path: string, i = 0): AccessLogEntry => ({
-  time: "2026-11-23T00:00:00.000Z",
-  request_id: `r-${i}`,
+  time: plain("2026-11-23T00:00:00.000Z"),
+  request_id: plain(`r-${i}`),
   method: "GET",
   path,
   status: 200,
@@ -27,21 +37,28 @@ const entry = (path: string, i = 0): AccessLogEntry => ({
 
 // The reference: JSON.stringify of the entry itself (every entry here has its fields in the
 // log's order, as the server's do), and a newline.
-const reference = (e: AccessLogEntry) => JSON.stringify(e) + "\n";
+const reference = (e: AccessLogFields) => JSON.stringify(e) + "\n";
 
-// A log's lines come from one maker, which remembers the texts it last found plain: every entry
-// of a test goes through the same one, so that remembered and new texts alternate, twice (the
-// second time its texts are the ones it saw last), and through lineOf, which remembers nothing.
+// A log's lines come from one maker, which remembers the middle and end of the last line it made:
+// every entry of a test goes through the same one, so that remembered and new texts alternate,
+// twice (the second time its texts are the ones it saw last), and through lineOf, which remembers
+// nothing. The maker takes only entries whose time and request id are plain (as the pipeline's
+// are); fields with others go through lineOf alone, and through the maker with those two made
+// plain.
 const maker = createLineMaker();
-const encoded = (e: AccessLogEntry): string => {
-  const line = maker(e);
-  assert.equal(maker(e), line, "the same entry again: the same line");
-  assert.equal(lineOf(e), line, "lineOf and a log's maker agree");
+const encoded = (e: AccessLogFields): string => {
+  const line = lineOf(e);
+  const time = plainText(e.time);
+  const id = plainText(e.request_id);
+  const asMade = { ...e, time: time ?? plain("2026-11-23T00:00:00.000Z"), request_id: id ?? plain("r") };
+  const made = maker(asMade);
+  assert.equal(maker(asMade), made, "the same entry again: the same line");
+  assert.equal(made, lineOf(asMade), "lineOf and a log's maker agree");
   return line;
 };
 
 test("a line is exactly JSON.stringify of its entry, for odd text and every kind of number", () => {
-  const odd: AccessLogEntry[] = [
+  const odd: AccessLogFields[] = [
     { ...entry("/a", 1), duration_ms: 1.234 },
     { ...entry('/"\\\u0001'), request_id: 'x"y', method: "P\\OST", status: 404, duration_ms: 0 },
     { ...entry("/\ud83d\ude00/\ud800/é/\u2028"), request_id: "é\u007f", key: "k\u2028", duration_ms: 12.5 },
@@ -96,7 +113,7 @@ test("random entries encode as JSON.stringify does", () => {
       "",
     );
   for (let i = 0; i < 3000; i++) {
-    const e: AccessLogEntry = {
+    const e: AccessLogFields = {
       time: new Date(Math.floor(random() * 4e12)).toISOString(),
       request_id: text(20),
       method: text(8),

@@ -9,8 +9,22 @@
  * come. A shutdown flushes what is left.
  */
 
-/** One access-log entry; a key appears only as its prefix. */
-export interface AccessLogEntry {
+declare const PLAIN: unique symbol;
+
+/**
+ * A text with no character JSON escapes (printable ASCII but `"` and `\`), which a line may write
+ * between quotes as it is. The pipeline's own times and request ids are such texts by how they are
+ * made; `plainText` checks any other.
+ */
+export type PlainText = string & { readonly [PLAIN]: true };
+
+/** `text` as a PlainText, or undefined when JSON would escape a character of it. */
+export function plainText(text: string): PlainText | undefined {
+  return ESCAPED.test(text) ? undefined : (text as PlainText);
+}
+
+/** The fields of an access-log line, in the order the line has them; a key appears only as its prefix. */
+export interface AccessLogFields {
   readonly time: string;
   readonly request_id: string;
   readonly method: string;
@@ -21,66 +35,79 @@ export interface AccessLogEntry {
 }
 
 /**
- * The entry as one JSON line (no newline): exactly what `JSON.stringify` writes for an entry with
- * these fields in this order. When its texts are printable ASCII without `"` or `\` (the service's
- * request ids, methods, key prefixes and times are, and so is nearly every path), each is written
- * between quotes as it is; otherwise each goes through `JSON.stringify`. `JSON.stringify` of the
- * whole entry was the access log's largest cost (docs/performance.md).
+ * One entry of the log, as the pipeline makes it: its time (an ISO instant) and request id (the
+ * pipeline's own, or the client's when made of REQUEST_ID's characters) are plain texts, new on
+ * each line, which a log writes without searching them.
  */
-export function accessLogLine(e: AccessLogEntry): string {
-  // The texts are searched together: one search rather than five.
-  const plain = !ESCAPED.test(e.time + e.request_id + e.method + e.path + (e.key ?? ""));
-  return lineWith(e, plain, numeral(e.duration_ms));
-}
-
-/** `e`'s line with its newline. */
-export function lineOf(e: AccessLogEntry): string {
-  return accessLogLine(e) + "\n";
+export interface AccessLogEntry extends AccessLogFields {
+  readonly time: PlainText;
+  readonly request_id: PlainText;
 }
 
 /**
- * Makes lines (with their newline) as `lineOf` does, with less work for a log's run of entries: it
- * remembers the last method, path and key it found plain, as these repeat from line to line, so
- * that mostly only the request id and time, new on each line, are searched; and it writes a
- * duration in whole microseconds (as the server rounds it) from that integer rather than
- * converting the double.
+ * The fields as one JSON line (no newline): exactly what `JSON.stringify` writes for an object with
+ * these fields in this order, whatever their texts hold. When its texts are printable ASCII without
+ * `"` or `\` (the service's request ids, methods, key prefixes and times are, and so is nearly
+ * every path), each is written between quotes as it is; otherwise each goes through
+ * `JSON.stringify`. `JSON.stringify` of the whole entry was the access log's largest cost
+ * (docs/performance.md).
  */
-export function createLineMaker(): (e: AccessLogEntry) => string {
-  // The empty text and no key are plain.
-  let method = "";
-  let path = "";
-  let key: string | null = null;
-  const plain = (e: AccessLogEntry): boolean => {
-    if (ESCAPED.test(e.request_id + e.time)) return false;
-    if (e.method !== method) {
-      if (ESCAPED.test(e.method)) return false;
-      method = e.method;
-    }
-    if (e.path !== path) {
-      if (ESCAPED.test(e.path)) return false;
-      path = e.path;
-    }
-    if (e.key !== key && e.key !== null) {
-      if (ESCAPED.test(e.key)) return false;
-      key = e.key;
-    }
-    return true;
-  };
-  return (e) => lineWith(e, plain(e), milliseconds(e.duration_ms)) + "\n";
-}
-
-// The line, its texts written as they are when `plain`, else through JSON.stringify.
-function lineWith(e: AccessLogEntry, plain: boolean, duration: string): string {
+export function accessLogLine(e: AccessLogFields): string {
+  // The texts are searched together: one search rather than five.
+  const plain = !ESCAPED.test(e.time + e.request_id + e.method + e.path + (e.key ?? ""));
   const text = plain ? quoted : JSON.stringify;
   return (
     `{"time":${text(e.time)},"request_id":${text(e.request_id)},"method":${text(e.method)},` +
-    `"path":${text(e.path)},"status":${numeral(e.status)},"duration_ms":${duration},` +
+    `"path":${text(e.path)},"status":${numeral(e.status)},"duration_ms":${numeral(e.duration_ms)},` +
     `"key":${e.key === null ? "null" : text(e.key)}}`
   );
 }
 
+/** The fields' line with its newline. */
+export function lineOf(e: AccessLogFields): string {
+  return accessLogLine(e) + "\n";
+}
+
+/**
+ * Makes entries' lines (with their newline) as `lineOf` does, with less work for a log's run of
+ * entries. Only the time, the request id and the duration are new on each line: the line's middle
+ * (from the method to the duration's name) is made again only when the method, path or status
+ * differ from the last line's, and its end (the key) only when the key does, so the texts JSON
+ * might escape are searched only then; the plain time and request id are written as they are. A
+ * duration in whole microseconds (as the server rounds it) is written from that integer rather
+ * than by converting the double.
+ */
+export function createLineMaker(): (e: AccessLogEntry) => string {
+  let method: string | undefined;
+  let path: string | undefined;
+  let status: number | undefined;
+  let middle = "";
+  let key: string | null | undefined;
+  let end = "";
+  return (e) => {
+    if (e.method !== method || e.path !== path || e.status !== status) {
+      method = e.method;
+      path = e.path;
+      status = e.status;
+      middle =
+        `,"method":${jsonText(e.method)},"path":${jsonText(e.path)},` +
+        `"status":${numeral(e.status)},"duration_ms":`;
+    }
+    if (e.key !== key) {
+      key = e.key;
+      end = `,"key":${e.key === null ? "null" : jsonText(e.key)}}\n`;
+    }
+    return `{"time":"${e.time}","request_id":"${e.request_id}"${middle}${milliseconds(e.duration_ms)}${end}`;
+  };
+}
+
 // A character JSON.stringify would write otherwise than as itself: anything but printable ASCII, `"` and `\`.
 const ESCAPED = /[^\x20\x21\x23-\x5b\x5d-\x7e]/;
+
+// A text as JSON.stringify writes it: between quotes as it is when it holds nothing JSON escapes.
+function jsonText(s: string): string {
+  return ESCAPED.test(s) ? JSON.stringify(s) : quoted(s);
+}
 
 // A number as JSON.stringify writes it: as String does when finite, else null.
 function numeral(n: number): string {

@@ -5,12 +5,13 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { randomBytes } from "node:crypto";
+import { performance } from "node:perf_hooks";
 import { badRequest, HttpError, writeError } from "./http-error.ts";
 import { applyCors } from "./cors.ts";
 import { asHttpError, isFault } from "./domain-errors.ts";
 import { createRouter, type RequestContext, type Route } from "./router.ts";
 import { isoClock } from "../time.ts";
-import type { AccessLogEntry } from "./access-log.ts";
+import type { AccessLogEntry, PlainText } from "./access-log.ts";
 import { Reply } from "./reply.ts";
 
 /**
@@ -40,6 +41,7 @@ export interface AppOptions {
   readonly observe?: (route: string, method: string, status: number, seconds: number) => void;
 }
 
+// A client's request id is taken when made of these characters, which JSON writes as they are.
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
@@ -47,16 +49,16 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * 36 (`3f9a0c1d2e4b-1`, `3f9a0c1d2e4b-2`, ...): unique per process and across restarts, and
  * cheaper than a random UUID per request.
  */
-export function requestIds(): () => string {
+export function requestIds(): () => PlainText {
   const stem = randomBytes(6).toString("hex");
   let count = 0;
-  return () => `${stem}-${(++count).toString(36)}`;
+  return () => `${stem}-${(++count).toString(36)}` as PlainText; // hex and base-36 digits
 }
 
-// The client's request id when it is sane, else one of ours.
-function requestIdOf(req: IncomingMessage, newId: () => string): string {
+// The client's request id when it is sane (then plain: REQUEST_ID's characters), else one of ours.
+function requestIdOf(req: IncomingMessage, newId: () => PlainText): PlainText {
   const incoming = req.headers["x-request-id"];
-  return typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : newId();
+  return typeof incoming === "string" && REQUEST_ID.test(incoming) ? (incoming as PlainText) : newId();
 }
 
 /** A `node:http` request listener serving `routes`. */
@@ -69,7 +71,8 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
     cors: options.corsOrigins ?? new Set<string>(),
     observe: options.observe,
     newId: requestIds(),
-    isoTime: isoClock(),
+    // toISOString's characters: digits, "-", ":", ".", "T", "Z" (and "+" past year 9999).
+    isoTime: isoClock() as (ms: number) => PlainText,
   };
   return (req, res) => {
     const ctx = new Context(req, performance.now(), pipeline.newId);
@@ -81,8 +84,9 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
     // "close" comes after the last byte, or when the client went away first: either way, one line.
     // The entry's time and request id are the pipeline's own (an ISO time; REQUEST_ID's characters).
     res.on("close", () => {
-      pipeline.log(ctx.entry(res.statusCode, pipeline.isoTime(Date.now())));
-      pipeline.observe?.(ctx.route, ctx.method, res.statusCode, ctx.seconds());
+      const ms = ctx.elapsedMs();
+      pipeline.log(ctx.entry(res.statusCode, pipeline.isoTime(Date.now()), ms));
+      pipeline.observe?.(ctx.route, ctx.method, res.statusCode, ms / 1000);
     });
     try {
       const found = pipeline.route(ctx.path);
@@ -115,15 +119,15 @@ interface Pipeline {
   readonly cors: ReadonlySet<string>;
   readonly observe: AppOptions["observe"];
   /** A new request id, for a request without a sane one of its own. */
-  readonly newId: () => string;
+  readonly newId: () => PlainText;
   /** The access log's times. */
-  readonly isoTime: (ms: number) => string;
+  readonly isoTime: (ms: number) => PlainText;
 }
 
 // One request's context: its id, its target split into path and query (a URL is built only when
 // a handler asks for one), and what the access log needs.
 class Context implements RequestContext {
-  readonly requestId: string;
+  readonly requestId: PlainText;
   readonly method: string;
   readonly path: string;
   readonly search: string;
@@ -135,7 +139,7 @@ class Context implements RequestContext {
   readonly #started: number;
   #url: URL | undefined = undefined;
 
-  constructor(req: IncomingMessage, started: number, newId: () => string) {
+  constructor(req: IncomingMessage, started: number, newId: () => PlainText) {
     this.requestId = requestIdOf(req, newId);
     this.method = req.method ?? "GET";
     this.#target = req.url ?? "/";
@@ -155,19 +159,20 @@ class Context implements RequestContext {
     return (this.#url ??= requestUrl(this.#target));
   }
 
-  /** Seconds since the request arrived. */
-  seconds(): number {
-    return (performance.now() - this.#started) / 1000;
+  /** Milliseconds since the request arrived. */
+  elapsedMs(): number {
+    return performance.now() - this.#started;
   }
 
-  entry(status: number, time: string): AccessLogEntry {
+  /** The access log's entry, `ms` after the request arrived (rounded to whole microseconds). */
+  entry(status: number, time: PlainText, ms: number): AccessLogEntry {
     return {
       time,
       request_id: this.requestId,
       method: this.method,
       path: this.path,
       status,
-      duration_ms: Math.round((performance.now() - this.#started) * 1000) / 1000,
+      duration_ms: Math.round(ms * 1000) / 1000,
       key: this.keyPrefix,
     };
   }
