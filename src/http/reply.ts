@@ -45,7 +45,7 @@ export class Reply {
     const own = Array.isArray(fields) ? fields : flat(fields);
     const collected = this.#collected;
     if (collected.length === 0) return this.res.writeHead(status, own);
-    return this.res.writeHead(status, this.#names(own) ? merged(collected, own) : [...collected, ...own]);
+    return this.res.writeHead(status, this.#names(own) ? merged(collected, own) : joined(collected, own));
   }
 
   #indexOf(name: string): number {
@@ -96,6 +96,13 @@ function merged(collected: readonly string[], own: readonly (string | number)[])
     if (indexOfName(own, collected[i]!) < 0) head.push(collected[i]!, collected[i + 1]!);
   }
   for (const field of own) head.push(field);
+  return head;
+}
+
+// The collected headers, then the writer's (which name none of them).
+function joined(collected: readonly string[], own: readonly (string | number)[]): (string | number)[] {
+  const head: (string | number)[] = collected.slice();
+  for (let i = 0; i < own.length; i++) head.push(own[i]!);
   return head;
 }
 
