@@ -13,7 +13,7 @@ import {
   type PlainText,
   accessLogLine,
   createAccessLog,
-  createLineMaker,
+  LineMaker,
   lineOf,
   plainText,
 } from "../src/http/access-log.ts";
@@ -45,14 +45,14 @@ const reference = (e: AccessLogFields) => JSON.stringify(e) + "\n";
 // nothing. The maker takes only entries whose time and request id are plain (as the pipeline's
 // are); fields with others go through lineOf alone, and through the maker with those two made
 // plain.
-const maker = createLineMaker();
+const maker = new LineMaker();
 const encoded = (e: AccessLogFields): string => {
   const line = lineOf(e);
   const time = plainText(e.time);
   const id = plainText(e.request_id);
   const asMade = { ...e, time: time ?? plain("2026-11-23T00:00:00.000Z"), request_id: id ?? plain("r") };
-  const made = maker(asMade);
-  assert.equal(maker(asMade), made, "the same entry again: the same line");
+  const made = maker.line(asMade);
+  assert.equal(maker.line(asMade), made, "the same entry again: the same line");
   assert.equal(made, lineOf(asMade), "lineOf and a log's maker agree");
   return line;
 };
@@ -199,7 +199,9 @@ test("lines are gathered and written in one write after the flush delay, whole a
 test("a batch of plain lines and UTF-8 ones is written as each line's JSON, in UTF-8", () => {
   const writes: Buffer[] = [];
   const log = createAccessLog((chunk) => writes.push(chunk), 64 * 1024, 60_000);
+  // Lines are encoded a few dozen at a time: some groups all plain, some with a UTF-8 line.
   const entries = [entry("/a", 1), entry("/é/😀", 2), { ...entry("/b", 3), key: "k\u2028" }, entry("/c", 4)];
+  for (let i = 5; i < 200; i++) entries.push(i % 45 === 0 ? entry(`/é/${i}`, i) : entry(`/p/${i}`, i));
   for (const e of entries) log.log(e);
   log.flush();
   assert.equal(writes.length, 1);

@@ -1,8 +1,11 @@
 /** The HTTP layer's pieces on their own: negotiation, conditional requests, request targets, routing. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { IncomingMessage } from "node:http";
-import { requestIds, requestUrl, splitTarget } from "../src/http/app.ts";
+import { once } from "node:events";
+import { createServer, type IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createApp, requestIds, requestUrl, splitTarget } from "../src/http/app.ts";
+import { type AccessLogEntry, LineMaker, plainText } from "../src/http/access-log.ts";
 import { chooseEncoding, chooseFormat } from "../src/http/negotiation.ts";
 import { createRouter } from "../src/http/router.ts";
 import { EntityTag } from "../src/http/entity-tag.ts";
@@ -143,4 +146,52 @@ test("request ids: one stem per app, then a counter in base 36; two apps never s
   assert.equal(new Set(ids).size, 40);
   const other = requestIds()();
   assert.notEqual(other.split("-")[0], ids[0]!.split("-")[0]);
+});
+
+test("the access log's request id and time are plain texts, whatever id the client sends", async (t) => {
+  // The log writes them without a search (PlainText): a client's id is kept only when made of
+  // REQUEST_ID's characters, every one of which JSON writes as it is; any other is replaced.
+  const entries: AccessLogEntry[] = [];
+  const app = createApp({
+    routes: [
+      {
+        path: "/x",
+        methods: ["GET"],
+        scope: null,
+        handler: (_req, reply) => void reply.writeHead(204).end(),
+      },
+    ],
+    log: (entry) => entries.push(entry),
+  });
+  const server = createServer(app);
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  t.after(() => server.close());
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/x`;
+  const sent = [
+    "trace-42",
+    "a.b_c:d-E9",
+    "x".repeat(128),
+    'x"y',
+    "a\\b",
+    "é",
+    "x".repeat(129),
+    "a b",
+    "{}",
+    "",
+  ];
+  for (const id of sent) await (await fetch(url, { headers: { "X-Request-Id": id } })).arrayBuffer();
+  await (await fetch(url)).arrayBuffer();
+  for (let i = 0; i < 50 && entries.length < sent.length + 1; i++)
+    await new Promise((r) => setTimeout(r, 10));
+  assert.equal(entries.length, sent.length + 1);
+  const maker = new LineMaker();
+  for (const [i, e] of entries.entries()) {
+    assert.ok(plainText(e.request_id) !== undefined && plainText(e.time) !== undefined, e.request_id);
+    assert.deepEqual(JSON.parse(maker.line(e)), JSON.parse(JSON.stringify(e)));
+    if (i < 3) assert.equal(e.request_id, sent[i], "a sane id is kept");
+    else assert.match(e.request_id, /^[0-9a-f]{12}-[0-9a-z]+$/, `${JSON.stringify(sent[i])} is replaced`);
+  }
+  // Every character REQUEST_ID could let through is one JSON writes as it is.
+  for (const c of "ABCXYZabcxyz0123456789._:-") assert.ok(plainText(c) !== undefined, c);
 });

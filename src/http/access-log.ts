@@ -5,8 +5,8 @@
  * Lines are gathered into a batch (docs/performance.md). A batch is written when the next line
  * would take it past its size, and otherwise at most `FLUSH_MS` after its first line, as nginx's
  * `access_log ... buffer= flush=` does; each write gets a buffer of its own, so a stream that
- * writes later (a pipe, a socket) is safe too. Lines are encoded into the batch's buffer as they
- * come. A shutdown flushes what is left.
+ * writes later (a pipe, a socket) is safe too. Lines are encoded into the batch's buffer a few
+ * dozen at a time. A shutdown flushes what is left.
  */
 
 declare const PLAIN: unique symbol;
@@ -77,37 +77,41 @@ export function lineOf(e: AccessLogFields): string {
  * duration in whole microseconds (as the server rounds it) is written from that integer rather
  * than by converting the double.
  */
-export function createLineMaker(): (e: AccessLogEntry) => string {
-  let method: string | undefined;
-  let path: string | undefined;
-  let status: number | undefined;
-  let middle = "";
-  let key: string | null | undefined;
-  let end = "";
-  return (e) => {
-    if (e.method !== method || e.path !== path || e.status !== status) {
-      method = e.method;
-      path = e.path;
-      status = e.status;
-      middle =
-        `,"method":${jsonText(e.method)},"path":${jsonText(e.path)},` +
-        `"status":${numeral(e.status)},"duration_ms":`;
+export class LineMaker {
+  #method: string | undefined;
+  #path: string | undefined;
+  #status: number | undefined;
+  #middle = "";
+  #middlePlain = true;
+  #key: string | null | undefined;
+  #end = "";
+  #endPlain = true;
+
+  /** Whether the last line made is printable ASCII only (so its UTF-8 bytes are its characters). */
+  get plain(): boolean {
+    return this.#middlePlain && this.#endPlain;
+  }
+
+  line(e: AccessLogEntry): string {
+    if (e.method !== this.#method || e.path !== this.#path || e.status !== this.#status) {
+      this.#method = e.method;
+      this.#path = e.path;
+      this.#status = e.status;
+      this.#middlePlain = !ESCAPED.test(e.method + e.path);
+      const text = this.#middlePlain ? quoted : JSON.stringify;
+      this.#middle = `,"method":${text(e.method)},"path":${text(e.path)},"status":${numeral(e.status)},"duration_ms":`;
     }
-    if (e.key !== key) {
-      key = e.key;
-      end = `,"key":${e.key === null ? "null" : jsonText(e.key)}}\n`;
+    if (e.key !== this.#key) {
+      this.#key = e.key;
+      this.#endPlain = e.key === null || !ESCAPED.test(e.key);
+      this.#end = `,"key":${e.key === null ? "null" : this.#endPlain ? quoted(e.key) : JSON.stringify(e.key)}}\n`;
     }
-    return `{"time":"${e.time}","request_id":"${e.request_id}"${middle}${milliseconds(e.duration_ms)}${end}`;
-  };
+    return `{"time":"${e.time}","request_id":"${e.request_id}"${this.#middle}${milliseconds(e.duration_ms)}${this.#end}`;
+  }
 }
 
 // A character JSON.stringify would write otherwise than as itself: anything but printable ASCII, `"` and `\`.
 const ESCAPED = /[^\x20\x21\x23-\x5b\x5d-\x7e]/;
-
-// A text as JSON.stringify writes it: between quotes as it is when it holds nothing JSON escapes.
-function jsonText(s: string): string {
-  return ESCAPED.test(s) ? JSON.stringify(s) : quoted(s);
-}
 
 // A number as JSON.stringify writes it: as String does when finite, else null.
 function numeral(n: number): string {
@@ -133,6 +137,9 @@ function quoted(s: string): string {
   return `"${s}"`;
 }
 
+/** How many lines are joined and encoded into a batch at once. */
+const ENCODE_LINES = 32;
+
 /** The longest a batch waits for more lines before it is written. */
 export const FLUSH_MS = 100;
 
@@ -148,35 +155,50 @@ export function createAccessLog(
   bufferBytes = 64 * 1024,
   flushMs = FLUSH_MS,
 ): AccessLog {
-  // The batch's bytes, encoded as each line comes (one buffer per batch, made at its first line).
+  // The batch's bytes (one buffer per batch, made at its first line). Lines are encoded into it a
+  // few at a time, joined: one copy and one call for them rather than one of each per line, while
+  // few enough wait that they are gone before the young generation's next collection.
   let batch: Buffer | undefined;
   let bytes = 0;
+  const waiting: string[] = [];
+  let waitingBytes = 0;
+  let waitingPlain = true;
   let timer: NodeJS.Timeout | undefined;
+  const encodeWaiting = (): void => {
+    if (waiting.length === 0) return;
+    batch ??= Buffer.allocUnsafe(bufferBytes);
+    // Printable ASCII is the same bytes in Latin-1, which copies them as they are.
+    bytes += batch.write(waiting.join(""), bytes, waitingPlain ? "latin1" : "utf8");
+    waiting.length = 0;
+    waitingBytes = 0;
+    waitingPlain = true;
+  };
   const flush = (): void => {
     if (timer !== undefined) {
       clearTimeout(timer);
       timer = undefined;
     }
+    encodeWaiting();
     if (batch === undefined || bytes === 0) return;
     const lines = batch.subarray(0, bytes);
     batch = undefined;
     bytes = 0;
     write(lines);
   };
-  const makeLine = createLineMaker();
+  const maker = new LineMaker();
   const log = (entry: AccessLogEntry): void => {
-    const line = makeLine(entry);
-    // UTF-8 takes at most three bytes for each UTF-16 unit: a line that fits even so is not measured.
-    if (bytes + 3 * line.length > bufferBytes) {
-      const size = Buffer.byteLength(line);
-      if (bytes + size > bufferBytes) flush();
-      if (size > bufferBytes) {
-        write(Buffer.from(line)); // longer than a batch: alone
-        return;
-      }
+    const line = maker.line(entry);
+    const plain = maker.plain;
+    const size = plain ? line.length : Buffer.byteLength(line);
+    if (bytes + waitingBytes + size > bufferBytes) flush();
+    if (size > bufferBytes) {
+      write(Buffer.from(line)); // longer than a batch: alone
+      return;
     }
-    batch ??= Buffer.allocUnsafe(bufferBytes);
-    bytes += batch.write(line, bytes);
+    waiting.push(line);
+    waitingBytes += size;
+    waitingPlain &&= plain;
+    if (waiting.length === ENCODE_LINES) encodeWaiting();
     // The timer keeps no process alive: a shutdown flushes what is left.
     if (timer === undefined) timer = setTimeout(flush, flushMs).unref();
   };
