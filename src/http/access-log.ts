@@ -23,10 +23,15 @@ export function plainText(text: string): PlainText | undefined {
   return ESCAPED.test(text) ? undefined : (text as PlainText);
 }
 
-/** The fields of an access-log line, in the order the line has them; a key appears only as its prefix. */
-export interface AccessLogFields {
-  readonly time: string;
-  readonly request_id: string;
+/**
+ * One entry of the log, its fields in the order its line has them; a key appears only as its
+ * prefix. Its time (an ISO instant) and request id (the pipeline's own, or the client's when made of
+ * REQUEST_ID's characters) are plain texts, new on each line, which a log writes without searching
+ * them.
+ */
+export interface AccessLogEntry {
+  readonly time: PlainText;
+  readonly request_id: PlainText;
   readonly method: string;
   readonly path: string;
   readonly status: number;
@@ -35,47 +40,15 @@ export interface AccessLogFields {
 }
 
 /**
- * One entry of the log, as the pipeline makes it: its time (an ISO instant) and request id (the
- * pipeline's own, or the client's when made of REQUEST_ID's characters) are plain texts, new on
- * each line, which a log writes without searching them.
- */
-export interface AccessLogEntry extends AccessLogFields {
-  readonly time: PlainText;
-  readonly request_id: PlainText;
-}
-
-/**
- * The fields as one JSON line (no newline): exactly what `JSON.stringify` writes for an object with
- * these fields in this order, whatever their texts hold. When its texts are printable ASCII without
- * `"` or `\` (the service's request ids, methods, key prefixes and times are, and so is nearly
- * every path), each is written between quotes as it is; otherwise each goes through
- * `JSON.stringify`. `JSON.stringify` of the whole entry was the access log's largest cost
- * (docs/performance.md).
- */
-export function accessLogLine(e: AccessLogFields): string {
-  // The texts are searched together: one search rather than five.
-  const plain = !ESCAPED.test(e.time + e.request_id + e.method + e.path + (e.key ?? ""));
-  const text = plain ? quoted : JSON.stringify;
-  return (
-    `{"time":${text(e.time)},"request_id":${text(e.request_id)},"method":${text(e.method)},` +
-    `"path":${text(e.path)},"status":${numeral(e.status)},"duration_ms":${numeral(e.duration_ms)},` +
-    `"key":${e.key === null ? "null" : text(e.key)}}`
-  );
-}
-
-/** The fields' line with its newline. */
-export function lineOf(e: AccessLogFields): string {
-  return accessLogLine(e) + "\n";
-}
-
-/**
- * Makes entries' lines (with their newline) as `lineOf` does, with less work for a log's run of
- * entries. Only the time, the request id and the duration are new on each line: the line's middle
- * (from the method to the duration's name) is made again only when the method, path or status
- * differ from the last line's, and its end (the key) only when the key does, so the texts JSON
- * might escape are searched only then; the plain time and request id are written as they are. A
- * duration in whole microseconds (as the server rounds it) is written from that integer rather
- * than by converting the double.
+ * Makes entries' lines (with their newline): exactly what `JSON.stringify` writes for the entry,
+ * with less work for a log's run of entries (`JSON.stringify` of each entry was the access log's
+ * largest cost, docs/performance.md). Only the time, the request id and the duration are new on
+ * each line: the line's middle (from the method to the duration's name) is made again only when
+ * the method, path or status differ from the last line's, and its end (the key) only when the key
+ * does, so the texts JSON might escape are searched only then, and such a text goes through
+ * `JSON.stringify`; the plain time and request id are written as they are. A duration in whole
+ * microseconds (as the server rounds it) is written from that integer rather than by converting
+ * the double.
  */
 export class LineMaker {
   #method: string | undefined;
