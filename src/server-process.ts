@@ -61,11 +61,8 @@ function lostAccessLogWarning(everyMs = 60_000): (loss: OutputLoss) => void {
   };
 }
 
-// The access log goes to stdout in batches (docs/api.md: "Errors", the access log). Workers of one
-// primary share its stdout: their batches stay within PIPE_BUF, which a pipe writes whole, so two
-// workers' lines never interleave mid-line.
-const PIPE_BUF = 4096;
-const accessLog = createAccessLog((lines) => stdout.write(lines), cluster.isWorker ? PIPE_BUF : 64 * 1024);
+// The access log goes to stdout, a line per request (docs/api.md: "Errors", the access log).
+const accessLog = createAccessLog((line) => stdout.write(line));
 
 // The state processes must share: without REDIS_URL this process's own limiter (and DATA_DIR's
 // files); with it the limiter on Redis, and the keys, accounts, sessions and counts Redis holds,
@@ -217,7 +214,6 @@ async function writeState(stores: ReturnType<typeof openStores>, redis: RedisCon
   ]);
   await redis?.close();
   stores.counter.close();
-  accessLog.flush();
   await stdout.drained();
   const failed = written.flatMap((w, n) =>
     w.status === "rejected"
@@ -262,7 +258,7 @@ export async function runServerProcess(config: Config): Promise<void> {
       limits: config.limits,
       recordCacheMb: config.recordCacheMb,
       responseCacheMb: config.responseCacheMb,
-      log: accessLog.log,
+      log: accessLog,
       logError,
       counter,
       metrics,

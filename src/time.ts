@@ -20,32 +20,6 @@ export function dayStart(key: string): number {
   return Date.UTC(Number(key.slice(0, 4)), Number(key.slice(5, 7)) - 1, Number(key.slice(8, 10)));
 }
 
-/**
- * A clock that writes instants as `Date#toISOString` does (`YYYY-MM-DDThh:mm:ss.sssZ`, years 0 to
- * 9999), formatting each second once and adding the milliseconds: the access log writes one such
- * time per request, and `toISOString` cost about 8k instructions of the 150k a request took.
- */
-export function isoClock(): (ms: number) => string {
-  let second = NaN;
-  let prefix = "";
-  // The last millisecond's text: a busy server logs several requests in one.
-  let last = NaN;
-  let text = "";
-  return (ms) => {
-    const whole = Math.floor(ms);
-    if (whole === last) return text;
-    const s = Math.floor(whole / 1000);
-    if (s !== second) {
-      second = s;
-      prefix = new Date(s * 1000).toISOString().slice(0, 20); // through the "." before milliseconds
-    }
-    const milli = whole - s * 1000;
-    last = whole;
-    text = `${prefix}${milli < 10 ? "00" : milli < 100 ? "0" : ""}${milli}Z`;
-    return text;
-  };
-}
-
 /** An instant as the service writes it: `YYYY-MM-DDThh:mm:ss+00:00`, with `.sss` on request. */
 export function formatInstant(ms: number, withMillis = false): string {
   const iso = new Date(ms).toISOString(); // YYYY-MM-DDThh:mm:ss.sssZ, fast and native

@@ -364,3 +364,20 @@ export async function startServerProcess(
   });
   return { child, port, stderr: () => stderr, stdout: () => stdout };
 }
+
+/**
+ * Resolves once `reached()` holds (asked every `everyMs`): how a test waits for what another
+ * process or the event loop does (a log line, a file, a count). The deadline only turns a hang
+ * into a failure naming `what`; it is generous, as a busy machine may be slow.
+ */
+export async function waitFor(
+  reached: () => boolean | Promise<boolean>,
+  what: string,
+  { everyMs = 10, deadlineMs = 60_000 } = {},
+): Promise<void> {
+  const deadline = performance.now() + deadlineMs;
+  while (!(await reached())) {
+    if (performance.now() > deadline) throw new Error(`Waited ${deadlineMs / 1000} s for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}

@@ -1,26 +1,38 @@
+/** `src/time.ts`: UTC days, hours and the service's instant format, across the years toISOString cannot write plainly. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { isoClock } from "../src/time.ts";
+import {
+  ceilDay,
+  ceilHour,
+  DAY_MS,
+  dayKey,
+  dayRange,
+  dayStart,
+  formatInstant,
+  HOUR_MS,
+} from "../src/time.ts";
 
-test("isoClock writes every instant as toISOString does, within a millisecond and a second, across seconds and back", () => {
-  const clock = isoClock();
-  const start = Date.UTC(2026, 10, 26, 23, 59, 58, 990);
-  // Forward in small steps across a second, a minute, an hour, a day and a month; then back.
-  const instants = [...Array.from({ length: 3000 }, (_, i) => start + i * 7), start - 86_400_000, start];
-  for (const ms of instants) {
-    assert.equal(clock(ms), new Date(ms).toISOString());
-    // The same millisecond again, and within it (Date drops the fraction too).
-    assert.equal(clock(ms), new Date(ms).toISOString());
-    assert.equal(clock(ms + 0.5), new Date(ms).toISOString());
-  }
-  for (const ms of [0, 1, 999, 1000, Date.UTC(9999, 11, 31, 23, 59, 59, 999), Date.UTC(1900, 0, 1)]) {
-    assert.equal(isoClock()(ms), new Date(ms).toISOString());
-  }
+test("formatInstant writes +00:00 instants, with milliseconds on request, past year 9999 too", () => {
+  const ms = Date.UTC(2026, 10, 26, 23, 59, 58, 990);
+  assert.equal(formatInstant(ms), "2026-11-26T23:59:58+00:00");
+  assert.equal(formatInstant(ms, true), "2026-11-26T23:59:58.990+00:00");
+  assert.equal(formatInstant(0), "1970-01-01T00:00:00+00:00");
+  assert.equal(formatInstant(Date.UTC(10000, 0, 1, 1, 2, 3, 4), true), "10000-01-01T01:02:03.004+00:00");
 });
 
-test("isoClock of now is now, in the same form", () => {
-  const before = Date.now();
-  const text = isoClock()(Date.now());
-  assert.ok(Date.parse(text) >= before && Date.parse(text) <= Date.now());
-  assert.match(text, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+test("a day key and its start go there and back, and whole hours and days round up", () => {
+  for (const key of ["1970-01-01", "2024-02-29", "2026-12-31"]) assert.equal(dayKey(dayStart(key)), key);
+  assert.equal(dayKey(Date.UTC(2026, 0, 1, 23, 59)), "2026-01-01");
+  assert.equal(ceilHour(Date.UTC(2026, 0, 1, 0, 0, 1)), Date.UTC(2026, 0, 1, 1));
+  assert.equal(ceilHour(Date.UTC(2026, 0, 1, 5)), Date.UTC(2026, 0, 1, 5));
+  assert.equal(ceilDay(Date.UTC(2026, 0, 1, 0, 1)), Date.UTC(2026, 0, 2));
+  const start = Date.UTC(2026, 0, 1, 12);
+  assert.deepEqual(dayRange(start, start + 2 * DAY_MS), {
+    from: Date.UTC(2026, 0, 2),
+    to: Date.UTC(2026, 0, 4),
+  });
+  assert.deepEqual(dayRange(start, start + HOUR_MS), {
+    from: Date.UTC(2026, 0, 2),
+    to: Date.UTC(2026, 0, 2),
+  });
 });

@@ -10,8 +10,7 @@ import { badRequest, HttpError, writeError } from "./http-error.ts";
 import { applyCors } from "./cors.ts";
 import { asHttpError, isFault } from "./domain-errors.ts";
 import { createRouter, type RequestContext, type Route } from "./router.ts";
-import { isoClock } from "../time.ts";
-import type { AccessLogEntry, PlainText } from "./access-log.ts";
+import type { AccessLogEntry } from "./access-log.ts";
 import { Reply } from "./reply.ts";
 
 /**
@@ -41,7 +40,7 @@ export interface AppOptions {
   readonly observe?: (route: string, method: string, status: number, seconds: number) => void;
 }
 
-// A client's request id is taken when made of these characters, which JSON writes as they are.
+// A client's request id is taken when made of these characters: any header value may hold them.
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
@@ -49,16 +48,16 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * 36 (`3f9a0c1d2e4b-1`, `3f9a0c1d2e4b-2`, ...): unique per process and across restarts, and
  * cheaper than a random UUID per request.
  */
-export function requestIds(): () => PlainText {
+export function requestIds(): () => string {
   const stem = randomBytes(6).toString("hex");
   let count = 0;
-  return () => `${stem}-${(++count).toString(36)}` as PlainText; // hex and base-36 digits
+  return () => `${stem}-${(++count).toString(36)}`;
 }
 
-// The client's request id when it is sane (then plain: REQUEST_ID's characters), else one of ours.
-function requestIdOf(req: IncomingMessage, newId: () => PlainText): PlainText {
+// The client's request id when it is sane, else one of ours.
+function requestIdOf(req: IncomingMessage, newId: () => string): string {
   const incoming = req.headers["x-request-id"];
-  return typeof incoming === "string" && REQUEST_ID.test(incoming) ? (incoming as PlainText) : newId();
+  return typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : newId();
 }
 
 /** A `node:http` request listener serving `routes`. */
@@ -71,8 +70,6 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
     cors: options.corsOrigins ?? new Set<string>(),
     observe: options.observe,
     newId: requestIds(),
-    // toISOString's characters: digits, "-", ":", ".", "T", "Z" (and "+" past year 9999).
-    isoTime: isoClock() as (ms: number) => PlainText,
   };
   return (req, res) => {
     const ctx = new Context(req, performance.now(), pipeline.newId);
@@ -82,10 +79,9 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
       .header("X-Request-Id", ctx.requestId)
       .header("X-Content-Type-Options", "nosniff");
     // "close" comes after the last byte, or when the client went away first: either way, one line.
-    // The entry's time and request id are the pipeline's own (an ISO time; REQUEST_ID's characters).
     res.on("close", () => {
       const ms = ctx.elapsedMs();
-      pipeline.log(ctx.entry(res.statusCode, pipeline.isoTime(Date.now()), ms));
+      pipeline.log(ctx.entry(res.statusCode, ms));
       pipeline.observe?.(ctx.route, ctx.method, res.statusCode, ms / 1000);
     });
     try {
@@ -119,44 +115,29 @@ interface Pipeline {
   readonly cors: ReadonlySet<string>;
   readonly observe: AppOptions["observe"];
   /** A new request id, for a request without a sane one of its own. */
-  readonly newId: () => PlainText;
-  /** The access log's times. */
-  readonly isoTime: (ms: number) => PlainText;
+  readonly newId: () => string;
 }
 
-// One request's context: its id, its target split into path and query (a URL is built only when
-// a handler asks for one), and what the access log needs.
+// One request's context: its id, its target as a URL, and what the access log needs.
 class Context implements RequestContext {
-  readonly requestId: PlainText;
+  readonly requestId: string;
   readonly method: string;
+  readonly url: URL;
   readonly path: string;
   readonly search: string;
   keyPrefix: string | null = null;
   /** The matched route's path, or `other`. */
   route = "other";
   limitFor: ((scope: string) => number | undefined) | undefined = undefined;
-  readonly #target: string;
   readonly #started: number;
-  #url: URL | undefined = undefined;
 
-  constructor(req: IncomingMessage, started: number, newId: () => PlainText) {
+  constructor(req: IncomingMessage, started: number, newId: () => string) {
     this.requestId = requestIdOf(req, newId);
     this.method = req.method ?? "GET";
-    this.#target = req.url ?? "/";
     this.#started = started;
-    const simple = splitTarget(this.#target);
-    if (simple === undefined) {
-      this.#url = requestUrl(this.#target);
-      this.path = this.#url.pathname;
-      this.search = this.#url.search;
-    } else {
-      this.path = simple.path;
-      this.search = simple.search;
-    }
-  }
-
-  get url(): URL {
-    return (this.#url ??= requestUrl(this.#target));
+    this.url = requestUrl(req.url);
+    this.path = this.url.pathname;
+    this.search = this.url.search;
   }
 
   /** Milliseconds since the request arrived. */
@@ -164,10 +145,10 @@ class Context implements RequestContext {
     return performance.now() - this.#started;
   }
 
-  /** The access log's entry, `ms` after the request arrived (rounded to whole microseconds). */
-  entry(status: number, time: PlainText, ms: number): AccessLogEntry {
+  /** The access log's entry, now, `ms` after the request arrived (rounded to whole microseconds). */
+  entry(status: number, ms: number): AccessLogEntry {
     return {
-      time,
+      time: new Date().toISOString(),
       request_id: this.requestId,
       method: this.method,
       path: this.path,
@@ -214,19 +195,6 @@ function hasBody(req: IncomingMessage): boolean {
 }
 
 const NOWHERE = "/\u0000unparseable";
-
-// A target that `URL` would leave as it is: a path of plain characters without dot segments or
-// escapes, and a query of characters a URL keeps unescaped. Anything else goes through `URL`.
-const SIMPLE_TARGET = /^\/[A-Za-z0-9\-_~!$&'()*+,;=:@/.]*(?:\?[A-Za-z0-9\-._~!$&()*+,;=:@/?%]*)?$/;
-
-/** The path and query (`?` and on, or "") of a target, as `URL` gives them; undefined when only `URL` can tell. */
-export function splitTarget(target: string): { path: string; search: string } | undefined {
-  if (!SIMPLE_TARGET.test(target)) return undefined;
-  const q = target.indexOf("?");
-  const path = q < 0 ? target : target.slice(0, q);
-  if (path.includes("/.")) return undefined;
-  return { path, search: q < 0 || q === target.length - 1 ? "" : target.slice(q) };
-}
 
 /**
  * The request target as a URL. A path is read as a path even when it starts with `//` (which
