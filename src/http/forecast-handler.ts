@@ -18,7 +18,7 @@ import {
 } from "../forecasts/forecast-query.ts";
 import { dayRange, DAY_MS, formatInstant } from "../time.ts";
 import { recordsToCsv } from "./csv.ts";
-import { AS_OF_PARAMETER, cacheControlClock, FORMAT_PARAMETER } from "./dataset-handler.ts";
+import { AS_OF_PARAMETER, cacheControlAt, FORMAT_PARAMETER } from "./dataset-handler.ts";
 import { SAMPLE_HEADERS, SCHEMA_VERSION } from "./dataset-envelope.ts";
 import { badRequest, HttpError } from "./http-error.ts";
 import type { Instant } from "./instant.ts";
@@ -26,7 +26,7 @@ import { chooseFormat, type Format } from "./negotiation.ts";
 import { type ParsedRange, parseRangeQuery } from "./range-query.ts";
 import type { Handler } from "./router.ts";
 import { EntityTag } from "./entity-tag.ts";
-import { modifiedAt, send, VARY_ACCEPT } from "./send.ts";
+import { send, VARY_ACCEPT } from "./send.ts";
 
 const PARAMETERS = { format: FORMAT_PARAMETER, as_of: AS_OF_PARAMETER, ...forecastDemand.parameters };
 const CSV_TYPE = "text/csv; charset=utf-8";
@@ -129,7 +129,6 @@ export function forecastHandler(
   options: { now?: () => number; sampleStore?: () => boolean } = {},
 ): Handler {
   const now = options.now ?? Date.now;
-  const cacheControlAt = cacheControlClock();
   return (req, reply, ctx) => {
     const range = parseRangeQuery(ctx.url.searchParams, PARAMETERS);
     refuseUnsupported(ctx.url.searchParams, range);
@@ -163,7 +162,7 @@ export function forecastHandler(
         body: { render: () => render(sample, issues, range, format, asOf, given) },
         contentType: format === "csv" ? CSV_TYPE : "application/json",
         etag,
-        lastModified: modifiedAt(lastIssued(issues, asOf)),
+        lastModified: lastIssued(issues, asOf),
         cacheControl: cacheControlAt(now()),
         vary: VARY_ACCEPT,
         headers: { ...disposition, ...(sample ? SAMPLE_HEADERS : {}) },

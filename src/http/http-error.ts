@@ -45,10 +45,12 @@ export function writeError(reply: Reply, error: unknown): void {
   const known = error instanceof HttpError ? error : new HttpError(500, "Internal server error.");
   const body =
     known.code === undefined ? { detail: known.detail } : { error: known.code, detail: known.detail };
-  // Written as a string, not a Buffer: a Buffer per 429 is an ArrayBuffer per request for V8 to track.
   const payload = JSON.stringify(body);
-  const head: (string | number)[] = [];
-  for (const name in known.headers) head.push(name, known.headers[name]!);
-  head.push("Content-Type", "application/json", "Content-Length", Buffer.byteLength(payload));
-  reply.writeHead(known.status, head).end(payload);
+  reply
+    .writeHead(known.status, {
+      ...known.headers,
+      "Content-Type": "application/json",
+      "Content-Length": Buffer.byteLength(payload),
+    })
+    .end(payload);
 }

@@ -49,6 +49,5 @@ export interface Route {
 /** Finds the route for a path; a single trailing slash is ignored. */
 export function createRouter(routes: readonly Route[]): (path: string) => Route | undefined {
   const table = new Map(routes.map((route) => [route.path, route]));
-  return (path) =>
-    table.get(path.length > 1 && path.charCodeAt(path.length - 1) === 0x2f ? path.slice(0, -1) : path);
+  return (path) => table.get(path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path);
 }
