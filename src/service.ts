@@ -18,7 +18,7 @@ import { createApp } from "./http/app.ts";
 import type { AccessLogEntry } from "./http/access-log.ts";
 import { CATALOG_OPERATION, catalogHandler } from "./http/catalog-handler.ts";
 import { datasetHandler, type DatasetHandlerOptions } from "./http/dataset-handler.ts";
-import { createRangeCost } from "./http/range-cost.ts";
+import { rangeCostOf } from "./http/range-cost.ts";
 import { HEALTH_OPERATION, healthHandler, type RedisHealth } from "./http/health-handler.ts";
 import { createKeyGuard } from "./http/key-guard.ts";
 import { buildOpenApi, OPENAPI_OPERATION, OPENAPI_PATH } from "./http/openapi.ts";
@@ -123,7 +123,7 @@ function datasetRoutes(dataset: Dataset, store: ReadingStore, shared: DatasetHan
       path: dataset.path,
       handler: datasetHandler(dataset, store, shared),
       doc: { dataset },
-      cost: createRangeCost(),
+      cost: rangeCostOf,
     },
     {
       ...common,

@@ -11,7 +11,7 @@ import { formatInstant, HOUR_MS } from "../time.ts";
 import { chooseFormat, type Format, FORMATS } from "./negotiation.ts";
 import { type ParsedRange, parseRangeQuery } from "./range-query.ts";
 import type { Handler, RequestContext } from "./router.ts";
-import { type Modified, modifiedAt, send, sendStream, VARY_ACCEPT } from "./send.ts";
+import { send, sendStream, VARY_ACCEPT } from "./send.ts";
 import { responseFields } from "./columns.ts";
 import { parseLatestQuery } from "./latest.ts";
 import { CONTENT_TYPES, entityTag, envelopeMetaText, responseHeaders, streams } from "./dataset-envelope.ts";
@@ -21,7 +21,7 @@ import type { RenderSlots } from "./render-slots.ts";
 import type { IncomingMessage } from "node:http";
 import type { Reply } from "./reply.ts";
 import type { RecordCache } from "../datasets/record-cache.ts";
-import { Lru } from "../cache/lru.ts";
+import type { Lru } from "../cache/lru.ts";
 import { storeAsOf } from "../store/as-of-view.ts";
 import { badRequest } from "./http-error.ts";
 import { EntityTag } from "./entity-tag.ts";
@@ -71,21 +71,9 @@ export function secondsToNextHour(now: number): number {
   return Math.max(1, Math.ceil((HOUR_MS - (now % HOUR_MS)) / 1000));
 }
 
-/**
- * Cache-Control for a response at an instant: private, until the next whole hour. Each text is
- * made once and given to every response of the same second.
- */
-export function cacheControlClock(): (now: number) => string {
-  let seconds = -1;
-  let text = "";
-  return (now) => {
-    const next = secondsToNextHour(now);
-    if (next !== seconds) {
-      seconds = next;
-      text = `private, max-age=${next}`;
-    }
-    return text;
-  };
+/** Cache-Control for a response at an instant: private, until the next whole hour. */
+export function cacheControlAt(now: number): string {
+  return `private, max-age=${secondsToNextHour(now)}`;
 }
 
 /** What a dataset handler shares with the others. */
@@ -105,14 +93,12 @@ export interface DatasetHandlerOptions {
 }
 
 interface ParsedQuery {
-  readonly version: number;
-  readonly accept: string | undefined;
   readonly range: ParsedRange;
   readonly format: Format;
   readonly fields: readonly FieldDoc[];
   readonly etag: EntityTag;
-  /** The store version's Last-Modified. */
-  readonly modified: Modified | null;
+  /** When the store version was made (UTC ms). */
+  readonly modified: number | null;
 }
 
 /** How a handler reads its query: a range (`start`, `end`), or the newest hours (`/latest`). */
@@ -125,7 +111,7 @@ function parseQuery(
   params: URLSearchParams,
   accept: string | undefined,
   kind: QueryKind,
-): Omit<ParsedQuery, "version" | "etag" | "modified"> {
+): Omit<ParsedQuery, "etag" | "modified"> {
   const parameters = { format: FORMAT_PARAMETER, as_of: AS_OF_PARAMETER, ...dataset.parameters };
   const formatOf = (options: Readonly<Record<string, unknown>>) =>
     chooseFormat(options.format as Format | undefined, accept);
@@ -134,7 +120,7 @@ function parseQuery(
       ? parseLatestQuery(params, dataset, store, { format: FORMAT_PARAMETER, ...dataset.parameters })
       : parseRangeQuery(params, parameters, (o) => formatOf(o) !== "json");
   const format = formatOf(range.options);
-  return { accept, range, format, fields: responseFields(dataset, range) };
+  return { range, format, fields: responseFields(dataset, range) };
 }
 
 /** A handler for `dataset`, reading from `store`: its ranges, or with `kind` "latest" its newest hours. */
@@ -145,10 +131,6 @@ export function datasetHandler(
   kind: QueryKind = "range",
 ): Handler {
   const now = options.now ?? Date.now;
-  // A poll repeats its query: what a query parsed to and its ETag, by query, valid while the
-  // store's version and the Accept header are the ones it was made for.
-  const memo = new Lru<string, ParsedQuery>(1_000);
-  const cacheControlAt = cacheControlClock();
   const handle = (
     req: IncomingMessage,
     reply: Reply,
@@ -156,21 +138,14 @@ export function datasetHandler(
     attempt: number,
   ): void | Promise<void> => {
     const snapshot = store.refresh();
-    const accept = req.headers.accept;
-    let parsed = memo.get(ctx.search);
-    if (parsed === undefined || parsed.version !== snapshot.version || parsed.accept !== accept) {
-      // A valid query, but nothing of the store may be served now: 503, never an empty answer.
-      if (kind === "latest" && snapshot.unavailable !== undefined)
-        throw new StoreUnavailableError(snapshot.unavailable);
-      const query = parseQuery(dataset, store, ctx.url.searchParams, accept, kind);
-      const etag = new EntityTag(entityTag(dataset, query.range, query.format, snapshot));
-      parsed = { ...query, version: snapshot.version, etag, modified: modifiedAt(snapshot.modified) };
-      memo.set(ctx.search, parsed);
-    }
+    // A valid query, but nothing of the store may be served now: 503, never an empty answer.
+    if (kind === "latest" && snapshot.unavailable !== undefined)
+      throw new StoreUnavailableError(snapshot.unavailable);
+    const query = parseQuery(dataset, store, ctx.url.searchParams, req.headers.accept, kind);
     if (snapshot.unavailable !== undefined) throw new StoreUnavailableError(snapshot.unavailable);
-    const at = now();
-    const cacheControl = cacheControlAt(at);
-    const sent = answer(req, reply, { dataset, store, options, parsed, snapshot, now: at, cacheControl });
+    const etag = new EntityTag(entityTag(dataset, query.range, query.format, snapshot));
+    const parsed = { ...query, etag, modified: snapshot.modified };
+    const sent = answer(req, reply, { dataset, store, options, parsed, snapshot, now: now() });
     // An ingest landed while the body was rendered in pieces: answer again from the new store.
     return sent?.catch((error: unknown): void | Promise<void> => {
       if (error instanceof StaleBodyError && attempt < 2) return handle(req, reply, ctx, attempt + 1);
@@ -187,7 +162,6 @@ interface Answering {
   readonly parsed: ParsedQuery;
   readonly snapshot: StoreSnapshot;
   readonly now: number;
-  readonly cacheControl: string;
 }
 
 // Sends the records of a parsed query: held (and kept by ETag), or streamed when too long to hold.
@@ -210,14 +184,12 @@ function answer(req: IncomingMessage, reply: Reply, a: Answering): void | Promis
     slots: options.slots,
     fields,
   });
-  // One literal with every field, built afresh per request: a spread into another literal here
-  // cost the hot path a fifth more instructions (an inline-cache miss on every request).
   const representation = {
     body,
     contentType: CONTENT_TYPES[format],
     etag,
     lastModified: a.parsed.modified,
-    cacheControl: a.cacheControl,
+    cacheControl: cacheControlAt(a.now),
     vary: VARY_ACCEPT,
     headers: responseHeaders(format, sample, dataset, range),
     compress: format !== "parquet",

@@ -36,9 +36,6 @@ export function createKeyGuard(options: {
 }): Guard {
   const { registry, limiter, defaults, counter, observe } = options;
   const onThrottled = observe === undefined ? undefined : (scope: string) => observe.throttled(scope);
-  // Each caller's limits over the defaults, and its RateLimit-Policy per scope, made once per
-  // caller (the registry keeps its callers until the key file changes).
-  const limitsOf = new WeakMap<Caller, CallerLimits>();
   return (req, reply, route, ctx) => {
     const header = req.headers["x-api-key"];
     const auth = registry.authenticate(Array.isArray(header) ? header.join(",") : header);
@@ -49,17 +46,13 @@ export function createKeyGuard(options: {
       return new HttpError(401, detail, { headers: CHALLENGE });
     }
     const { caller } = auth;
-    let limits = limitsOf.get(caller);
-    if (limits === undefined) {
-      limits = callerLimits(caller, defaults);
-      limitsOf.set(caller, limits);
-    }
+    const limitFor = (scope: string): number | undefined => caller.limits[scope] ?? defaults[scope];
     ctx.keyPrefix = caller.prefix;
-    ctx.limitFor = limits.limitFor;
+    ctx.limitFor = limitFor;
     const scope = route.scope!;
-    const limit = limits.limitFor(scope);
+    const limit = limitFor(scope);
     if (limit === undefined) throw new TypeError(`No limit is configured for scope "${scope}"`);
-    const policy = limits.policy(scope);
+    const policy = `"${scope}";q=${limit};w=${WINDOW_SECONDS}`;
     // A request costing more than the whole limit takes the whole window, once it is empty.
     const cost = Math.min(limit, route.cost?.(req, ctx) ?? 1);
     // This process's limiter answers at once; a shared one (Redis) answers later.
@@ -67,29 +60,6 @@ export function createKeyGuard(options: {
     if (result instanceof Promise)
       return result.then((later) => apply(reply, caller, scope, policy, later, counter, onThrottled));
     return apply(reply, caller, scope, policy, result, counter, onThrottled);
-  };
-}
-
-/** A caller's limit per scope (its own, else the default) and the RateLimit-Policy it makes. */
-interface CallerLimits {
-  readonly limitFor: (scope: string) => number | undefined;
-  /** `"<scope>";q=<limit>;w=60`, made once per scope. */
-  readonly policy: (scope: string) => string;
-}
-
-function callerLimits(caller: Caller, defaults: Readonly<Record<string, number>>): CallerLimits {
-  const limitFor = (scope: string) => caller.limits[scope] ?? defaults[scope];
-  const policies = new Map<string, string>();
-  return {
-    limitFor,
-    policy: (scope) => {
-      let text = policies.get(scope);
-      if (text === undefined) {
-        text = `"${scope}";q=${limitFor(scope)};w=${WINDOW_SECONDS}`;
-        policies.set(scope, text);
-      }
-      return text;
-    },
   };
 }
 

@@ -3,11 +3,9 @@
  * request per 366 days of hourly records it asks for, JSON's bound, so that a 20-year CSV or
  * Parquet download counts as the 20 JSON requests it replaces. Anything else costs one. It is read
  * before the query is validated (the guard runs first): a query it cannot read costs one, and the
- * handler's 400 says what is wrong. A route remembers the costs of the queries it saw last, so a
- * poll does not parse its query on every request (a fifth of a cached answer's instructions).
+ * handler's 400 says what is wrong.
  */
 import type { IncomingMessage } from "node:http";
-import { Lru } from "../cache/lru.ts";
 import { DAY_MS } from "../time.ts";
 import { parseInstant } from "./instant.ts";
 import { chooseFormat, type Format, FORMATS } from "./negotiation.ts";
@@ -31,20 +29,4 @@ export function rangeCostOf(req: IncomingMessage, ctx: RequestContext): number {
   const end = parseInstant(params.get("end") ?? "");
   if (typeof start === "string" || typeof end === "string" || end.ms <= start.ms) return 1;
   return Math.max(1, Math.ceil((end.ms - start.ms) / (DAYS_PER_REQUEST * DAY_MS)));
-}
-
-/**
- * A route's cost function: `rangeCostOf`, remembered by query (with the Accept header it was made
- * for, the only other input it reads) for the last `size` queries.
- */
-export function createRangeCost(size = 1_000): (req: IncomingMessage, ctx: RequestContext) => number {
-  const memo = new Lru<string, { readonly accept: string | undefined; readonly cost: number }>(size);
-  return (req, ctx) => {
-    const accept = req.headers.accept;
-    const known = memo.get(ctx.search);
-    if (known !== undefined && known.accept === accept) return known.cost;
-    const cost = rangeCostOf(req, ctx);
-    memo.set(ctx.search, { accept, cost });
-    return cost;
-  };
 }

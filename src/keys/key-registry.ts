@@ -46,11 +46,6 @@ interface Usage {
   written: number;
 }
 
-interface Acceptance {
-  readonly authentication: Authentication;
-  readonly usage: Usage;
-}
-
 /** What an open registry keeps between requests. */
 interface OpenRegistry extends KeptDocument {
   readonly isDisabled: (account: string) => boolean;
@@ -63,11 +58,6 @@ interface OpenRegistry extends KeptDocument {
   readonly usage: Map<string, Usage>;
   /** Keys verified since the key file was last read (a bounded memo of valid keys only). */
   readonly verified: Map<string, KeyRecord>;
-  /**
-   * The answer for each accepted record and its usage, made once per read of the key file, so an
-   * accepted request updates two numbers in place rather than maps.
-   */
-  readonly acceptances: Map<KeyRecord, Acceptance>;
   /** Last-use times waiting to be written, by key id. */
   readonly pending: Map<string, string>;
   flushScheduled: boolean;
@@ -94,7 +84,6 @@ export function createKeyRegistry(options: {
     byPrefix: new Map(),
     usage: new Map(),
     verified: new Map(),
-    acceptances: new Map(),
     pending: new Map(),
     flushScheduled: false,
   };
@@ -118,7 +107,6 @@ function reload(open: OpenRegistry): void {
   if (next === open.stamp) return;
   open.stamp = next;
   open.verified.clear();
-  open.acceptances.clear();
   try {
     const index = new Map<string, KeyRecord[]>();
     const records = readKeys(open.dir);
@@ -158,7 +146,12 @@ async function flushUsage(open: OpenRegistry): Promise<void> {
   }
 }
 
-function noteUse(open: OpenRegistry, id: string, use: Usage): void {
+function noteUse(open: OpenRegistry, id: string): void {
+  let use = open.usage.get(id);
+  if (use === undefined) {
+    use = { seen: -Infinity, written: -Infinity };
+    open.usage.set(id, use);
+  }
   const t = open.now();
   use.seen = t;
   if (t - use.written < USAGE_INTERVAL_MS) return;
@@ -174,19 +167,9 @@ function accept(open: OpenRegistry, record: KeyRecord): Authentication {
   // Both answer 401 "Invalid API key." as an unknown key does; the reason is for the metrics.
   if (record.revoked !== null) return { ok: false, reason: "revoked" };
   if (open.isDisabled(record.account)) return { ok: false, reason: "disabled" };
-  let accepted = open.acceptances.get(record);
-  if (accepted === undefined) {
-    const caller = { id: record.id, account: record.account, prefix: record.prefix, limits: record.limits };
-    let use = open.usage.get(record.id);
-    if (use === undefined) {
-      use = { seen: -Infinity, written: -Infinity };
-      open.usage.set(record.id, use);
-    }
-    accepted = { authentication: { ok: true, caller }, usage: use };
-    open.acceptances.set(record, accepted);
-  }
-  noteUse(open, record.id, accepted.usage);
-  return accepted.authentication;
+  noteUse(open, record.id);
+  const caller = { id: record.id, account: record.account, prefix: record.prefix, limits: record.limits };
+  return { ok: true, caller };
 }
 
 function authenticate(open: OpenRegistry, presented: string | undefined): Authentication {
