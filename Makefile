@@ -129,9 +129,6 @@ test-node22: node_modules/.installed browser redis metrics-parser promtool scrip
 bench: node_modules/.installed $(call node_bin,$(NODE24_VERSION))/node
 	@command -v wrk >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; } || { echo "make bench needs wrk: apt-get install -y wrk"; exit 1; }
 	@command -v redis-server >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null; } || { echo "make bench needs redis-server: apt-get install -y redis-server"; exit 1; }
-	@if [[ ",$$BENCH_PARTS," == *,instructions,* ]] && ! command -v valgrind >/dev/null 2>&1; then \
-	  { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null; } || echo "the instructions part needs valgrind: apt-get install -y valgrind"; \
-	fi
 	BENCH_NODE24=$(call node_bin,$(NODE24_VERSION))/node $(NODE_BIN)/tsx bench/bench.ts
 
 evaluate-stress: node_modules/.installed

@@ -1,6 +1,8 @@
 /**
  * `make bench`: measures the real service under load on generated data, next to a bare
- * `node:http` server sending the same bytes from memory (the ceiling for this machine). Load comes
+ * `node:http` server sending the same bytes from memory (the ceiling for this machine) and a
+ * Fastify 5 server doing the same work for them (`fastify-peer.ts`: key check, limiter, JSON
+ * access log). Load comes
  * from `wrk` (a C client that needs far less CPU than a Node one, so it hides less of the server's
  * cost); for each scenario it reports req/s, p50, p99 and max latency, the server's CPU time per
  * request (user + system from /proc/<pid>/stat, which no client can hide) and the server's worst
@@ -16,7 +18,6 @@ import { join } from "node:path";
 import { ingestFiles } from "../src/ingest/ingest.ts";
 import { createKey } from "../src/keys/key-admin.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
-import { callgrindAvailable, countInstructions, startCounted } from "./bench-instructions.ts";
 import { mixedRound } from "./mixed-load.ts";
 import { HISTORY_PATHS, measureDownload } from "./whole-history.ts";
 
@@ -35,16 +36,8 @@ const PAIRS = Number(process.env.BENCH_PAIRS ?? 16);
 const PAIR_SECONDS = Number(process.env.BENCH_PAIR_SECONDS ?? 3);
 // The node flags `make serve` runs the server with (the Makefile exports them).
 const SERVICE_FLAGS = (process.env.GDS_NODE_FLAGS ?? "").split(" ").filter(Boolean);
-// Which parts to run: BENCH_PARTS=ingest,load,mixed,scale,cold,sweep,history (the default), and instructions
-// (callgrind's count per request, warm and after BENCH_IDLE_SECONDS idle; several minutes, so only when asked).
+// Which parts to run: BENCH_PARTS=ingest,load,mixed,scale,cold,sweep,history (the default).
 const PARTS = new Set((process.env.BENCH_PARTS ?? "ingest,load,mixed,scale,cold,sweep,history").split(","));
-// The instructions part's connections at once (1: requests one after another on one connection).
-const COUNTED_CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 1);
-if (!Number.isInteger(COUNTED_CONNECTIONS) || COUNTED_CONNECTIONS < 1 || COUNTED_CONNECTIONS > 100) {
-  throw new TypeError(
-    `BENCH_CONNECTIONS must be a whole number from 1 to 100, not "${process.env.BENCH_CONNECTIONS}"`,
-  );
-}
 // The load part runs the server under test on CPU 0 and wrk on CPU 1 (with `taskset`, on two or
 // more CPUs; BENCH_PIN=0 turns it off), so that the client never takes the server's core and the
 // kernel never moves either mid-run: the same placement for the service and the bare server.
@@ -123,6 +116,27 @@ async function startBaseline(
   const child = spawn(...onCpu(0, node, ["-e", bareServerCode(bodyFile, head, port)]), {
     stdio: ["ignore", "ignore", "pipe"],
   });
+  await waitForListening(child);
+  return { child, url: `http://127.0.0.1:${port}` };
+}
+
+/** The Fastify peer (`fastify-peer.ts`) on `dataDir`'s keys, sending `bodyFile`, on CPU 0. */
+async function startPeer(
+  dataDir: string,
+  bodyFile: string,
+  node = process.execPath,
+): Promise<{ child: ChildProcess; url: string }> {
+  const port = await freePort();
+  const args = [
+    ...SERVICE_FLAGS,
+    "--import",
+    "tsx",
+    "bench/fastify-peer.ts",
+    dataDir,
+    bodyFile,
+    String(port),
+  ];
+  const child = spawn(...onCpu(0, node, args), { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
   await waitForListening(child);
   return { child, url: `http://127.0.0.1:${port}` };
 }
@@ -304,66 +318,6 @@ function storeWithYears(
   return { dir, key, ingestMs };
 }
 
-/**
- * The instructions a request of (a) costs the service and the bare server under callgrind, warm
- * and after an idle period (bench/bench-instructions.ts says how).
- */
-async function instructions(store: { dir: string; key: string }, path: string): Promise<void> {
-  if (!callgrindAvailable()) {
-    log("Instructions: skipped, valgrind is missing (apt-get install -y valgrind)");
-    return;
-  }
-  const idleSeconds = Number(process.env.BENCH_IDLE_SECONDS ?? 150);
-  log(
-    `Instructions per request of (a) under callgrind on ${COUNTED_CONNECTIONS} connection(s), warm and after ${idleSeconds} s idle…`,
-  );
-  const servicePort = await freePort();
-  const service = await startCounted(
-    "service",
-    work,
-    ROOT,
-    [process.execPath, ...SERVICE_FLAGS, "--import", "tsx", "src/main.ts"],
-    { DATA_DIR: store.dir, PORT: String(servicePort) },
-    servicePort,
-  );
-  let bare: Awaited<ReturnType<typeof startCounted>> | undefined;
-  try {
-    const body = await timed(service.url + path, store.key);
-    const bodyFile = join(work, "a-instructions.json");
-    writeFileSync(bodyFile, body.bytes);
-    const barePort = await freePort();
-    bare = await startCounted(
-      "bare",
-      work,
-      ROOT,
-      [process.execPath, "-e", bareServerCode(bodyFile, undefined, barePort)],
-      {},
-      barePort,
-    );
-    const [s, b] = await countInstructions(
-      [service, bare],
-      work,
-      path,
-      { "X-API-KEY": store.key },
-      idleSeconds,
-      log,
-      COUNTED_CONNECTIONS,
-    );
-    figures.instructions_per_request = {
-      service: s,
-      bare: b,
-      idle_seconds: idleSeconds,
-      connections: COUNTED_CONNECTIONS,
-    };
-    summary.push(
-      `(a) instructions/request     service ${s!.warm} warm, ${s!.afterIdle} after ${idleSeconds} s idle; bare ${b!.warm}, ${b!.afterIdle}; ratio warm ${(s!.warm / b!.warm).toFixed(2)}`,
-    );
-  } finally {
-    await stop(service.child);
-    if (bare !== undefined) await stop(bare.child);
-  }
-}
-
 async function startRedis(): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
   const child = spawn(
@@ -429,14 +383,18 @@ async function scale(store: { dir: string; key: string }): Promise<void> {
   figures.scale = results;
 }
 
-/** The medians of a run of alternating pairs of (a) and the bare server, on one Node. */
+/** The medians of a run of alternating rounds of (a) on the service, the Fastify peer and the bare server, on one Node. */
 interface Alternating {
-  pairs: number;
+  rounds: number;
+  /** The service's CPU per request over the bare server's, and over the peer's. */
   cpu_per_request: number;
+  cpu_per_request_to_peer: number;
+  peer_cpu_per_request: number;
   throughput: number;
   p99: number;
   cpu_per_request_range: number[];
   service_us_median: number;
+  peer_us_median: number;
   bare_us_median: number;
   loop_max_ms: number;
   bare_loop_max_ms: number;
@@ -444,7 +402,7 @@ interface Alternating {
   pinned: boolean;
 }
 
-/** The Node binaries the pairs run on: this one, and Node 24 when `make bench` fetched it (BENCH_NODE24). */
+/** The Node binaries the rounds run on: this one, and Node 24 when `make bench` fetched it (BENCH_NODE24). */
 const NODES = [process.execPath, ...(process.env.BENCH_NODE24 ? [process.env.BENCH_NODE24] : [])];
 const nodeVersion = (node: string) => execFileSync(node, ["--version"], { encoding: "utf8" }).trim();
 
@@ -455,62 +413,61 @@ function median(values: number[]): number {
 }
 
 /**
- * (a) on the service and the same bytes from the bare server, both on `node` and warm, in turn,
+ * (a) on the service, the Fastify peer and the bare server, all on `node` and warm, in turn,
  * PAIRS times for PAIR_SECONDS each: the host's speed drifts by a third within a minute on this
- * VM, for either server, so a pair's two sides are taken seconds apart and the median of many
- * pairs is the figure compared with the targets (docs/performance.md).
+ * VM, so a round's sides are taken seconds apart, in a rotating order, and the median of many
+ * rounds is the figure compared with the targets (docs/performance.md).
  */
-async function alternatingPairs(
+async function alternatingRounds(
   node: string,
   store: { dir: string; key: string },
   path: string,
   bodyFile: string,
 ): Promise<Alternating> {
-  const service = await startService(store.dir, {}, true, node);
-  const bare = await startBaseline(bodyFile, undefined, node);
-  const side = { headers: { "X-API-KEY": store.key }, seconds: PAIR_SECONDS, pinned: true };
-  await load(bare.url + path, bare.child, { ...side, seconds: WARM_UP_SECONDS, loopStats: true });
-  await load(service.url + path, service.child, { ...side, seconds: PAIR_WARM_UP_SECONDS, loopStats: true });
-  const pairs: { cpu: number; throughput: number; p99: number; s: Load; b: Load }[] = [];
-  for (let i = 1; i <= PAIRS; i++) {
-    // Which side goes first alternates (ABBA), so that a drift within a pair favours neither.
-    const serviceSide = () => load(service.url + path, service.child, { ...side, loopStats: true });
-    const bareSide = () => load(bare.url + path, bare.child, { ...side, loopStats: true });
-    let s: Load, b: Load;
-    if (i % 2 === 1) {
-      s = await serviceSide();
-      b = await bareSide();
-    } else {
-      b = await bareSide();
-      s = await serviceSide();
+  const servers = {
+    service: await startService(store.dir, {}, true, node),
+    peer: await startPeer(store.dir, bodyFile, node),
+    bare: await startBaseline(bodyFile, undefined, node),
+  };
+  const names = ["service", "peer", "bare"] as const;
+  const side = { headers: { "X-API-KEY": store.key }, seconds: PAIR_SECONDS, pinned: true, loopStats: true };
+  for (const name of names) {
+    const { url, child } = servers[name];
+    await load(url + path, child, {
+      ...side,
+      seconds: name === "service" ? PAIR_WARM_UP_SECONDS : WARM_UP_SECONDS,
+    });
+  }
+  const rounds: Record<(typeof names)[number], Load>[] = [];
+  for (let i = 0; i < PAIRS; i++) {
+    const round = {} as Record<(typeof names)[number], Load>;
+    // Which side goes first rotates, so that a drift within a round favours none.
+    for (let j = 0; j < names.length; j++) {
+      const name = names[(i + j) % names.length]!;
+      round[name] = await load(servers[name].url + path, servers[name].child, side);
     }
-    const pair = {
-      cpu: s.cpuMsPerReq / b.cpuMsPerReq,
-      throughput: s.reqPerSec / b.reqPerSec,
-      p99: s.p99Ms / b.p99Ms,
-      s,
-      b,
-    };
-    pairs.push(pair);
+    rounds.push(round);
+    const us = (l: Load) => Math.round(l.cpuMsPerReq * 1000);
     log(
-      `  pair ${i}: (a) ${Math.round(s.cpuMsPerReq * 1000)} µs, bare ${Math.round(b.cpuMsPerReq * 1000)} µs CPU/req; ` +
-        `ratios CPU ${pair.cpu.toFixed(3)}, throughput ${pair.throughput.toFixed(3)}, p99 ${pair.p99.toFixed(3)}; ` +
-        `loop max ${s.loopMaxMs ?? "?"} / ${b.loopMaxMs ?? "?"} ms`,
+      `  round ${i + 1}: service ${us(round.service)} µs, Fastify ${us(round.peer)} µs, bare ${us(round.bare)} µs CPU/req; ` +
+        `loop max ${round.service.loopMaxMs ?? "?"} / ${round.peer.loopMaxMs ?? "?"} / ${round.bare.loopMaxMs ?? "?"} ms`,
     );
   }
-  await stop(bare.child);
-  await stop(service.child);
-  const cpus = pairs.map((p) => p.cpu);
+  for (const name of names) await stop(servers[name].child);
+  const cpus = rounds.map((r) => r.service.cpuMsPerReq / r.bare.cpuMsPerReq);
   return {
-    pairs: pairs.length,
+    rounds: rounds.length,
     cpu_per_request: median(cpus),
-    throughput: median(pairs.map((p) => p.throughput)),
-    p99: median(pairs.map((p) => p.p99)),
+    cpu_per_request_to_peer: median(rounds.map((r) => r.service.cpuMsPerReq / r.peer.cpuMsPerReq)),
+    peer_cpu_per_request: median(rounds.map((r) => r.peer.cpuMsPerReq / r.bare.cpuMsPerReq)),
+    throughput: median(rounds.map((r) => r.service.reqPerSec / r.bare.reqPerSec)),
+    p99: median(rounds.map((r) => r.service.p99Ms / r.bare.p99Ms)),
     cpu_per_request_range: [Math.min(...cpus), Math.max(...cpus)].map((x) => Number(x.toFixed(3))),
-    service_us_median: median(pairs.map((p) => p.s.cpuMsPerReq * 1000)),
-    bare_us_median: median(pairs.map((p) => p.b.cpuMsPerReq * 1000)),
-    loop_max_ms: Math.max(...pairs.map((p) => p.s.loopMaxMs ?? NaN)),
-    bare_loop_max_ms: Math.max(...pairs.map((p) => p.b.loopMaxMs ?? NaN)),
+    service_us_median: median(rounds.map((r) => r.service.cpuMsPerReq * 1000)),
+    peer_us_median: median(rounds.map((r) => r.peer.cpuMsPerReq * 1000)),
+    bare_us_median: median(rounds.map((r) => r.bare.cpuMsPerReq * 1000)),
+    loop_max_ms: Math.max(...rounds.map((r) => r.service.loopMaxMs ?? NaN)),
+    bare_loop_max_ms: Math.max(...rounds.map((r) => r.bare.loopMaxMs ?? NaN)),
     seconds_each: PAIR_SECONDS,
     pinned: PIN,
   };
@@ -554,18 +511,28 @@ async function metricsCost(store: { dir: string; key: string }, path: string) {
   };
 }
 
-/** The pairs' medians, one row per Node, side by side. */
-function pairsTable(byNode: Record<string, Alternating>): string[] {
+/** The rounds' medians, one row per Node, side by side. */
+function roundsTable(byNode: Record<string, Alternating>): string[] {
   const rows = [
-    ["Node", "CPU/req ratio", "(range)", "throughput ratio", "p99 ratio", "µs service / bare", "loop max ms"],
+    [
+      "Node",
+      "service / bare",
+      "(range)",
+      "service / Fastify",
+      "Fastify / bare",
+      "µs service / Fastify / bare",
+      "throughput",
+      "p99",
+    ],
     ...Object.entries(byNode).map(([version, a]) => [
       version,
       String(a.cpu_per_request),
       a.cpu_per_request_range.join("-"),
+      String(a.cpu_per_request_to_peer),
+      String(a.peer_cpu_per_request),
+      `${a.service_us_median} / ${a.peer_us_median} / ${a.bare_us_median}`,
       String(a.throughput),
       String(a.p99),
-      `${a.service_us_median} / ${a.bare_us_median}`,
-      `${a.loop_max_ms} / ${a.bare_loop_max_ms}`,
     ]),
   ];
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
@@ -596,11 +563,7 @@ try {
   const B = "/api/v1/grid/system-state?start=2025-01-01T00:00:00Z&end=2026-01-01T00:00:00Z";
   const C = "/api/v1/generation/mix?start=2023-01-01&end=2026-01-01&interval=1d";
   const three =
-    PARTS.has("load") ||
-    PARTS.has("mixed") ||
-    PARTS.has("cold") ||
-    PARTS.has("scale") ||
-    PARTS.has("instructions")
+    PARTS.has("load") || PARTS.has("mixed") || PARTS.has("cold") || PARTS.has("scale")
       ? storeWithYears("three-years", "2023-01-01", 1096)
       : undefined;
 
@@ -693,7 +656,7 @@ try {
       ratios_a_to_baseline_same_head: sameHeadRatios,
     });
     summary.push(`(a) throughput / baseline     ${ratios.throughput}   (target ≥ 0.75)`);
-    summary.push(`(a) CPU per request / baseline ${ratios.cpu_per_request}   (target ≤ 1.35)`);
+    summary.push(`(a) CPU per request / baseline ${ratios.cpu_per_request}   (target ≤ 1.6)`);
     summary.push(
       `(a) p99 / baseline            ${ratios.p99}   (target ≤ 1.5); loop max ${a.loopMaxMs ?? "?"} ms (target ≤ 20)`,
     );
@@ -704,13 +667,15 @@ try {
     if (PAIRS > 0) {
       const byNode: Record<string, Alternating> = {};
       for (const node of NODES) {
-        log(`Pairs on Node ${nodeVersion(node)}: (a) and the bare server in turn…`);
-        byNode[nodeVersion(node)] = await alternatingPairs(node, three!, A, join(work, "a.json"));
+        log(
+          `Rounds on Node ${nodeVersion(node)}: (a) on the service, the Fastify peer and the bare server in turn…`,
+        );
+        byNode[nodeVersion(node)] = await alternatingRounds(node, three!, A, join(work, "a.json"));
       }
-      figures.ratios_a_to_baseline_alternating = byNode;
+      figures.ratios_a_alternating = byNode;
       summary.push(
-        `(a) against the bare server on the same Node, ${PAIRS} alternating pairs of ${PAIR_SECONDS} s, median (targets: CPU ≤ 1.35, throughput ≥ 0.75):`,
-        ...pairsTable(byNode),
+        `(a) CPU per request on the same Node, ${PAIRS} rotating rounds of ${PAIR_SECONDS} s, median (targets: service / bare ≤ 1.6, service / Fastify ≤ 1):`,
+        ...roundsTable(byNode),
       );
     }
   }
@@ -761,8 +726,6 @@ try {
     figures.warm_second_366d_hourly_ms = Number(second.ms.toFixed(1));
     summary.push(`(d) cold first 366-day 1h     ${first.ms.toFixed(1)} ms   (target ≤ 150 ms)`);
   }
-
-  if (PARTS.has("instructions")) await instructions(three!, A);
 
   const ten =
     PARTS.has("sweep") || PARTS.has("history") ? storeWithYears("ten-years", "2016-01-01", 3653) : undefined;
