@@ -9,25 +9,14 @@
  * first real ingest into a sample store removes the whole sample first, and sample files are
  * refused beside real files or into a store that holds real data.
  */
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { parsePortalCsv, PortalCsvError, type PortalFile, type SkipReason } from "../source/portal-csv.ts";
 import type { PortalForm } from "../source/portal-forms.ts";
-import { fsyncDirectory, removeStaleTempFiles, stageFiles, type StagedFiles } from "../files/atomic-write.ts";
-import { type Day, dayFileName, emptyDay, parseDay, serializeDay } from "../store/day-file.ts";
+import { removeStaleTempFiles } from "../files/atomic-write.ts";
 import { withLock } from "../files/lock-file.ts";
-import {
-  contentHash,
-  dayEntry,
-  loadManifest,
-  MANIFEST_FILE,
-  READINGS_DIR,
-  serializeManifest,
-} from "../store/manifest.ts";
+import { loadManifest, MANIFEST_FILE, READINGS_DIR } from "../store/manifest.ts";
 import { mergeFile } from "./merge.ts";
-import { writeMonthPack } from "../store/write-month-pack.ts";
-import { recoverDay } from "./recover-day.ts";
-import { monthOf, PACKS } from "../store/month-pack.ts";
 import {
   clearIngestPending,
   INGEST_LOCK,
@@ -35,7 +24,7 @@ import {
   PENDING_INGEST_FILE,
 } from "../store/pending-ingest.ts";
 import { failpoint } from "../files/failpoint.ts";
-import { type DayChange, diffDay, recordRevisions } from "../store/revisions.ts";
+import { recordRevisions } from "../store/revisions.ts";
 import {
   finishSampleRemoval,
   isSampleStore,
@@ -44,36 +33,11 @@ import {
   SAMPLE_FILE,
   sampleRemovalPending,
 } from "../store/sample-mark.ts";
+import type { Failures, IngestProgress, IngestSummary } from "./ingest-summary.ts";
+import { collectChanges, dayLoader } from "./loaded-days.ts";
+import { writeDays } from "./write-days.ts";
 
-/** What one call did; `failures` lists the files refused, with the reason. */
-export interface IngestSummary {
-  readonly files: number;
-  readonly rowsRead: number;
-  /** Rows that hold a reading (rows read less those skipped). */
-  readonly rowsStored: number;
-  readonly hoursChanged: number;
-  /** Hours that had no reading before. */
-  readonly hoursAdded: number;
-  /** Hours whose stored values changed (a value filled in or corrected). */
-  readonly hoursRevised: number;
-  readonly daysTouched: number;
-  readonly daysWritten: number;
-  readonly skipped: Record<SkipReason, number>;
-  /** Files refused (nothing of them was stored) and day files left alone because unreadable. */
-  readonly failures: { file: string; kind: "source" | "day"; message: string }[];
-  /** Damaged day files (not as the manifest recorded them) that this ingest rewrote whole. */
-  readonly repaired: { file: string; message: string }[];
-  /** Whether the store holds generated sample data after this call. */
-  readonly sample: boolean;
-  /** Day files of generated sample data this call removed before storing real data. */
-  readonly sampleDaysRemoved: number;
-}
-
-/** Progress as the work goes, for a terminal. */
-export type IngestProgress = (stage: "parse" | "write", done: number, total: number) => void;
-
-type Failures = IngestSummary["failures"];
-type Loaded = { day: Day; before: string; old: Day | undefined };
+export type { IngestProgress, IngestSummary } from "./ingest-summary.ts";
 
 /** A file's text to ingest, as the pull hands it over (`ingestFiles` reads it from a path). */
 export interface SourceText {
@@ -144,46 +108,6 @@ function readSources(paths: readonly string[], failures: Failures): (SourceText 
 }
 
 /**
- * Loads each touched day once: a file that does not match the manifest is recovered from the
- * revision history (and reported as repaired); one that cannot be parsed is left alone on disk,
- * reported, and counted as corrupt so that nothing is written over it.
- */
-function dayLoader(dir: string, now: () => number, failures: Failures, repaired: IngestSummary["repaired"]) {
-  const days = new Map<string, Loaded>();
-  const corrupt = new Set<string>();
-  const readingsDir = join(dir, READINGS_DIR);
-  const recorded = loadManifest(dir);
-  const load = (key: string): Loaded => {
-    const path = join(readingsDir, dayFileName(key));
-    const before = existsSync(path) ? readFileSync(path, "utf8") : "";
-    const hash = recorded.get(key)?.hash;
-    if (hash !== undefined && contentHash(before) !== hash) {
-      const { day: recovered, note } = recoverDay(readingsDir, key, hash, before, now());
-      repaired.push({ file: path, message: `${dayFileName(key)} did not match the manifest: ${note}` });
-      return { day: recovered, before: "", old: cloneDay(recovered) };
-    }
-    try {
-      const day = before === "" ? emptyDay(key) : parseDay(before, key);
-      return { day, before, old: before === "" ? undefined : parseDay(before, key) };
-    } catch (error) {
-      // Never overwrite what cannot be read: leave the file for the operator to inspect.
-      if (!corrupt.has(key)) failures.push({ file: path, kind: "day", message: (error as Error).message });
-      corrupt.add(key);
-      return { day: emptyDay(key), before, old: undefined };
-    }
-  };
-  const loadDay = (key: string): Day => {
-    let entry = days.get(key);
-    if (entry === undefined) {
-      entry = load(key);
-      days.set(key, entry);
-    }
-    return entry.day;
-  };
-  return { days, corrupt, loadDay };
-}
-
-/**
  * Keeps sample and real data apart, under the ingest lock: finishes a removal a killed ingest
  * left, refuses sample files beside real data, and removes a sample store's days before real
  * files land. Returns the files to merge, whether the store is a sample one, and the days removed.
@@ -211,61 +135,6 @@ function separateSample(dir: string, parsed: readonly Parsed[], failures: Failur
   }
   markSample(dir);
   return { files: parsed, sample: true, removed };
-}
-
-// The changed day files, then the month packs and the manifest. Everything that needs space is
-// written before any day file is replaced: the days to temp files, the packs (derived: a reader
-// takes a pack's slot only when its hash is the manifest's, so a pack ahead of the manifest is
-// passed over), the manifest to a temp file. Then renames alone, which need none, put the days and
-// then the manifest in place: a full disk at any point changes no day.
-function writeDays(
-  dir: string,
-  keys: readonly string[],
-  loaded: ReturnType<typeof dayLoader>,
-  sample: boolean,
-  onProgress?: IngestProgress,
-): number {
-  const readingsDir = join(dir, READINGS_DIR);
-  const manifestPath = join(dir, MANIFEST_FILE);
-  const manifestBefore = existsSync(manifestPath) ? readFileSync(manifestPath, "utf8") : null;
-  const manifest = loadManifest(dir);
-  const writes: { path: string; data: string }[] = [];
-  keys.forEach((key, i) => {
-    if (i % 64 === 0) onProgress?.("write", i, keys.length);
-    const { day, before } = loaded.days.get(key)!;
-    const text = serializeDay(day);
-    if (text === "") return;
-    if (text !== before) writes.push({ path: join(readingsDir, dayFileName(key)), data: text });
-    manifest.set(key, dayEntry(day, text, sample));
-  });
-  const days = stageFiles(writes);
-  let manifestFile: StagedFiles | undefined;
-  try {
-    if (PACKS) {
-      for (const month of new Set(keys.map(monthOf))) {
-        writeMonthPack(readingsDir, month, manifest, (key) =>
-          loaded.corrupt.has(key) ? undefined : loaded.days.get(key)?.day,
-        );
-      }
-    }
-    failpoint("ingest:packs-written");
-    const manifestText = serializeManifest(manifest);
-    if (manifestText !== manifestBefore)
-      manifestFile = stageFiles([{ path: manifestPath, data: manifestText }]);
-    days.commit();
-    failpoint("ingest:days-written");
-    onProgress?.("write", keys.length, keys.length);
-    if (writes.length > 0) fsyncDirectory(readingsDir);
-    if (manifestFile !== undefined) {
-      manifestFile.commit();
-      fsyncDirectory(dir);
-    }
-  } catch (error) {
-    days.abort();
-    manifestFile?.abort();
-    throw error;
-  }
-  return writes.length;
 }
 
 /** What an ingest needs besides its files. */
@@ -351,40 +220,4 @@ function ingest(
       sampleDaysRemoved: removed,
     };
   });
-}
-
-// What the ingest changes, for the revision history: per existing day its old values, and the
-// days it creates.
-function collectChanges(
-  keys: readonly string[],
-  days: ReadonlyMap<string, { day: Day; old: Day | undefined }>,
-): { changes: Map<string, DayChange>; created: string[]; hoursAdded: number; hoursRevised: number } {
-  const changes = new Map<string, DayChange>();
-  const created: string[] = [];
-  let hoursAdded = 0;
-  let hoursRevised = 0;
-  for (const key of keys) {
-    const { day, old } = days.get(key)!;
-    if (old === undefined) {
-      if (day.hours.some((h) => h !== undefined)) created.push(key);
-      hoursAdded += day.hours.filter((h) => h !== undefined).length;
-      continue;
-    }
-    const change = diffDay(old, day);
-    if (change === undefined) continue;
-    changes.set(key, change);
-    for (const hour of Object.values(change)) {
-      if (hour === null) hoursAdded++;
-      else hoursRevised++;
-    }
-  }
-  return { changes, created, hoursAdded, hoursRevised };
-}
-
-function cloneDay(day: Day): Day {
-  return {
-    key: day.key,
-    start: day.start,
-    hours: day.hours.map((h) => (h === undefined ? undefined : Float64Array.from(h))),
-  };
 }

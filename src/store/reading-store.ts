@@ -28,6 +28,9 @@ import { lockHeld } from "../files/lock-file.ts";
 import { type ChangeGate, createRecheck } from "../files/change-gate.ts";
 import { isPack, monthOf, PACKS, packName, unpackDay } from "./month-pack.ts";
 import { INGEST_LOCK, rerunHint, writeState } from "./pending-ingest.ts";
+import { DamagedDayError, type StoreUnavailable } from "./store-errors.ts";
+
+export { DamagedDayError, type StoreUnavailable, StoreUnavailableError } from "./store-errors.ts";
 
 /** What the store held at the last refresh. */
 export interface StoreSnapshot {
@@ -46,43 +49,6 @@ export interface StoreSnapshot {
    * manifest is then empty, and dataset requests answer 503, never an empty 200.
    */
   readonly unavailable?: StoreUnavailable;
-}
-
-/** Why the whole store is not served now. */
-export interface StoreUnavailable {
-  readonly transient: boolean;
-  readonly message: string;
-}
-
-/** Thrown by a reader that needs data while the whole store is unavailable; the HTTP layer answers 503. */
-export class StoreUnavailableError extends Error {
-  readonly transient: boolean;
-  constructor(why: StoreUnavailable) {
-    super(why.message);
-    this.name = "StoreUnavailableError";
-    this.transient = why.transient;
-  }
-}
-
-/**
- * A stored day that does not match the manifest's record of it: never served as data. It is
- * `transient` while an ingest is rewriting the store (the day file is new, the manifest not yet).
- */
-export class DamagedDayError extends Error {
-  readonly day: string;
-  readonly file: string;
-  readonly transient: boolean;
-  constructor(day: string, file: string, why: string, transient = false) {
-    super(
-      transient
-        ? `The stored day ${day} is being rewritten by an ingest (${file})`
-        : `The stored day ${day} is damaged (${file}: ${why})`,
-    );
-    this.name = "DamagedDayError";
-    this.day = day;
-    this.file = file;
-    this.transient = transient;
-  }
 }
 
 /** Read access to stored readings. */

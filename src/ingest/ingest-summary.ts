@@ -1,0 +1,32 @@
+/** What an ingest reports: its summary, and its progress as it goes. */
+import type { SkipReason } from "../source/portal-csv.ts";
+
+/** What one call did; `failures` lists the files refused, with the reason. */
+export interface IngestSummary {
+  readonly files: number;
+  readonly rowsRead: number;
+  /** Rows that hold a reading (rows read less those skipped). */
+  readonly rowsStored: number;
+  readonly hoursChanged: number;
+  /** Hours that had no reading before. */
+  readonly hoursAdded: number;
+  /** Hours whose stored values changed (a value filled in or corrected). */
+  readonly hoursRevised: number;
+  readonly daysTouched: number;
+  readonly daysWritten: number;
+  readonly skipped: Record<SkipReason, number>;
+  /** Files refused (nothing of them was stored) and day files left alone because unreadable. */
+  readonly failures: { file: string; kind: "source" | "day"; message: string }[];
+  /** Damaged day files (not as the manifest recorded them) that this ingest rewrote whole. */
+  readonly repaired: { file: string; message: string }[];
+  /** Whether the store holds generated sample data after this call. */
+  readonly sample: boolean;
+  /** Day files of generated sample data this call removed before storing real data. */
+  readonly sampleDaysRemoved: number;
+}
+
+/** Progress as the work goes, for a terminal. */
+export type IngestProgress = (stage: "parse" | "write", done: number, total: number) => void;
+
+/** The files an ingest refused, and the day files it left alone. */
+export type Failures = IngestSummary["failures"];
