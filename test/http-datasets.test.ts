@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
-import { exportCsv, ingestTexts, startServer, tempDir, sast } from "./helpers.ts";
+import { exportCsv, ingestTexts, startServer, tempDir, sast, waitFor } from "./helpers.ts";
 
 const COLUMNS = [
   "Residual Forecast",
@@ -408,10 +408,7 @@ test("a request whose client goes away still gets its access-log line", async (t
     req.on("error", () => resolve());
     req.end();
   });
-  for (let i = 0; i < 100 && !server.logs.some((l) => l.request_id === "gone-early"); i++) {
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  assert.ok(server.logs.some((l) => l.request_id === "gone-early"));
+  await waitFor(() => server.logs.some((l) => l.request_id === "gone-early"), "the early leaver's log line");
 });
 
 /** Records `text` as the content of day `key` in the manifest, as if an ingest had written it. */

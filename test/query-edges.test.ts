@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
 import { chooseFormat } from "../src/http/negotiation.ts";
 import { createKey } from "../src/keys/key-admin.ts";
-import { ingestTexts, startServer, tempDir } from "./helpers.ts";
+import { ingestTexts, startServer, tempDir, waitFor } from "./helpers.ts";
 
 const PARQUET = "application/vnd.apache.parquet";
 // 400 days: longer than JSON's 366, so CSV and Parquet stream.
@@ -83,7 +83,8 @@ test("a client that leaves a stream costs nothing: no error, and the next reques
   });
   await res.body!.getReader().read();
   controller.abort();
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  // Its log line is written once the server has seen the client go.
+  await waitFor(() => server.logs.some((l) => l.path === "/api/v1/generation/mix"), "the stream's end");
   assert.equal((await server.get("/api/v1/grid/system-state/latest")).status, 200);
   assert.deepEqual(server.errors, []);
 });
