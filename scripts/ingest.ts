@@ -1,6 +1,7 @@
 /** `npm run ingest -- FILE...`: ingests Eskom Data Portal CSV files into the store at DATA_DIR. */
 import { resolve } from "node:path";
 import { ingestFiles, type IngestProgress } from "../src/ingest/ingest.ts";
+import { skippedText } from "../src/ingest/ingest-summary.ts";
 
 const files = process.argv.slice(2);
 if (files.length === 0 || files.includes("--help") || files.includes("-h")) {
@@ -39,10 +40,7 @@ if (summary.sampleDaysRemoved > 0) {
   );
 }
 for (const repair of summary.repaired) process.stderr.write(`repaired: ${repair.message}\n`);
-const skipped = [
-  `${summary.skipped.blank} blank (hour not yet published)`,
-  `${summary.skipped.placeholder} all-zero placeholder (hour not yet published)`,
-].join(", ");
+const skipped = skippedText(summary.skipped, summary.skippedFirst);
 process.stdout.write(
   [
     `Ingested ${summary.files - summary.failures.filter((f) => f.kind === "source").length} of ${summary.files} files into ${dir} in ${ms} ms`,

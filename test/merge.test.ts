@@ -23,7 +23,8 @@ function file(rows: [number, number, number][]): PortalFile {
       values: Float64Array.of(demand, wind),
     })),
     rowsRead: rows.length,
-    skipped: { blank: 0, placeholder: 0, uncertain: 0, future: 0 },
+    skipped: { blank: 0, placeholder: 0, uncertain: 0, future: 0, cut: 0 },
+    firstLines: {},
     sample: false,
     form: undefined,
   };

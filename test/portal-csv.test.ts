@@ -113,7 +113,8 @@ test("blank rows for unpublished hours are skipped and counted", () => {
   const file = parsePortalCsv(text, "x.csv");
   assert.equal(file.rowsRead, 2);
   assert.equal(file.rows.length, 1);
-  assert.deepEqual(file.skipped, { blank: 1, placeholder: 0, uncertain: 0, future: 0 });
+  assert.deepEqual(file.skipped, { blank: 1, placeholder: 0, uncertain: 0, future: 0, cut: 0 });
+  assert.deepEqual(file.firstLines, { blank: 2 });
   assert.deepEqual(valuesByName(file, 0), { thermal_generation: 17000, wind: null });
 });
 
@@ -126,7 +127,7 @@ test("all-zero rows of a live renewables download are placeholders, not readings
     ],
   );
   const file = parsePortalCsv(text, "Hourly_Generation.csv");
-  assert.deepEqual(file.skipped, { blank: 0, placeholder: 1, uncertain: 0, future: 0 });
+  assert.deepEqual(file.skipped, { blank: 0, placeholder: 1, uncertain: 0, future: 0, cut: 0 });
   assert.deepEqual(valuesByName(file, 0), { wind: 1135.713, pv: 0, csp: 0, other_re: 33.47 });
 });
 
@@ -156,9 +157,11 @@ test("rows are kept in file order, sorted or not, with their source line", () =>
   );
 });
 
-test("a byte-order mark and a missing final newline are accepted", () => {
-  const file = parsePortalCsv("\ufeffDate Time Hour Beginning,Wind\n2018-04-01 12:00:00 AM,5.0", "x.csv");
+test("a byte-order mark is accepted; a missing final newline is not, since the last value may be cut", () => {
+  const file = parsePortalCsv("\ufeffDate Time Hour Beginning,Wind\n2018-04-01 12:00:00 AM,5.0\n", "x.csv");
   assert.equal(file.rows.length, 1);
+  const error = refusal("\ufeffDate Time Hour Beginning,Wind\n2018-04-01 12:00:00 AM,5.0");
+  assert.equal(error.line, 2);
 });
 
 test("an HTML error page saved as .csv is refused at line 1", () => {
@@ -233,7 +236,7 @@ test("a value that is not a number is refused with its line and column", () => {
 });
 
 test("a ';' row with the wrong number of fields is refused", () => {
-  const error = refusal("Date Time Hour Beginning;Wind;PV\n2023-04-01 00:00:00;1\n");
+  const error = refusal("Date Time Hour Beginning;Wind;PV\n2023-04-01 00:00:00;1\n2023-04-01 01:00:00;1;2\n");
   assert.equal(error.line, 2);
   assert.match(error.message, /expected 3 fields as in the header, found 2/);
 });
@@ -427,4 +430,64 @@ test("an hour given twice with different values is uncertain; the same values tw
     file.rows.map((r) => r.values[0]),
     [900, 800, 700],
   );
+});
+
+test("a file whose last line is cut short (a download that ended early) is refused whole, naming the line", () => {
+  const full = exportCsv(
+    ["Residual Demand", "Thermal Generation"],
+    [
+      ["2024-01-01 12:00:00 AM", "20000.0", "18000.0"],
+      ["2024-01-01 01:00:00 AM", "20100.0", "18100.0"],
+      ["2024-01-01 02:00:00 AM", "20200.0", "18200.0"],
+    ],
+  ).trimEnd();
+  // Cut inside its last value: the line has every field, but no line break.
+  for (const cut of [full.slice(0, -3), full]) {
+    const error = refusal(cut);
+    assert.equal(error.line, 4, cut);
+    assert.match(error.message, /line 4 of "bad.csv": the last line has no line break/);
+  }
+  // Cut before its last field: one field short, whether a line break follows or not.
+  for (const cut of [full.slice(0, full.lastIndexOf(",")), `${full.slice(0, full.lastIndexOf(",") - 4)}\n`]) {
+    const error = refusal(cut);
+    assert.equal(error.line, 4, cut);
+    assert.match(error.message, /line 4 of "bad.csv": the last line (is cut short|has no line break)/);
+  }
+  assert.match(
+    refusal(`${full.slice(0, full.lastIndexOf(","))}\n`).message,
+    /the last line is cut short \(2 of the header's 3 fields\)/,
+  );
+  assert.equal(parsePortalCsv(`${full}\n`, "x.csv").rows.length, 3, "the whole file is read");
+  // The same in the live ";" form.
+  const live = liveCsv(
+    ["Date_Time_Hour_Beginning", "Thermal_Generation", "Wind"],
+    [
+      ["2023-02-19 22:00:00", "17000", "900"],
+      ["2023-02-19 23:00:00", "17100", "950"],
+    ],
+  ).trimEnd();
+  assert.equal(refusal(`${live.slice(0, live.lastIndexOf(";"))}\r\n`).line, 3);
+});
+
+test("a short line inside a ',' file is skipped as cut and counted with its line; in a ';' file it refuses the file", () => {
+  const text = liveCsv(
+    ["Date Time Hour Beginning", "Wind", "PV", "CSP", "Other RE"],
+    [
+      ["2023-02-19 21:00:00", "1100.5", "0", "0", "33.4"],
+      ["2023-02-19 22:00:00", "1100.5"],
+      ["2023-02-19 23:00:00", "1135.7", "0", "0", "33.5"],
+    ],
+  ).replaceAll(";", ",");
+  const file = parsePortalCsv(text, "Hourly_Generation.csv");
+  assert.equal(file.rows.length, 2);
+  assert.equal(file.skipped.cut, 1);
+  assert.deepEqual(file.firstLines, { cut: 3 });
+  const semicolons = liveCsv(
+    ["Date_Time_Hour_Beginning", "Thermal_Generation", "Wind"],
+    [
+      ["2023-02-19 22:00:00", "17000"],
+      ["2023-02-19 23:00:00", "17100", "950"],
+    ],
+  );
+  assert.equal(refusal(semicolons).line, 2);
 });

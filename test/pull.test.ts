@@ -180,6 +180,7 @@ test(
       placeholder: 0,
       uncertain: 0,
       future: 0,
+      cut: 0,
     });
     assert.equal(first.hours_added, 144);
   },

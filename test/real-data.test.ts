@@ -194,7 +194,7 @@ test("the three 2023 live files merge hour by hour across files", { skip: REAL_D
   const dir = tempDir(t);
   const summary = ingestFiles([BUILD_UP, DEMAND, RENEWABLES], { dir });
   assert.deepEqual(summary.failures, []);
-  assert.deepEqual(summary.skipped, { blank: 24, placeholder: 216, uncertain: 0, future: 0 });
+  assert.deepEqual(summary.skipped, { blank: 24, placeholder: 216, uncertain: 0, future: 0, cut: 0 });
   const server = await startServer(t, dir);
   const buildUp = rawLiveRows(BUILD_UP);
   const demand = rawLiveRows(DEMAND);

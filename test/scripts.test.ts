@@ -38,7 +38,8 @@ test("npm run ingest prints its summary, names a bad file's line, and exits non-
   assert.match(stdout, /rows read: +2/);
   assert.match(stdout, /hours written: +1/);
   assert.match(stdout, /days touched: +1 \(1 rewritten\)/);
-  assert.match(stdout, /rows skipped: +1 blank/);
+  assert.match(stdout, /rows skipped: +1 blank \(hour not yet published\) \(first: line 2 of blank.csv\)/);
+  assert.match(stdout, /0 cut short/);
   const usage = run("scripts/ingest.ts", [], { DATA_DIR: dir });
   assert.equal(await usage.done, 2);
   assert.match(usage.out().stderr, /Usage: npm run ingest -- FILE.csv/);

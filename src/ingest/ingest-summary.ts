@@ -1,5 +1,5 @@
 /** What an ingest reports: its summary, and its progress as it goes. */
-import type { SkipReason } from "../source/portal-csv.ts";
+import { SKIP_REASONS, type SkipReason } from "../source/portal-csv.ts";
 
 /** What one call did; `failures` lists the files refused, with the reason. */
 export interface IngestSummary {
@@ -14,7 +14,10 @@ export interface IngestSummary {
   readonly hoursRevised: number;
   readonly daysTouched: number;
   readonly daysWritten: number;
+  /** Rows not stored, by reason (`SkipReason`). */
   readonly skipped: Record<SkipReason, number>;
+  /** The first row skipped for each reason: its file and line. */
+  readonly skippedFirst: Partial<Record<SkipReason, { readonly file: string; readonly line: number }>>;
   /** Files refused (nothing of them was stored) and day files left alone because unreadable. */
   readonly failures: { file: string; kind: "source" | "day"; message: string }[];
   /** Damaged day files (not as the manifest recorded them) that this ingest rewrote whole. */
@@ -30,3 +33,23 @@ export type IngestProgress = (stage: "parse" | "write", done: number, total: num
 
 /** The files an ingest refused, and the day files it left alone. */
 export type Failures = IngestSummary["failures"];
+
+const SKIP_WORDS: Readonly<Record<SkipReason, string>> = {
+  blank: "blank (hour not yet published)",
+  placeholder: "all-zero placeholder (hour not yet published)",
+  uncertain: "uncertain (not readable with certainty)",
+  future: "future (actual values of hours to come left out)",
+  cut: "cut short (fewer fields than the header)",
+};
+
+/** The rows skipped, every reason named, with the first line of each that skipped any. */
+export function skippedText(
+  skipped: Readonly<Record<SkipReason, number>>,
+  first: IngestSummary["skippedFirst"] = {},
+): string {
+  return SKIP_REASONS.map((reason) => {
+    const at = first[reason];
+    const where = at === undefined ? "" : ` (first: line ${at.line} of ${at.file})`;
+    return `${skipped[reason]} ${SKIP_WORDS[reason]}${where}`;
+  }).join(", ");
+}

@@ -11,7 +11,13 @@
  */
 import { mkdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { parsePortalCsv, PortalCsvError, type PortalFile, type SkipReason } from "../source/portal-csv.ts";
+import {
+  noneSkipped,
+  parsePortalCsv,
+  PortalCsvError,
+  type PortalFile,
+  SKIP_REASONS,
+} from "../source/portal-csv.ts";
 import type { PortalForm } from "../source/portal-forms.ts";
 import { removeStaleTempFiles } from "../files/atomic-write.ts";
 import { withLock } from "../files/lock-file.ts";
@@ -186,13 +192,18 @@ function ingest(
     const { files, sample, removed } = separateSample(dir, parsed, failures);
     if (removed > 0) failpoint("ingest:sample-removed");
     mkdirSync(readingsDir, { recursive: true }); // a removed sample took the folder with it
-    const skipped: Record<SkipReason, number> = { blank: 0, placeholder: 0, uncertain: 0, future: 0 };
+    const skipped = noneSkipped();
+    const skippedFirst: IngestSummary["skippedFirst"] = {};
     let rowsRead = 0;
     let rowsStored = 0;
     for (const { file } of files) {
       rowsRead += file.rowsRead;
       rowsStored += file.rows.length;
-      for (const reason of Object.keys(skipped) as SkipReason[]) skipped[reason] += file.skipped[reason];
+      for (const reason of SKIP_REASONS) {
+        skipped[reason] += file.skipped[reason];
+        const line = file.firstLines[reason];
+        if (line !== undefined) skippedFirst[reason] ??= { file: file.name, line };
+      }
     }
     const loaded = dayLoader(dir, now, failures, repaired);
     let hoursChanged = 0;
@@ -215,6 +226,7 @@ function ingest(
       daysTouched: keys.length,
       daysWritten,
       skipped,
+      skippedFirst,
       failures,
       sample,
       sampleDaysRemoved: removed,

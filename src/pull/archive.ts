@@ -57,6 +57,8 @@ const AttemptSchema = v.object({
       placeholder: Count,
       uncertain: Count,
       future: Count,
+      /** Since 1.9. */
+      cut: v.optional(Count),
     }),
   ),
   /** For `accepted-header`: the names accepted. */

@@ -23,6 +23,7 @@ import {
 } from "./pull-state.ts";
 import { takeDownload, type Taken } from "./take-download.ts";
 import type { SkipReason } from "../source/portal-csv.ts";
+import { type IngestSummary, skippedText } from "../ingest/ingest-summary.ts";
 
 /** What happened to one file. */
 export interface FileOutcome {
@@ -43,6 +44,8 @@ export interface FileOutcome {
   readonly hoursRevised?: number;
   readonly rowsRead?: number;
   readonly skipped?: Readonly<Record<SkipReason, number>>;
+  /** The first line skipped for each reason. */
+  readonly skippedFirst?: IngestSummary["skippedFirst"];
   /** A forecast download: the issue it is (new, or the newest seen again when `unchanged`). */
   readonly issue?: {
     readonly issuedAt: string;
@@ -158,6 +161,7 @@ export function settle(
       hoursRevised: summary.hoursRevised,
       rowsRead: summary.rowsRead,
       skipped: summary.skipped,
+      skippedFirst: summary.skippedFirst,
       ...(summary.sampleDaysRemoved > 0 ? { sampleDaysRemoved: summary.sampleDaysRemoved } : {}),
       ...(problems.length > 0 ? { error: problems.join("; ") } : {}),
     },
@@ -281,7 +285,7 @@ export function describe(outcome: FileOutcome): string {
   const problem = outcome.error === undefined ? "" : `; PROBLEM: ${outcome.error}`;
   return (
     `${outcome.file}: ${removed}${outcome.hoursAdded} hours added, ${outcome.hoursRevised} revised; ` +
-    `rows skipped: ${s.blank} blank, ${s.placeholder} placeholder, ${s.future} future, ${s.uncertain} uncertain` +
+    `rows skipped: ${skippedText(s, outcome.skippedFirst)}` +
     `${moved}${problem}`
   );
 }

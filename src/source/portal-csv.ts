@@ -28,7 +28,7 @@ import { type Fail, readHeader } from "./portal-layout.ts";
 import { type PortalRow, readRows, type SkipReason, type UncertainWhy } from "./portal-rows.ts";
 import { HOUR_MS } from "../time.ts";
 
-export type { PortalRow, SkipReason } from "./portal-rows.ts";
+export { noneSkipped, type PortalRow, SKIP_REASONS, type SkipReason } from "./portal-rows.ts";
 
 /** A parsed file: its catalog columns (indexes into a reading) and its rows with values. */
 export interface PortalFile {
@@ -41,6 +41,8 @@ export interface PortalFile {
   readonly rows: readonly PortalRow[];
   readonly rowsRead: number;
   readonly skipped: Readonly<Record<SkipReason, number>>;
+  /** The first line (1-based) skipped for each reason that skipped any. */
+  readonly firstLines: Readonly<Partial<Record<SkipReason, number>>>;
   /** Whether the file is generated sample data (it carries the sample column), not the utility's. */
   readonly sample: boolean;
   /** The live file it is, known by its header; undefined for an export or an unknown header. */
@@ -83,7 +85,12 @@ export function parsePortalCsv(text: string, name: string, options: ParseOptions
   const lines = text.split(/\r?\n/);
   const layout = readHeader(lines[0]!, options.ignore ?? new Set(), options.form, fail);
   const latest = (options.receivedAt ?? Date.now()) + HOUR_MS;
-  const { byHour, skipped, rowsRead, firstUncertain, why } = readRows(lines, layout, latest, fail);
+  const { byHour, skipped, firstLines, rowsRead, firstUncertain, why } = readRows(
+    lines,
+    layout,
+    latest,
+    fail,
+  );
   // Of the rows that hold something to store, most are uncertain: the file is not read at all.
   const holding = rowsRead - skipped.blank - skipped.placeholder;
   if (skipped.uncertain * 2 > holding) {
@@ -103,6 +110,7 @@ export function parsePortalCsv(text: string, name: string, options: ParseOptions
     rows: [...byHour.values()],
     rowsRead,
     skipped,
+    firstLines,
     sample: layout.sampleAt >= 0,
     form: layout.form,
   };

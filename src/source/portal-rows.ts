@@ -4,7 +4,7 @@
  * column's bounds refuses the file.
  */
 import { columns } from "./columns.ts";
-import { certainFields } from "./csv-fields.ts";
+import { certainFields, splitFields } from "./csv-fields.ts";
 import { boundOf } from "./bounds.ts";
 import type { Fail, Layout } from "./portal-layout.ts";
 import { parseSastStamp } from "./sast-stamp.ts";
@@ -17,8 +17,20 @@ export interface PortalRow {
   readonly values: Float64Array;
 }
 
-/** Why rows were passed over, and how many. `future`: rows whose actual values were left out. */
-export type SkipReason = "blank" | "placeholder" | "uncertain" | "future";
+/**
+ * Why rows were passed over: `blank` (no value: an hour not yet published), `placeholder` (all 0:
+ * the same), `uncertain` (not readable with certainty), `future` (actual values of an hour to
+ * come, left out) and `cut` (fewer fields than the header: a damaged line).
+ */
+export type SkipReason = "blank" | "placeholder" | "uncertain" | "future" | "cut";
+
+/** The reasons, in the order a summary gives them. */
+export const SKIP_REASONS: readonly SkipReason[] = ["blank", "placeholder", "uncertain", "future", "cut"];
+
+/** No row skipped yet, for each reason. */
+export function noneSkipped(): Record<SkipReason, number> {
+  return { blank: 0, placeholder: 0, uncertain: 0, future: 0, cut: 0 };
+}
 
 const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 
@@ -129,6 +141,8 @@ export type UncertainWhy = "ambiguous" | "conflict" | "check";
 export interface Rows {
   readonly byHour: Map<number, PortalRow>;
   readonly skipped: Record<SkipReason, number>;
+  /** The first line (1-based) skipped for each reason. */
+  readonly firstLines: Partial<Record<SkipReason, number>>;
   readonly rowsRead: number;
   readonly firstUncertain: number;
   readonly why: ReadonlySet<UncertainWhy>;
@@ -138,9 +152,13 @@ export interface Rows {
 type Line =
   | { readonly kind: "row"; readonly row: PortalRow; readonly future: boolean }
   | { readonly kind: "blank" | "placeholder" | "future" }
-  | { readonly kind: "uncertain"; readonly why: UncertainWhy };
+  | { readonly kind: "uncertain"; readonly why: UncertainWhy }
+  | { readonly kind: "cut"; readonly fields: number };
 
 function readLine(line: string, lineNo: number, layout: Layout, latest: number, fail: Fail): Line {
+  // A split value only adds fields: fewer than the header's is a line cut short.
+  const count = splitFields(line, layout.delimiter).length;
+  if (count < layout.width) return { kind: "cut", fields: count };
   let fields: string[] | undefined;
   try {
     fields = certainFields(line, layout);
@@ -168,23 +186,39 @@ function readLine(line: string, lineNo: number, layout: Layout, latest: number, 
 export function readRows(lines: readonly string[], layout: Layout, latest: number, fail: Fail): Rows {
   const byHour = new Map<number, PortalRow>();
   const conflicted = new Set<number>();
-  const skipped: Record<SkipReason, number> = { blank: 0, placeholder: 0, uncertain: 0, future: 0 };
+  const skipped = noneSkipped();
+  const firstLines: Partial<Record<SkipReason, number>> = {};
+  const skip = (reason: SkipReason, lineNo: number) => {
+    skipped[reason]++;
+    firstLines[reason] ??= lineNo;
+  };
   let rowsRead = 0;
   let firstUncertain = 0;
   const why = new Set<UncertainWhy>();
   const uncertain = (lineNo: number, reason: UncertainWhy) => {
-    skipped.uncertain++;
+    skip("uncertain", lineNo);
     firstUncertain ||= lineNo;
     why.add(reason);
   };
+  const last = lastLineWithText(lines);
+  // Every file the portal writes ends with a line break: a last line without one may have lost
+  // the end of its last value, which no field count shows.
+  if (last > 0 && last === lines.length - 1) {
+    fail(
+      last + 1,
+      "the last line has no line break, so its last value may be cut: the download ended early, " +
+        "so nothing of the file is stored; download it again (or, for a file you know is whole, end it with a line break)",
+    );
+  }
   for (let i = 1; i < lines.length; i++) {
     if (lines[i]!.trim() === "") continue;
     rowsRead++;
     const read = readLine(lines[i]!, i + 1, layout, latest, fail);
+    if (read.kind === "cut") cut(read.fields, i === last, i + 1, layout, fail);
     if (read.kind === "uncertain") uncertain(i + 1, read.why);
-    else if (read.kind !== "row") skipped[read.kind]++;
+    else if (read.kind !== "row") skip(read.kind, i + 1);
     else {
-      if (read.future) skipped.future++;
+      if (read.future) skip("future", i + 1);
       const { row } = read;
       const before = byHour.get(row.hour);
       if (before === undefined) byHour.set(row.hour, row);
@@ -197,7 +231,27 @@ export function readRows(lines: readonly string[], layout: Layout, latest: numbe
     uncertain(line, "conflict");
     uncertain(line, "conflict");
   }
-  return { byHour, skipped, rowsRead, firstUncertain, why };
+  return { byHour, skipped, firstLines, rowsRead, firstUncertain, why };
+}
+
+// The index of the last line that holds anything.
+function lastLineWithText(lines: readonly string[]): number {
+  for (let i = lines.length - 1; i > 0; i--) if (lines[i]!.trim() !== "") return i;
+  return 0;
+}
+
+// A line with fewer fields than the header: the last one means the download ended early, and
+// nothing of the file is stored; in a ";" file any is a damaged file. Otherwise it is skipped.
+function cut(fields: number, isLast: boolean, lineNo: number, layout: Layout, fail: Fail): void {
+  if (isLast) {
+    fail(
+      lineNo,
+      `the last line is cut short (${fields} of the header's ${layout.width} fields): the download ` +
+        "ended early, so nothing of the file is stored; download it again",
+    );
+  }
+  if (layout.delimiter === ";")
+    fail(lineNo, `expected ${layout.width} fields as in the header, found ${fields}`);
 }
 
 function sameValues(a: Float64Array, b: Float64Array): boolean {
