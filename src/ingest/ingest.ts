@@ -192,19 +192,7 @@ function ingest(
     const { files, sample, removed } = separateSample(dir, parsed, failures);
     if (removed > 0) failpoint("ingest:sample-removed");
     mkdirSync(readingsDir, { recursive: true }); // a removed sample took the folder with it
-    const skipped = noneSkipped();
-    const skippedFirst: IngestSummary["skippedFirst"] = {};
-    let rowsRead = 0;
-    let rowsStored = 0;
-    for (const { file } of files) {
-      rowsRead += file.rowsRead;
-      rowsStored += file.rows.length;
-      for (const reason of SKIP_REASONS) {
-        skipped[reason] += file.skipped[reason];
-        const line = file.firstLines[reason];
-        if (line !== undefined) skippedFirst[reason] ??= { file: file.name, line };
-      }
-    }
+    const { rowsRead, rowsStored, skipped, skippedFirst } = tallyRows(files);
     const loaded = dayLoader(dir, now, failures, repaired);
     let hoursChanged = 0;
     for (const { file, fill } of files) hoursChanged += mergeFile(file, loaded.loadDay, fill);
@@ -232,4 +220,22 @@ function ingest(
       sampleDaysRemoved: removed,
     };
   });
+}
+
+// The rows of the files merged: read, stored, and skipped by reason with the first line of each.
+function tallyRows(files: readonly Parsed[]) {
+  const skipped = noneSkipped();
+  const skippedFirst: IngestSummary["skippedFirst"] = {};
+  let rowsRead = 0;
+  let rowsStored = 0;
+  for (const { file } of files) {
+    rowsRead += file.rowsRead;
+    rowsStored += file.rows.length;
+    for (const reason of SKIP_REASONS) {
+      skipped[reason] += file.skipped[reason];
+      const line = file.firstLines[reason];
+      if (line !== undefined) skippedFirst[reason] ??= { file: file.name, line };
+    }
+  }
+  return { rowsRead, rowsStored, skipped, skippedFirst };
 }
