@@ -179,29 +179,30 @@ test(
     assert.equal(pids.length, 2, "two workers");
     const killed = Date.now();
     process.kill(pids[0]!, "SIGKILL");
-    // Only requests sent before the replacement listens may fail (those that met the dead
-    // worker: one per connection it held); none sent after it.
+    // Only requests sent before the replacement listens may go unanswered (those that met the dead
+    // worker: one per connection it held); none sent after it. An answer is a 200, or the 503 a
+    // Redis command slower than its bound gets on a loaded host (documented): the port answered.
     // Requests go on until two seconds after the replacement listens. How soon that is depends on
-    // the host's load (a worker starts tsx and reads the store): 30 s bounds it, as a hang.
+    // the host's load (a worker starts tsx and reads the store): 60 s bounds it, as a hang.
     const failed: number[] = [];
     let replaced = 0;
-    while (replaced === 0 ? Date.now() < killed + 30_000 : Date.now() < replaced + 2_000) {
+    while (replaced === 0 ? Date.now() < killed + 60_000 : Date.now() < replaced + 2_000) {
       if (replaced === 0 && (server.stderr().match(/listening on/g) ?? []).length >= 3) replaced = Date.now();
       // A connection the primary handed to the dying worker may hang: a client's timeout ends it.
       const sent = Date.now();
       try {
         const res = await fetch(server.url + MIX, {
           headers: { "X-API-KEY": key },
-          signal: AbortSignal.timeout(2_000),
+          signal: AbortSignal.timeout(replaced === 0 ? 2_000 : 20_000),
         });
-        if (res.status !== 200) failed.push(sent);
         await res.arrayBuffer();
+        if (res.status !== 200 && res.status !== 503) failed.push(sent);
       } catch {
         failed.push(sent);
       }
     }
     assert.match(server.stderr(), new RegExp(`Worker ${pids[0]} exited \\(SIGKILL\\).*starting another`));
-    assert.ok(replaced > 0, "the replacement listens within 30 s");
+    assert.ok(replaced > 0, "the replacement listens within 60 s");
     // How many requests fail before the primary sees the death depends on the host's load (two
     // here, three under CI's four test files at once): what must hold is that none fails after.
     assert.ok(
