@@ -154,6 +154,7 @@ function startMetrics(config: Config, store: ReadingStore, redis: RedisConnectio
     dir: config.dataDir,
     redisUp: redis === undefined ? undefined : () => redis.up,
     linesLost: () => ({ stdout: stdout.lost?.lines ?? 0, stderr: stderr.lost?.lines ?? 0 }),
+    staleAfterMs: config.staleAfterMs,
   });
   if (cluster.isWorker) {
     new AggregatorRegistry();

@@ -167,7 +167,7 @@ function apiRoutes(options: ServiceOptions): Route[] {
       path: "/api/v1/datasets",
       methods: READ_METHODS,
       scope: "metadata",
-      handler: catalogHandler(DOCUMENTED, store),
+      handler: catalogHandler(DOCUMENTED, store, { now, staleAfterMs: options.staleAfterMs }),
       doc: { operation: CATALOG_OPERATION },
     },
     {

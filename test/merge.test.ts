@@ -25,6 +25,7 @@ function file(rows: [number, number, number][]): PortalFile {
     rowsRead: rows.length,
     skipped: { blank: 0, placeholder: 0, uncertain: 0, future: 0, cut: 0 },
     firstLines: {},
+    newestObserved: null,
     sample: false,
     form: undefined,
   };

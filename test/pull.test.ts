@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import type { TestContext } from "node:test";
@@ -126,7 +126,11 @@ test(
     assert.equal(uploads.length, 3);
     assert.ok(uploads.every((r) => r.ifNoneMatch !== undefined && r.ifModifiedSince !== undefined));
     assert.deepEqual(storeFiles(dir), before, "no stored file changed");
-    assert.equal(readFileSync(join(dir, "pull-state.json"), "utf8"), state, "nothing new to remember");
+    // Nothing new to remember but that each link still answers (for /healthz's freshness).
+    const answeredAt = new Date(NOW + 3_600_000).toISOString();
+    const files = JSON.parse(state).files as Record<string, { answered?: string }>;
+    for (const file of Object.values(files)) file.answered = answeredAt;
+    assert.deepEqual(readPullState(dir).files, files, "nothing new to remember");
     assert.deepEqual(JSON.parse(readFileSync(join(dir, "pull-runs.json"), "utf8")), { ok: 2, failed: 0 });
     assert.equal(lastSuccessfulPull(dir), NOW + 3_600_000, "the check itself is recorded (by time only)");
     const { attempts } = readAttempts(join(dir, "archive"));
@@ -270,8 +274,8 @@ test(
       [
         "a header-only file",
         (_q, r) => void r.writeHead(200, { "Content-Type": "text/csv" }).end(header),
-        "refused",
-        /header row only/,
+        "failed",
+        /it holds its header row only since .*: it holds its header row only: the portal published no hours/,
       ],
     ];
     for (const [what, behaviour, result, message] of cases) {
@@ -288,10 +292,9 @@ test(
         ["not-modified", "not-modified"],
         "the other files are still pulled (and found current)",
       );
-      assert.equal(
-        readPullState(dir).files[DEMAND]!.refused!.kind,
-        result === "failed" ? "download" : "content",
-      );
+      const state = readPullState(dir).files[DEMAND]!;
+      if (what === "a header-only file") assert.equal(state.gone!.why, "empty", "gone, not refused");
+      else assert.equal(state.refused!.kind, result === "failed" ? "download" : "content");
       stand.on("/wp-content/uploads/2023/02/System_hourly", undefined);
     }
     const recovered = await pull(dir, stand.root);
@@ -395,12 +398,13 @@ test(
 );
 
 test(
-  "a file the portal stops publishing fails the first pull that sees it, then is reported without failing until it is back",
+  "a file whose link dies fails each pull for three days, then is reported as stopped without failing until it is back",
   { skip: SKIP },
   async (t) => {
     const stand = await portal(t);
     const dir = tempDir(t);
     const build = [portalFile("Station_Build_Up.csv")!];
+    const HOUR = 3_600_000;
     assert.equal((await pull(dir, stand.root, NOW, build)).ok, true);
     // The page stays up but links no file (as the capacity file's has since March 2026), and no
     // upload folder has it.
@@ -410,39 +414,41 @@ test(
       (_q, r) => (r.writeHead(200, { "Content-Type": "text/html" }).end("<p>A report.</p>"), true),
     );
     stand.on("uploads/2023/", (_q, r) => (r.writeHead(404).end(), true));
-    const first = await pull(dir, stand.root, NOW + 3_600_000, build);
-    assert.equal(first.ok, false);
-    assert.equal(first.files[0]!.result, "failed");
-    assert.match(
-      first.files[0]!.error!,
-      /not published: its page links no \.csv file and no upload folder has it/,
-    );
-    assert.match(first.files[0]!.error!, /later pulls say so without failing/);
-    const second = await pull(dir, stand.root, NOW + 7_200_000, build);
-    assert.equal(second.ok, true, "a known state, said again, is no failure");
-    assert.deepEqual(second.files[0], {
+    const since = new Date(NOW + HOUR).toISOString();
+    // A new failure (a file that worked an hour ago): the pull fails, and says when it will stop.
+    for (const at of [NOW + HOUR, NOW + 40 * HOUR, NOW + 73 * HOUR]) {
+      const failed = await pull(dir, stand.root, at, build);
+      assert.equal(failed.ok, false, `${(at - NOW) / HOUR} h`);
+      assert.equal(failed.files[0]!.result, "failed");
+      assert.equal(failed.files[0]!.since, since);
+      assert.match(failed.files[0]!.error!, /its link answers 404 \(or its page links no \.csv file\) since/);
+      assert.match(
+        failed.files[0]!.error!,
+        /reported as stopped, without failing the pull, once that has lasted three days/,
+      );
+    }
+    // Past three days: stopped, since the first pull that saw it, with the date of its last data.
+    const stopped = await pull(dir, stand.root, NOW + 74 * HOUR, build);
+    assert.equal(stopped.ok, true, "a stopped file is a state, not a failure");
+    assert.deepEqual(stopped.files[0], {
       file: "Station_Build_Up.csv",
-      result: "unpublished",
-      since: new Date(NOW + 3_600_000).toISOString(),
+      result: "stopped",
+      since,
+      lastData: "2023-02-19T21:00:00.000Z",
     });
     assert.match(
-      describe(second.files[0]),
-      /not published \(its page has linked no file since 2023-02-21T11:00:00.000Z\)/,
+      describe(stopped.files[0]),
+      /stopped: gone or empty since 2023-02-21T11:00:00.000Z; its last data is of 2023-02-19T21:00:00.000Z; tried again each pull/,
     );
-    assert.equal(lastSuccessfulPull(dir), NOW + 7_200_000);
-    assert.equal(
-      readPullState(dir).files["Station_Build_Up.csv"]!.refused!.kind,
-      "unpublished",
-      "/healthz shows it",
-    );
-    assert.equal(readAttempts(join(dir, "archive")).attempts.at(-1)!.outcome, "unpublished");
+    assert.equal(lastSuccessfulPull(dir), NOW + 74 * HOUR);
+    assert.deepEqual(readPullState(dir).files["Station_Build_Up.csv"]!.gone, { since, why: "404" });
+    assert.equal(readAttempts(join(dir, "archive")).attempts.at(-1)!.outcome, "stopped");
 
     // A page that cannot be read is a failure every time: nothing says the file is gone.
     stand.on(page, (_q, r) => (r.writeHead(503).end("busy"), true));
-    assert.equal((await pull(dir, stand.root, NOW + 10_800_000, build)).files[0]!.result, "failed");
-    assert.equal((await pull(dir, stand.root, NOW + 14_400_000, build)).files[0]!.result, "failed");
+    assert.equal((await pull(dir, stand.root, NOW + 75 * HOUR, build)).files[0]!.result, "failed");
 
-    // Published again: ingested, and no longer refused.
+    // Published again: ingested, said to be back, and no longer gone.
     stand.on(page, undefined);
     stand.on("uploads/2023/", undefined);
     stand.publish(
@@ -453,9 +459,40 @@ test(
         name: "Station_Build_Up-1.csv",
       },
     );
-    const back = await pull(dir, stand.root, NOW + 18_000_000, build);
+    const back = await pull(dir, stand.root, NOW + 76 * HOUR, build);
     assert.equal(back.files[0]!.result, "ingested", JSON.stringify(back.files[0]));
+    assert.equal(back.files[0]!.resumed, since);
+    assert.match(describe(back.files[0]!), /\(back: it was gone since 2023-02-21T11:00:00.000Z\)/);
+    assert.equal(readPullState(dir).files["Station_Build_Up.csv"]!.gone, undefined);
     assert.equal(readPullState(dir).files["Station_Build_Up.csv"]!.refused, undefined);
+  },
+);
+
+test(
+  "a file the pulls never got data from is stopped from the second pull that finds it gone; an old 'unpublished' reads as gone",
+  { skip: SKIP },
+  async (t) => {
+    const stand = await portal(t);
+    const dir = tempDir(t);
+    const capacity = [portalFile("System_hourly_demand_and_available_capacity.csv")!];
+    const first = await pull(dir, stand.root, NOW, capacity);
+    assert.equal(first.ok, false, "the first sight of it fails: the operator hears of it once");
+    const second = await pull(dir, stand.root, NOW + 3_600_000, capacity);
+    assert.equal(second.ok, true);
+    assert.equal(second.files[0]!.result, "stopped");
+    assert.equal(second.files[0]!.lastData, undefined);
+    assert.match(describe(second.files[0]!), /no data of it is stored/);
+    // A state file written by 1.8 ("unpublished") reads as a file gone since then.
+    const path = join(dir, "pull-state.json");
+    const state = JSON.parse(readFileSync(path, "utf8"));
+    const file = state.files["System_hourly_demand_and_available_capacity.csv"];
+    delete file.gone;
+    file.refused = { at: "2023-02-01T00:00:00.000Z", kind: "unpublished", reason: "not published" };
+    writeFileSync(path, JSON.stringify(state));
+    assert.deepEqual(readPullState(dir).files["System_hourly_demand_and_available_capacity.csv"]!.gone, {
+      since: "2023-02-01T00:00:00.000Z",
+      why: "404",
+    });
   },
 );
 

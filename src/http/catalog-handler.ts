@@ -54,6 +54,21 @@ export const CatalogBody = v.object({
         v.record(v.string(), v.array(FieldDescription)),
         "Per interval, the record fields in served order.",
       ),
+      sources: described(
+        v.array(
+          v.object({
+            file: v.string(),
+            state: v.picklist(["current", "late", "stopped"]),
+            newest_hour: v.nullable(v.string()),
+            last_publication: v.nullable(v.string()),
+          }),
+        ),
+        "The portal files it is read from that the pulls keep, with each one's state (current, late, stopped: see /healthz) and the newest hour it brought; empty for a store no pull keeps.",
+      ),
+      newest_source: described(
+        v.nullable(v.string()),
+        "Of those, the file whose data reaches furthest: where its newest hour came from.",
+      ),
     }),
   ),
   coverage: v.object({
@@ -88,6 +103,28 @@ export const CATALOG_OPERATION: RouteDoc = {
   },
 };
 import { send } from "./send.ts";
+import { DATASET_SOURCES } from "../pull/portal-files.ts";
+import { type SourceFreshness, storeFreshness } from "../pull/source-freshness.ts";
+import { STALE_AFTER_MS } from "./health-handler.ts";
+
+// The dataset's portal files the pulls keep, and the one whose data reaches furthest.
+function sourcesOf(id: string, all: readonly SourceFreshness[]) {
+  const sources = (DATASET_SOURCES[id] ?? []).flatMap((file) => {
+    const found = all.find((s) => s.file === file);
+    if (found === undefined) return [];
+    const { state, newest_hour, last_publication } = found;
+    return [{ file, state, newest_hour, last_publication }];
+  });
+  // Between files that reach the same hour, one that still publishes.
+  const newest = sources
+    .filter((s) => s.newest_hour !== null)
+    .sort(
+      (a, b) =>
+        Date.parse(b.newest_hour!) - Date.parse(a.newest_hour!) ||
+        Number(a.state === "stopped") - Number(b.state === "stopped"),
+    )[0];
+  return { sources, newest_source: newest?.file ?? null };
+}
 
 function describeField(field: FieldDoc): Record<string, unknown> {
   return {
@@ -126,10 +163,21 @@ function coverage(
 }
 
 /** The catalog handler for `datasets`. */
-export function catalogHandler(datasets: readonly DatasetDoc[], store: ReadingStore): Handler {
+export function catalogHandler(
+  datasets: readonly DatasetDoc[],
+  store: ReadingStore,
+  options: { now?: () => number; staleAfterMs?: number } = {},
+): Handler {
+  const now = options.now ?? Date.now;
   return (req, reply, ctx) => {
     const snapshot = store.refresh();
     if (snapshot.unavailable !== undefined) throw new StoreUnavailableError(snapshot.unavailable);
+    const fresh = storeFreshness(
+      store.dir,
+      snapshot.lastActual,
+      now(),
+      options.staleAfterMs ?? STALE_AFTER_MS,
+    );
     const body = {
       schema_version: SCHEMA_VERSION,
       datasets: datasets.map((dataset) => ({
@@ -154,6 +202,7 @@ export function catalogHandler(datasets: readonly DatasetDoc[], store: ReadingSt
           "1h": dataset.fields["1h"].map(describeHourly),
           "1d": dataset.fields["1d"].map(describeField),
         },
+        ...sourcesOf(dataset.id, fresh.sources),
       })),
       coverage: {
         ...coverage(store, snapshot),

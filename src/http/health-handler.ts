@@ -1,14 +1,17 @@
 /**
- * `GET /healthz`, no key: is the service up, and how fresh is its data. `stale` turns true when
- * the newest actual hour is older than the threshold (36 hours by default: the portal publishes
- * once a day, data up to the day before, so a normal day never reaches it and a missed
- * publication does within the day): the service still answers (200, so a load balancer keeps
- * it), but a monitor should alert. A store of generated sample data is never stale (there is
- * nothing to pull into it): its status is `sample`. The portal files the pull refuses are listed
- * until a good download (or, for a changed header, its acceptance). See docs/operations.md:
- * "Keeping the data current".
+ * `GET /healthz`, no key: is the service up, and how fresh is its data. Freshness is judged by
+ * publication (`pull/source-freshness.ts`), never by how old the data is: the portal holds hours
+ * back for days on purpose. `stale` turns true when a core source (the station build-up, the
+ * demand file) has published nothing new for longer than its cadence and STALE_AFTER_H, or has not
+ * been downloaded for that long; for a store no pull keeps, when its newest actual hour is older
+ * than STALE_AFTER_H. The service still answers (200, so a load balancer keeps it), but a monitor
+ * should alert. A store of generated sample data is never stale: its status is `sample`. Each
+ * portal file is listed with its state (current, late, stopped); the files the pull refuses are
+ * listed until a good download (or, for a changed header, its acceptance). See
+ * docs/operations.md: "Keeping the data current".
  */
 import { lastSuccessfulPull, refusedFiles } from "../pull/pull-state.ts";
+import { storeFreshness } from "../pull/source-freshness.ts";
 import type { ReadingStore, StoreSnapshot } from "../store/reading-store.ts";
 import { formatInstant, HOUR_MS } from "../time.ts";
 import * as v from "valibot";
@@ -29,7 +32,7 @@ export const HealthBody = v.strictObject({
   status: v.pipe(
     v.picklist(["ok", "stale", "sample"]),
     v.description(
-      "stale: the newest actual hour is older than STALE_AFTER_H (36 h by default; still 200). sample: the store holds generated sample data, not Eskom's; never stale.",
+      "stale: a core source has published nothing new for longer than its cadence and STALE_AFTER_H (36 h by default), or was not downloaded for that long (still 200). sample: the store holds generated sample data, not Eskom's; never stale.",
     ),
   ),
   last_available: nullableString("The newest hour holding an actual reading."),
@@ -37,9 +40,10 @@ export const HealthBody = v.strictObject({
   stale: v.pipe(
     v.boolean(),
     v.description(
-      "True when the newest actual hour is older than STALE_AFTER_H (36 h by default: the portal publishes once a day, data up to the day before), or there is none: alert on it. Always false for sample data.",
+      "True when the station build-up or the demand file has published no new hour for longer than its cadence (a day) and STALE_AFTER_H (36 h by default), or was not downloaded for that long; never merely because the portal runs days behind. For a store no pull keeps: when its newest actual hour is older than STALE_AFTER_H. Alert on it. Always false for sample data.",
     ),
   ),
+  stale_reason: v.optional(v.pipe(v.string(), v.description("Why the data is stale, when it is."))),
   sample: v.optional(
     v.pipe(
       v.literal(true),
@@ -61,6 +65,36 @@ export const HealthBody = v.strictObject({
     v.description(
       "The portal files whose last download the pull refused or could not get, or that the portal does not publish now, until one is ingested; a changed header stays here until the operator accepts it (docs/operations.md).",
     ),
+  ),
+  sources: v.pipe(
+    v.array(
+      v.strictObject({
+        file: v.string(),
+        state: v.pipe(
+          v.picklist(["current", "late", "stopped"]),
+          v.description(
+            "current: published within its cadence and STALE_AFTER_H; late: not for longer than that; stopped: its link has answered 404 or its body held its header only for more than three days.",
+          ),
+        ),
+        cadence_hours: v.pipe(v.number(), v.description("How often the portal publishes it.")),
+        newest_hour: nullableString("The newest hour with an observed value it brought: its last data."),
+        last_publication: nullableString("When a download last brought a new or revised hour."),
+        usual_lag_hours: v.pipe(
+          v.nullable(v.number()),
+          v.description(
+            "How far behind its downloads their newest hour usually is (the median of the last few).",
+          ),
+        ),
+        link: v.pipe(
+          v.picklist(["ok", "gone", "empty", "failing"]),
+          v.description(
+            "ok: its last download answered; gone: 404; empty: header only; failing: refused or failed.",
+          ),
+        ),
+        gone_since: v.optional(v.string()),
+      }),
+    ),
+    v.description("Each portal file the pulls have tried, with how it publishes (docs/operations.md)."),
   ),
   version: v.pipe(v.string(), v.description("The release the service runs (CHANGELOG.md).")),
   redis: v.optional(
@@ -146,13 +180,15 @@ function freshness(
   const last = snapshot.lastActual;
   const pulled = lastSuccessfulPull(store.dir);
   const { sample } = snapshot;
-  const stale = !sample && isStale(last, t, staleAfterMs);
+  const judged = storeFreshness(store.dir, last, t, staleAfterMs ?? STALE_AFTER_MS);
+  const stale = !sample && judged.stale;
   return {
     status: sample ? "sample" : stale ? "stale" : "ok",
     last_available: last === null ? null : formatInstant(last),
     // The age of the newest hour: how long ago the newest reading's hour began.
     data_age_seconds: last === null ? null : Math.max(0, Math.floor((t - last) / 1000)),
     stale,
+    ...(stale && judged.why !== undefined ? { stale_reason: judged.why } : {}),
     days_stored: snapshot.manifest.size,
     last_ingest: snapshot.modified === null ? null : new Date(snapshot.modified).toISOString(),
     last_pull: pulled === null ? null : new Date(pulled).toISOString(),
@@ -162,6 +198,7 @@ function freshness(
       since: refusal.at,
       reason: refusal.reason,
     })),
+    sources: judged.sources,
     version: VERSION,
     ...(redis === undefined ? {} : { redis: redis.up() ? "ok" : "unavailable" }),
     ...(sample ? { sample: true } : {}),

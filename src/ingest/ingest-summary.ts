@@ -18,6 +18,8 @@ export interface IngestSummary {
   readonly skipped: Record<SkipReason, number>;
   /** The first row skipped for each reason: its file and line. */
   readonly skippedFirst: Partial<Record<SkipReason, { readonly file: string; readonly line: number }>>;
+  /** The newest hour (UTC ms) with an observed value in the files merged, or null. */
+  readonly newestObserved: number | null;
   /** Files refused (nothing of them was stored) and day files left alone because unreadable. */
   readonly failures: { file: string; kind: "source" | "day"; message: string }[];
   /** Damaged day files (not as the manifest recorded them) that this ingest rewrote whole. */

@@ -192,7 +192,7 @@ function ingest(
     const { files, sample, removed } = separateSample(dir, parsed, failures);
     if (removed > 0) failpoint("ingest:sample-removed");
     mkdirSync(readingsDir, { recursive: true }); // a removed sample took the folder with it
-    const { rowsRead, rowsStored, skipped, skippedFirst } = tallyRows(files);
+    const { rowsRead, rowsStored, skipped, skippedFirst, newestObserved } = tallyRows(files);
     const loaded = dayLoader(dir, now, failures, repaired);
     let hoursChanged = 0;
     for (const { file, fill } of files) hoursChanged += mergeFile(file, loaded.loadDay, fill);
@@ -215,6 +215,7 @@ function ingest(
       daysWritten,
       skipped,
       skippedFirst,
+      newestObserved,
       failures,
       sample,
       sampleDaysRemoved: removed,
@@ -228,14 +229,17 @@ function tallyRows(files: readonly Parsed[]) {
   const skippedFirst: IngestSummary["skippedFirst"] = {};
   let rowsRead = 0;
   let rowsStored = 0;
+  let newestObserved: number | null = null;
   for (const { file } of files) {
     rowsRead += file.rowsRead;
     rowsStored += file.rows.length;
+    if (file.newestObserved !== null)
+      newestObserved = Math.max(newestObserved ?? -Infinity, file.newestObserved);
     for (const reason of SKIP_REASONS) {
       skipped[reason] += file.skipped[reason];
       const line = file.firstLines[reason];
       if (line !== undefined) skippedFirst[reason] ??= { file: file.name, line };
     }
   }
-  return { rowsRead, rowsStored, skipped, skippedFirst };
+  return { rowsRead, rowsStored, skipped, skippedFirst, newestObserved };
 }

@@ -9,6 +9,7 @@
  */
 import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
 import { httpMetrics } from "./http-metrics.ts";
+import { sourceMetrics } from "./source-metrics.ts";
 import type { TableDataset } from "../datasets/dataset-table.ts";
 import { lastSuccessfulPull, readPullRuns, refusedFiles } from "../pull/pull-state.ts";
 import type { ReadingStore } from "../store/reading-store.ts";
@@ -54,6 +55,9 @@ export function createMetrics(options: {
   redisUp?: () => boolean;
   /** Lines of the access log (stdout) and the server's log (stderr) that could not be written. */
   linesLost?: () => { stdout: number; stderr: number };
+  /** STALE_AFTER_H, in ms. */
+  staleAfterMs: number;
+  now?: () => number;
 }): { registry: Registry; observe: RequestMetrics } {
   const { store, datasets, dir } = options;
   const registry = new Registry();
@@ -88,6 +92,7 @@ export function createMetrics(options: {
     });
   }
   gauges(registry, store, datasets, dir, options.redisUp);
+  sourceMetrics(registry, { store, dir, staleAfterMs: options.staleAfterMs, now: options.now ?? Date.now });
   return {
     registry,
     observe: {

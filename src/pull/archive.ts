@@ -43,6 +43,8 @@ const AttemptSchema = v.object({
     "not-modified",
     "refused",
     "failed",
+    "stopped",
+    /** Written up to 1.8 for a file the portal no longer linked. */
     "unpublished",
     "accepted-header",
   ]),

@@ -22,10 +22,10 @@ export interface Located {
   /** Whether no server answered at all: the portal's host is unreachable. */
   readonly unreachable: boolean;
   /**
-   * Whether the portal does not publish the file now: its page answered and links no CSV, and
-   * every other URL tried answered 404 or 410. Nothing failed on the way: the file is not there.
+   * Whether the file is gone: its page answered (or is gone too), and the CSV it links, if any,
+   * and every other URL tried answered 404 or 410. Nothing failed on the way: the file is not there.
    */
-  readonly unpublished: boolean;
+  readonly gone: boolean;
 }
 
 /** How to reach the portal. */
@@ -76,7 +76,7 @@ export async function locate(access: PortalAccess, spec: PortalFileSpec, known: 
       got: undefined,
       tried,
       unreachable: true,
-      unpublished: false,
+      gone: false,
     };
   }
   const candidates = [
@@ -84,17 +84,17 @@ export async function locate(access: PortalAccess, spec: PortalFileSpec, known: 
     ...(known.link === undefined ? [] : [known.link]),
     ...uploadFolderUrls(access.root, spec.name, access.now()),
   ].filter((url, i, all) => all.indexOf(url) === i);
-  let gone = read.status !== null && read.status < 300 && read.link === undefined;
+  let gone = read.status !== null && (read.status < 300 || read.status === 404 || read.status === 410);
   for (const link of candidates) {
     access.onProgress?.(`${spec.name}: GET ${link}`);
     const answer = await fetchUrl(link, known, access.policy);
     if (answer.got !== undefined) {
       const found = { page, pageStatus: read.status, link, got: answer.got, tried };
-      return { ...found, unreachable: false, unpublished: false };
+      return { ...found, unreachable: false, gone: false };
     }
     tried.push(answer.problem);
     gone &&= answer.status === 404 || answer.status === 410;
   }
   const missing = { page, pageStatus: read.status, link: null, got: undefined, tried };
-  return { ...missing, unreachable: false, unpublished: gone };
+  return { ...missing, unreachable: false, gone };
 }

@@ -20,11 +20,13 @@ export interface PortalFileSpec {
   readonly form: PortalForm;
   /** A second source of another file's columns: it fills hours that file did not give. */
   readonly fill?: true;
+  /** How often the portal publishes it, in hours: daily for the hourly files. */
+  readonly cadenceHours: number;
 }
 
 const file = (page: string, name: string, as = name, fill?: true): PortalFileSpec => {
   const form = portalForm(as);
-  return { name, page, header: form.header, form, ...(fill ? { fill } : {}) };
+  return { name, page, header: form.header, form, cadenceHours: 24, ...(fill ? { fill } : {}) };
 };
 
 /**
@@ -103,3 +105,26 @@ export function portalRoot(value: string): { root: string; note?: string } {
   if (!url.pathname.endsWith("/")) url.pathname += "/";
   return { root: url.href };
 }
+
+/**
+ * The portal files each dataset is read from (the files of its source columns), for the catalog:
+ * where a dataset's newest hour can come from, and whether that file still publishes.
+ */
+export const DATASET_SOURCES: Readonly<Record<string, readonly string[]>> = {
+  "grid.system_state": ["System_hourly_actual_and_forecasted_demand.csv", "Station_Build_Up.csv"],
+  "generation.mix": ["Station_Build_Up.csv", "Hourly_Generation.csv"],
+  "grid.load_reduction": ["Station_Build_Up.csv"],
+  "grid.availability": ["Hourly_UCLF_and_OCLF_Trend.csv", "System_hourly_demand_and_available_capacity.csv"],
+  "grid.supply_margin": [
+    "System_hourly_demand_and_available_capacity.csv",
+    "System_hourly_actual_and_forecasted_demand.csv",
+  ],
+  "grid.pumped_storage": ["Pumped_storage_gen_hours_gas_generation_and_manual_load_reduction.csv"],
+  "features.grid_stress": [
+    "Station_Build_Up.csv",
+    "System_hourly_actual_and_forecasted_demand.csv",
+    "System_hourly_demand_and_available_capacity.csv",
+    "Pumped_storage_gen_hours_gas_generation_and_manual_load_reduction.csv",
+  ],
+  "forecasts.demand": ["Official_hourly_forecast_for_next_3_months.csv"],
+};

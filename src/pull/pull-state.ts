@@ -21,9 +21,10 @@ const RefusedSchema = v.object({
   at: Instant,
   /**
    * `header`: its columns changed, until accepted; `content` or `download`: until a good one;
-   * `unpublished`: the portal links no such file now (not a failure after the first pull that saw it).
+   * `empty`: a body with its header only (the file is then `gone`, not refused). `unpublished` was
+   * written by releases up to 1.8 for a file now `gone` (read as such).
    */
-  kind: v.picklist(["header", "content", "download", "unpublished"]),
+  kind: v.picklist(["header", "content", "download", "empty", "unpublished"]),
   reason: v.string(),
   /** The refused body, kept in the archive. */
   sha256: v.optional(v.string()),
@@ -41,6 +42,18 @@ const FileStateSchema = v.object({
   /** A header the operator accepted in place of the known one (normalized names). */
   accepted: v.optional(v.array(v.string())),
   refused: v.optional(RefusedSchema),
+  /** When the pull first tried the file. */
+  firstTried: v.optional(Instant),
+  /** When a download of it last answered (a body, or 304): its link works. */
+  answered: v.optional(Instant),
+  /** When a download last brought a new or revised hour, or a new forecast issue: its publication. */
+  published: v.optional(Instant),
+  /** The newest hour with an observed value that any download of it brought. */
+  newest: v.optional(Instant),
+  /** Hours from the newest observed hour to its download, for the last downloads with data (newest last). */
+  lags: v.optional(v.array(v.number())),
+  /** Since when its link answers 404 (or its page links none), or its body holds its header only. */
+  gone: v.optional(v.object({ since: Instant, why: v.picklist(["404", "empty"]) })),
 });
 const PullStateSchema = v.object({ format: v.literal(2), files: v.record(v.string(), FileStateSchema) });
 
@@ -70,13 +83,24 @@ export function readPullState(dir: string): PullState {
   const path = join(dir, PULL_STATE_FILE);
   if (!existsSync(path)) return { format: 2, files: {} };
   const text = readFileSync(path, "utf8");
-  if (formatOf(text) !== 1) return parseDocument(text, PullStateSchema, PULL_STATE_FILE);
+  if (formatOf(text) !== 1) return withGoneFiles(parseDocument(text, PullStateSchema, PULL_STATE_FILE));
   const old = parseDocument(text, V1Schema, PULL_STATE_FILE);
   const files: Record<string, FileState> = {};
   for (const [name, { url, etag, lastModified, ingested }] of Object.entries(old.files)) {
     files[name] = { link: url, etag, lastModified, ingested };
   }
   return { format: 2, files };
+}
+
+// Up to 1.8 a file whose page linked none and whose URLs answered 404 was refused as `unpublished`:
+// it is gone since then.
+function withGoneFiles(state: PullState): PullState {
+  for (const file of Object.values(state.files)) {
+    if (file.refused?.kind !== "unpublished") continue;
+    file.gone ??= { since: file.refused.at, why: "404" };
+    file.refused = undefined;
+  }
+  return state;
 }
 
 // The document's format, or undefined when it is not a JSON object (parseDocument says why).

@@ -86,7 +86,7 @@ function check(spec: PortalFileSpec, state: FileState, received: Received, text:
     );
   }
   if (!/\r?\n\s*\S/.test(text)) {
-    return refuse("content", "it holds its header row only: the portal published no hours");
+    return refuse("empty", "it holds its header row only: the portal published no hours");
   }
   return undefined;
 }

@@ -21,7 +21,7 @@
  * physical bounds (`bounds.ts`). A file that carries the `SAMPLE_COLUMN` is the project's own
  * generated sample, and says so.
  */
-import { normalizeColumnName } from "./columns.ts";
+import { columns as CATALOG, normalizeColumnName } from "./columns.ts";
 import { splitFields } from "./csv-fields.ts";
 import type { PortalForm } from "./portal-forms.ts";
 import { type Fail, readHeader } from "./portal-layout.ts";
@@ -43,6 +43,11 @@ export interface PortalFile {
   readonly skipped: Readonly<Record<SkipReason, number>>;
   /** The first line (1-based) skipped for each reason that skipped any. */
   readonly firstLines: Readonly<Partial<Record<SkipReason, number>>>;
+  /**
+   * The newest hour (UTC ms) holding an observed value (not a forecast, not an installed
+   * capacity), or null: how far the file's data reaches.
+   */
+  readonly newestObserved: number | null;
   /** Whether the file is generated sample data (it carries the sample column), not the utility's. */
   readonly sample: boolean;
   /** The live file it is, known by its header; undefined for an export or an unknown header. */
@@ -101,19 +106,32 @@ export function parsePortalCsv(text: string, name: string, options: ParseOptions
         `(${reasons.join("; ")}), so nothing of it is stored`,
     );
   }
+  const rows = [...byHour.values()];
   return {
     name,
     delimiter: layout.delimiter,
     headerNames: layout.headerNames,
     columns: layout.columns,
     columnNames: layout.columnNames,
-    rows: [...byHour.values()],
+    rows,
     rowsRead,
     skipped,
     firstLines,
+    newestObserved: newestObserved(rows, layout.columns),
     sample: layout.sampleAt >= 0,
     form: layout.form,
   };
+}
+
+// The newest hour of `rows` with a value in a column that is observed, not forecast or installed.
+function newestObserved(rows: readonly PortalRow[], columns: readonly number[]): number | null {
+  const observed = columns.map((c) => CATALOG[c]!.kind !== "forecast" && CATALOG[c]!.kind !== "installed");
+  let newest: number | null = null;
+  for (const row of rows) {
+    if (newest !== null && row.hour <= newest) continue;
+    if (observed.some((yes, v) => yes && !Number.isNaN(row.values[v]!))) newest = row.hour;
+  }
+  return newest;
 }
 
 const UNCERTAIN_TEXT: Readonly<Record<Exclude<UncertainWhy, "check">, string>> = {

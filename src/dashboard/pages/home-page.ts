@@ -20,6 +20,8 @@ export interface HomeData {
   readonly lastAvailable: string | null;
   /** Whether that hour is older than STALE_AFTER_H (as /healthz says). */
   readonly stale: boolean;
+  /** Why, when it is stale. */
+  readonly staleReason?: string;
   readonly staleAfterHours: number;
   /** Whether the store holds generated sample data, not Eskom's. */
   readonly sample: boolean;
@@ -90,9 +92,10 @@ function charts(data: HomeData): Html {
   return html`${
       data.stale && !data.sample
         ? html`<p class="warning" role="status">
-            The data is stale: the newest actual reading is more than ${String(data.staleAfterHours)} hours
-            old, and the portal publishes once a day. Scripts still get answers, with
-            <code>meta.data_delay</code> true for recent ranges.
+            The data is stale:
+            ${data.staleReason ?? `nothing new for more than ${String(data.staleAfterHours)} hours`}. Scripts
+            still get answers, with <code>meta.data_delay</code> true for recent ranges;
+            <code>/healthz</code> lists each portal file's state.
           </p>`
         : ""
     }

@@ -6,7 +6,8 @@ import { lastDays } from "../../usage/request-counts.ts";
 import { type DashboardContext, notice } from "../dashboard-context.ts";
 import { sendPage } from "../dashboard-http.ts";
 import { guarded } from "../guarded.ts";
-import { isStale, STALE_AFTER_MS } from "../../http/health-handler.ts";
+import { STALE_AFTER_MS } from "../../http/health-handler.ts";
+import { storeFreshness } from "../../pull/source-freshness.ts";
 import { lastSuccessfulPull } from "../../pull/pull-state.ts";
 import { homePage } from "../pages/home-page.ts";
 
@@ -17,6 +18,7 @@ export function homeRoute(ctx: DashboardContext): Route {
       const keys = ctx.keys.records().filter((k) => k.account === who.account.name);
       const { lastActual: last, sample } = ctx.store.refresh();
       const pulled = lastSuccessfulPull(ctx.dir);
+      const fresh = storeFreshness(ctx.dir, last, ctx.now(), ctx.staleAfterMs ?? STALE_AFTER_MS);
       // The ready request asks for the newest stored day, so it returns data on any store.
       const day = last === null ? dayKey(ctx.now()) : dayKey(last);
       const next = dayKey(Date.parse(day) + DAY_MS);
@@ -31,7 +33,8 @@ export function homeRoute(ctx: DashboardContext): Route {
           margin: ctx.margin(),
           shedding: ctx.shedding(),
           lastAvailable: last === null ? null : formatInstant(last).replace("+00:00", "Z"),
-          stale: isStale(last, ctx.now(), ctx.staleAfterMs),
+          stale: fresh.stale,
+          ...(fresh.why === undefined ? {} : { staleReason: fresh.why }),
           staleAfterHours: (ctx.staleAfterMs ?? STALE_AFTER_MS) / HOUR_MS,
           sample,
           lastPull: pulled === null ? null : new Date(pulled).toISOString(),
