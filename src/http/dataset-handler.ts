@@ -21,7 +21,7 @@ import type { RenderSlots } from "./render-slots.ts";
 import type { IncomingMessage } from "node:http";
 import type { Reply } from "./reply.ts";
 import type { RecordCache } from "../datasets/record-cache.ts";
-import type { Lru } from "../cache/lru.ts";
+import { Lru } from "../cache/lru.ts";
 import { storeAsOf } from "../store/as-of-view.ts";
 import { badRequest } from "./http-error.ts";
 import { EntityTag } from "./entity-tag.ts";
@@ -93,6 +93,9 @@ export interface DatasetHandlerOptions {
 }
 
 interface ParsedQuery {
+  /** The store version and Accept header it was made for. */
+  readonly version: number;
+  readonly accept: string | undefined;
   readonly range: ParsedRange;
   readonly format: Format;
   readonly fields: readonly FieldDoc[];
@@ -111,7 +114,7 @@ function parseQuery(
   params: URLSearchParams,
   accept: string | undefined,
   kind: QueryKind,
-): Omit<ParsedQuery, "etag" | "modified"> {
+): Omit<ParsedQuery, "version" | "accept" | "etag" | "modified"> {
   const parameters = { format: FORMAT_PARAMETER, as_of: AS_OF_PARAMETER, ...dataset.parameters };
   const formatOf = (options: Readonly<Record<string, unknown>>) =>
     chooseFormat(options.format as Format | undefined, accept);
@@ -131,6 +134,10 @@ export function datasetHandler(
   kind: QueryKind = "range",
 ): Handler {
   const now = options.now ?? Date.now;
+  // A poll repeats its query: what a query parsed to and its ETag (a hash over every stored day it
+  // reads: a year of days costs about a millisecond), by query, valid while the store's version
+  // and the Accept header are the ones it was made for.
+  const parsedQueries = new Lru<string, ParsedQuery>(1_000);
   const handle = (
     req: IncomingMessage,
     reply: Reply,
@@ -138,13 +145,18 @@ export function datasetHandler(
     attempt: number,
   ): void | Promise<void> => {
     const snapshot = store.refresh();
-    // A valid query, but nothing of the store may be served now: 503, never an empty answer.
-    if (kind === "latest" && snapshot.unavailable !== undefined)
-      throw new StoreUnavailableError(snapshot.unavailable);
-    const query = parseQuery(dataset, store, ctx.url.searchParams, req.headers.accept, kind);
+    const accept = req.headers.accept;
+    let parsed = parsedQueries.get(ctx.search);
+    if (parsed === undefined || parsed.version !== snapshot.version || parsed.accept !== accept) {
+      // A valid query, but nothing of the store may be served now: 503, never an empty answer.
+      if (kind === "latest" && snapshot.unavailable !== undefined)
+        throw new StoreUnavailableError(snapshot.unavailable);
+      const query = parseQuery(dataset, store, ctx.url.searchParams, accept, kind);
+      const etag = new EntityTag(entityTag(dataset, query.range, query.format, snapshot));
+      parsed = { ...query, version: snapshot.version, accept, etag, modified: snapshot.modified };
+      parsedQueries.set(ctx.search, parsed);
+    }
     if (snapshot.unavailable !== undefined) throw new StoreUnavailableError(snapshot.unavailable);
-    const etag = new EntityTag(entityTag(dataset, query.range, query.format, snapshot));
-    const parsed = { ...query, etag, modified: snapshot.modified };
     const sent = answer(req, reply, { dataset, store, options, parsed, snapshot, now: now() });
     // An ingest landed while the body was rendered in pieces: answer again from the new store.
     return sent?.catch((error: unknown): void | Promise<void> => {

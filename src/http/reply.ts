@@ -1,13 +1,13 @@
 /**
- * One request's answer, in the style of Fastify's reply: the headers the pipeline decides before
- * the handler runs (the request id, `nosniff`, the RateLimit fields, CORS) are collected here, by
- * lower-cased name, and every writer sends them with its own in one `writeHead`.
+ * One request's answer, in the style of Fastify's reply: its headers are collected here, by
+ * lower-cased name (the pipeline's before the handler runs: the request id, `nosniff`, the
+ * RateLimit fields, CORS; then the writer's), and written with one `writeHead`.
  *
- * A header the writer names replaces a collected one of the same name; a writer that joins values
+ * A header set again replaces the one collected under its name; a writer that joins values
  * (`Vary`) reads the collected value with `collected`. Handlers write through their reply only:
  * `res` is there for what is not a head (the body, streaming, `destroyed`, `close`).
  */
-import type { OutgoingHttpHeaders, ServerResponse } from "node:http";
+import type { OutgoingHttpHeader, OutgoingHttpHeaders, ServerResponse } from "node:http";
 
 export class Reply {
   readonly res: ServerResponse;
@@ -18,7 +18,7 @@ export class Reply {
   }
 
   /** Adds a header to the head this answer will carry; a later one of the same name replaces it. */
-  header(name: string, value: string): this {
+  header(name: string, value: OutgoingHttpHeader): this {
     this.#headers[name.toLowerCase()] = value;
     return this;
   }
@@ -29,12 +29,12 @@ export class Reply {
     return value === undefined ? undefined : String(value);
   }
 
-  /** Writes the head: the collected headers and `fields`, whose names replace collected ones. */
-  writeHead(status: number, fields: OutgoingHttpHeaders = {}): ServerResponse {
-    const head: OutgoingHttpHeaders = { ...this.#headers };
-    for (const [name, value] of Object.entries(fields)) {
-      if (value !== undefined) head[name.toLowerCase()] = value;
+  /** Writes the head: the collected headers with `fields`, whose names replace collected ones. */
+  writeHead(status: number, fields?: OutgoingHttpHeaders): ServerResponse {
+    for (const name in fields) {
+      const value = fields[name];
+      if (value !== undefined) this.header(name, value);
     }
-    return this.res.writeHead(status, head);
+    return this.res.writeHead(status, this.#headers);
   }
 }
