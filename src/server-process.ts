@@ -95,8 +95,8 @@ async function sharedState(
 function openStores(config: Config, documents: DocumentStore) {
   const gate = createChangeGate(config.dataDir);
   const store = createReadingStore({ dir: config.dataDir, cacheDays: config.cacheDays, gate });
-  // The record cache lives on the V8 heap (the other caches hold buffers outside it): warn when the
-  // heap bound leaves it too little room, rather than fail later under load.
+  // The record cache is held in the heap that NODE_HEAP_MB bounds (the other caches hold buffers
+  // outside it): warn when that bound leaves it too little room, rather than fail later under load.
   const heapMb = getHeapStatistics().heap_size_limit / 2 ** 20;
   if (heapMb < 2 * config.recordCacheMb + 64) {
     log(

@@ -65,7 +65,7 @@ class DayRecords {
     return this.json.slice(first === 0 ? 0 : ends[first - 1]! + 1, ends[last - 1]);
   }
 
-  /** Bytes held: the text (one byte a character, as V8 keeps ASCII) and the arrays. */
+  /** About the bytes held: the text (ASCII, a byte a character) and the arrays. */
   get weight(): number {
     return 100 + this.json.length + 12 * this.times.length;
   }

@@ -108,7 +108,7 @@ import { type SourceFreshness, storeFreshness } from "../pull/source-freshness.t
 import { STALE_AFTER_MS } from "./health-handler.ts";
 
 // The dataset's portal files the pulls keep, and the one whose data reaches furthest.
-function sourcesOf(id: string, all: readonly SourceFreshness[]) {
+function datasetSources(id: string, all: readonly SourceFreshness[]) {
   const sources = (DATASET_SOURCES[id] ?? []).flatMap((file) => {
     const found = all.find((s) => s.file === file);
     if (found === undefined) return [];
@@ -202,7 +202,7 @@ export function catalogHandler(
           "1h": dataset.fields["1h"].map(describeHourly),
           "1d": dataset.fields["1d"].map(describeField),
         },
-        ...sourcesOf(dataset.id, fresh.sources),
+        ...datasetSources(dataset.id, fresh.sources),
       })),
       coverage: {
         ...coverage(store, snapshot),

@@ -137,18 +137,11 @@ export const HEALTH_OPERATION: RouteDoc = {
 };
 
 /**
- * How old the newest actual hour may be before the data counts as stale. The portal rewrites its
- * files once a day (about 04:09 UTC) with data up to the end of the day before (21:00 UTC is the
- * hour of 23:00 SAST), so the newest hour is at most about 31 hours old just before the next
- * publication; 36 hours leaves five for a late publication or a late pull, and a missed one turns
- * the data stale by 09:00 UTC that day.
+ * STALE_AFTER_H's default: how long past its cadence a core portal file may go without publishing
+ * (`pull/source-freshness.ts`), and, for a store no pull keeps, how old its newest actual hour may
+ * be. A day's cadence and 36 hours leave a late publication and a late pull their time.
  */
 export const STALE_AFTER_MS = 36 * HOUR_MS;
-
-/** Whether data whose newest actual hour began at `last` is stale at `now`. */
-export function isStale(last: number | null, now: number, staleAfterMs = STALE_AFTER_MS): boolean {
-  return last === null || now - last > staleAfterMs;
-}
 
 // A JSON answer that no cache keeps.
 function answer(reply: Reply, status: number, body: unknown, sample = false): void {

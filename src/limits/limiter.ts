@@ -98,7 +98,7 @@ class Window {
 export function createLimiter(options: { now?: () => number; windowMs?: number } = {}): LocalLimiter {
   const now = options.now ?? Date.now;
   const windowMs = options.windowMs ?? WINDOW_MS;
-  // Windows by scope, then key: the key is the caller's id string, whose hash V8 keeps.
+  // Windows by scope, then by the caller's key id.
   const windows = new Map<string, Map<string, Window>>();
   let nextSweep = now() + windowMs;
 

@@ -3,7 +3,7 @@
  * pulls recorded (`pull/source-freshness.ts`): the same figures `/healthz` gives, for alerts.
  */
 import { Gauge, type Registry } from "prom-client";
-import { type SourceFreshness, STALE_STATES, storeFreshness } from "../pull/source-freshness.ts";
+import { type SourceFreshness, SOURCE_STATES, storeFreshness } from "../pull/source-freshness.ts";
 import type { ReadingStore } from "../store/reading-store.ts";
 
 const seconds = (iso: string | null) => (iso === null ? null : Date.parse(iso) / 1000);
@@ -33,7 +33,7 @@ export function sourceMetrics(
     collect() {
       this.reset();
       for (const source of judge().sources) {
-        for (const state of STALE_STATES)
+        for (const state of SOURCE_STATES)
           this.set({ file: source.file, state }, source.state === state ? 1 : 0);
       }
     },

@@ -49,9 +49,14 @@ export interface FileOutcome {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-// The state after a download answered: its link works, and it is no longer gone.
-function answered(known: FileState, at: number): FileState {
-  return { ...known, firstTried: known.firstTried ?? iso(at), answered: iso(at), gone: undefined };
+/** The state once the pull has tried the file at `at`: when it first did. */
+export function tried(known: FileState, at: number): FileState {
+  return known.firstTried === undefined ? { ...known, firstTried: iso(at) } : known;
+}
+
+/** The state after a download answered (a body or 304): its link works, and it is no longer gone. */
+export function answered(known: FileState, at: number): FileState {
+  return { ...tried(known, at), answered: iso(at), gone: undefined };
 }
 
 // The state after a download that brought data: its publication when it added or revised an hour,
@@ -82,7 +87,7 @@ export function goneFile(
 ): { outcome: FileOutcome; state: FileState } {
   const gone = known.gone ?? { since: iso(at), why };
   const keptRefusal = known.refused?.kind === "header" ? known.refused : undefined;
-  const state: FileState = { ...known, firstTried: known.firstTried ?? iso(at), gone, refused: keptRefusal };
+  const state: FileState = { ...tried(known, at), gone, refused: keptRefusal };
   const what =
     why === "404" ? "its link answers 404 (or its page links no .csv file)" : "it holds its header row only";
   const lastData = state.newest === undefined ? {} : { lastData: state.newest };
@@ -107,7 +112,7 @@ export function settle(
     if (taken.refusal.kind === "empty") return goneFile(file, "empty", taken.refusal.reason, known, kept.at);
     return {
       outcome: { file, result: "refused", link: kept.link, error: taken.refusal.reason },
-      state: { ...known, firstTried: known.firstTried ?? iso(kept.at), refused: taken.refusal },
+      state: { ...tried(known, kept.at), refused: taken.refusal },
     };
   }
   const resumed = known.gone === undefined ? {} : { resumed: known.gone.since };

@@ -22,7 +22,7 @@ import {
   writePullState,
 } from "./pull-state.ts";
 import { takeDownload, type Taken } from "./take-download.ts";
-import { describe, type FileOutcome, goneFile, settle } from "./file-outcome.ts";
+import { answered, describe, type FileOutcome, goneFile, settle, tried } from "./file-outcome.ts";
 
 export { describe, type FileOutcome, settle } from "./file-outcome.ts";
 
@@ -84,14 +84,16 @@ function attemptOf(
 
 // What became of a file no URL gave: gone (every URL answered 404) or a failed download.
 function missingFile(file: string, located: Located, known: FileState, at: number) {
-  const tried = located.tried.join("; ");
-  if (located.gone) return goneFile(file, "404", `tried ${tried}`, known, at);
-  const error = `no file came: ${tried}`;
+  const urls = located.tried.join("; ");
+  if (located.gone) return goneFile(file, "404", `tried ${urls}`, known, at);
+  const error = `no file came: ${urls}`;
   const refusal: Refusal = { at: iso(at), kind: "download", reason: error };
   // A changed header stays the reason until it is accepted.
   const refused = known.refused?.kind === "header" ? known.refused : refusal;
-  const state: FileState = { ...known, firstTried: known.firstTried ?? iso(at), refused };
-  return { outcome: { file, result: "failed", error } as FileOutcome, state };
+  return {
+    outcome: { file, result: "failed", error } as FileOutcome,
+    state: { ...tried(known, at), refused },
+  };
 }
 
 // Downloads, keeps and takes one file; returns its outcome and new state.
@@ -113,14 +115,7 @@ async function pullFile(options: PullOptions, spec: PortalFileSpec, known: FileS
     const outcome: FileOutcome = { file: spec.name, result: "not-modified", link: located.link!, ...resumed };
     logAttempt(archive, attemptOf(spec.name, at, located, outcome));
     const refused = known.refused?.kind === "header" ? known.refused : undefined;
-    const state: FileState = {
-      ...known,
-      firstTried: known.firstTried ?? iso(at),
-      answered: iso(at),
-      gone: undefined,
-      refused,
-    };
-    return { located, outcome, state };
+    return { located, outcome, state: { ...answered(known, at), refused } };
   }
   const { body, contentType, validators } = located.got;
   const sha256 = keepBody(archive, body);

@@ -19,7 +19,7 @@ import { type FileState, type PullState, readPullState } from "./pull-state.ts";
 export type SourceState = "current" | "late" | "stopped";
 
 /** Every state, in the order the metrics list them. */
-export const STALE_STATES: readonly SourceState[] = ["current", "late", "stopped"];
+export const SOURCE_STATES: readonly SourceState[] = ["current", "late", "stopped"];
 
 /** How long a file's link may be gone (or its body empty) before it counts as stopped. */
 export const STOPPED_AFTER_MS = 3 * DAY_MS;
