@@ -12,6 +12,7 @@ import { ingestFiles } from "../src/ingest/ingest.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
 import { generateSampleForecastIssues, SAMPLE_FORECAST_NAME } from "../src/sample/sample-forecast.ts";
 import { ForecastIssues } from "../src/forecasts/forecast-issues.ts";
+import { seedSamplePeriods } from "../src/sample/seed-sample-periods.ts";
 import { loadManifest } from "../src/store/manifest.ts";
 import { neverWritten, rerunHint, writeState } from "../src/store/pending-ingest.ts";
 import { isSampleStore } from "../src/store/sample-mark.ts";
@@ -75,8 +76,25 @@ if (write.state === "interrupted") {
   }
   process.stderr.write(`Ingested ${summary.rowsRead} sample rows into ${summary.daysTouched} day files\n`);
 }
+/** A sample store without weekly and monthly figures gets those of its own hours. */
+function seedPeriods(dir: string): void {
+  let lastHour: number | null = null;
+  for (const entry of loadManifest(dir).values()) if (entry.lastActual !== null) lastHour = entry.lastActual;
+  if (lastHour === null) return;
+  try {
+    const kept = seedSamplePeriods(dir, { lastHour, days: SAMPLE_DAYS }, Date.now());
+    if (kept > 0) process.stderr.write(`Generated ${kept} SAMPLE weeks and months of availability\n`);
+  } catch (error) {
+    // Each file is written whole or not at all: the service serves what was written.
+    process.stderr.write(
+      `warning: the sample weekly and monthly figures were not generated: ${(error as Error).message}\n`,
+    );
+  }
+}
+
 if (isSampleStore(config.dataDir)) {
   seedSampleForecast(config.dataDir);
+  seedPeriods(config.dataDir);
   process.stderr.write(
     [
       "",

@@ -10,6 +10,9 @@ import type { Dataset, DatasetDoc } from "./datasets/dataset.ts";
 import { forecastDemand } from "./forecasts/forecast-dataset.ts";
 import { ForecastIssues } from "./forecasts/forecast-issues.ts";
 import { forecastHandler } from "./http/forecast-handler.ts";
+import { PERIOD_DATASETS, type PeriodDataset } from "./datasets/availability-periods.ts";
+import { periodHandler } from "./http/period-handler.ts";
+import { PeriodRevisions } from "./store/period-revisions.ts";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { generationMix } from "./datasets/generation-mix.ts";
 import { gridStress } from "./features/grid-stress.ts";
@@ -49,7 +52,7 @@ export const DATASETS = [
 ];
 
 /** Every dataset the catalog, the OpenAPI document and the API reference describe. */
-export const DOCUMENTED: readonly DatasetDoc[] = [...DATASETS, forecastDemand];
+export const DOCUMENTED: readonly DatasetDoc[] = [...DATASETS, ...PERIOD_DATASETS, forecastDemand];
 
 export interface ServiceOptions {
   readonly store: ReadingStore;
@@ -163,6 +166,7 @@ function apiRoutes(options: ServiceOptions): Route[] {
       handler: forecastHandler(forecasts, { now, sampleStore: () => store.refresh().sample }),
       doc: { dataset: forecastDemand },
     },
+    ...PERIOD_DATASETS.map((dataset) => periodRoute(dataset, store, now)),
     {
       path: "/api/v1/datasets",
       methods: READ_METHODS,
@@ -185,6 +189,18 @@ function apiRoutes(options: ServiceOptions): Route[] {
   ];
   routes.push(openapiRoute(routes, options.limits));
   return routes;
+}
+
+// A dataset of published periods, read from its files' revisions in the store's directory.
+function periodRoute(dataset: PeriodDataset, store: ReadingStore, now: (() => number) | undefined): Route {
+  const revisions = dataset.files.map((form) => new PeriodRevisions(store.dir, form.name));
+  return {
+    path: dataset.path,
+    methods: READ_METHODS,
+    scope: dataset.scope,
+    handler: periodHandler(dataset, revisions, { now, sampleStore: () => store.refresh().sample }),
+    doc: { dataset },
+  };
 }
 
 /** The service's request listener. */

@@ -60,6 +60,20 @@ test("/api/v1/datasets lists every dataset with fields, units, intervals, scope 
         500,
         { "1h": false, "1d": true },
       ],
+      [
+        "grid.availability_weekly",
+        "/api/v1/grid/availability/weekly",
+        "normalized_data",
+        500,
+        { "1w": false },
+      ],
+      [
+        "grid.availability_monthly",
+        "/api/v1/grid/availability/monthly",
+        "normalized_data",
+        500,
+        { "1mo": false },
+      ],
       ["forecasts.demand", "/api/v1/forecasts/demand", "normalized_data", 500, { "1h": false, "1d": true }],
     ],
   );

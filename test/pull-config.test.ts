@@ -27,6 +27,9 @@ test("pull settings: defaults, overrides, and a clear error for each bad one", (
       "Hourly_UCLF_and_OCLF_Trend.csv",
       "Pumped_storage_gen_hours_gas_generation_and_manual_load_reduction.csv",
       "Official_hourly_forecast_for_next_3_months.csv",
+      "Weekly_Eskom_generation_capacity_breakdown.csv",
+      "Weekly_unplanned_outages.csv",
+      "Monthly_Eskom_generation_capacity_breakdown.csv",
     ],
     "every file, the build-up of yesterday right after the one of the last 7 days it backs up",
   );

@@ -157,11 +157,12 @@ export interface DatasetDoc {
   servedFields?(request: FieldsRequest): readonly FieldDoc[];
   /** `meta.derived` at each interval. */
   readonly derived: Readonly<Record<Interval, boolean>>;
-  /**
-   * The intervals it serves, when only 1h and 1d (then without `tz`, `agg`, `columns` and
-   * Parquet); by default every interval of `range-query.ts`.
-   */
-  readonly intervals?: readonly ("1h" | "1d")[];
+  /** The intervals it serves, when not every interval of `range-query.ts`; the first is the default. */
+  readonly intervals?: readonly ("1h" | Period)[];
+  /** The range settings it takes besides start, end and interval; by default all three. */
+  readonly takes?: readonly RangeSetting[];
+  /** The formats it answers in; by default all three. */
+  readonly formats?: readonly ("json" | "csv" | "parquet")[];
   /** Query parameters besides `start`, `end`, `interval`, `format` and `as_of`. */
   readonly parameters?: Readonly<Record<string, DatasetParameter>>;
   /** `meta` fields after `derived` (e.g. `derivation_method`), for an interval and the request's options. */
@@ -173,6 +174,19 @@ export interface DatasetDoc {
    * by default `last_available` and `data_delay` (the reading store's).
    */
   readonly statusMeta?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+}
+
+/** The settings a range may carry besides start, end and interval. */
+export type RangeSetting = "tz" | "agg" | "columns";
+
+/** Whether a dataset takes a range setting (`tz`, `agg`, `columns`). */
+export function takes(dataset: DatasetDoc, setting: RangeSetting): boolean {
+  return (dataset.takes ?? ["tz", "agg", "columns"]).includes(setting);
+}
+
+/** The formats a dataset answers in. */
+export function formatsOf(dataset: DatasetDoc): readonly ("json" | "csv" | "parquet")[] {
+  return dataset.formats ?? ["json", "csv", "parquet"];
 }
 
 /** The fields a response to `request` carries: the dataset's choice, else those of its interval. */

@@ -41,6 +41,8 @@ export const forecastDemand: DatasetDoc = {
   ].join("\n\n"),
   derived: { "1h": false, "1d": true },
   intervals: ["1h", "1d"],
+  takes: [],
+  formats: ["json", "csv"],
   parameters: { issues: ISSUES_PARAMETER },
   meta: (interval) => ({
     derivation_method: interval === "1h" ? "as_published" : "aggregation_from_1h",

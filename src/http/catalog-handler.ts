@@ -3,7 +3,7 @@
  * intervals, fields (type, unit, meaning), the caller's limit in its scope, and what the store
  * holds (first and last hour, newest actual hour, last ingest).
  */
-import type { DatasetDoc, FieldDoc } from "../datasets/dataset.ts";
+import { type DatasetDoc, type FieldDoc, formatsOf, takes } from "../datasets/dataset.ts";
 import { aggregatesOf } from "../datasets/aggregates.ts";
 import { REQUEST_INTERVALS } from "./range-query.ts";
 import { WINDOW_MS } from "../limits/scopes.ts";
@@ -162,6 +162,10 @@ function coverage(
   return { first_hour: hourOf(keys[0]!, "first"), last_hour: hourOf(keys.at(-1)!, "last") };
 }
 
+// A dataset of published periods has no hours: its one interval names its fields.
+const periodsOnly = (dataset: DatasetDoc) =>
+  dataset.fields["1h"].length === 0 && dataset.intervals !== undefined;
+
 /** The catalog handler for `datasets`. */
 export function catalogHandler(
   datasets: readonly DatasetDoc[],
@@ -185,23 +189,22 @@ export function catalogHandler(
         path: dataset.path,
         description: dataset.description,
         intervals: dataset.intervals ?? REQUEST_INTERVALS,
-        derived: dataset.derived,
+        derived: periodsOnly(dataset) ? { [dataset.intervals![0]!]: dataset.derived["1d"] } : dataset.derived,
         scope: dataset.scope,
         limit: { requests: ctx.limitFor?.(dataset.scope) ?? null, window_seconds: WINDOW_MS / 1000 },
         parameters: [
           "start",
           "end",
           "interval",
-          ...(dataset.intervals === undefined ? ["tz", "agg", "columns"] : []),
+          ...(["tz", "agg", "columns"] as const).filter((setting) => takes(dataset, setting)),
           "format",
           "as_of",
           ...Object.keys(dataset.parameters ?? {}),
         ],
-        formats: dataset.intervals === undefined ? FORMATS : FORMATS.filter((f) => f !== "parquet"),
-        fields: {
-          "1h": dataset.fields["1h"].map(describeHourly),
-          "1d": dataset.fields["1d"].map(describeField),
-        },
+        formats: formatsOf(dataset),
+        fields: periodsOnly(dataset)
+          ? { [dataset.intervals![0]!]: dataset.fields["1d"].map(describeField) }
+          : { "1h": dataset.fields["1h"].map(describeHourly), "1d": dataset.fields["1d"].map(describeField) },
         ...datasetSources(dataset.id, fresh.sources),
       })),
       coverage: {

@@ -10,9 +10,12 @@ import {
   type FieldDoc,
   type Interval,
   INTERVALS,
+  type RangeSetting,
   servedFieldsOf,
+  takes,
 } from "../datasets/dataset.ts";
 import { AS_OF_PARAMETER, FORMAT_PARAMETER } from "./dataset-handler.ts";
+import * as v from "valibot";
 import { RANGE_PARAMETERS } from "./range-query.ts";
 import { jsonSchema, type QueryParameter, type Schema } from "./route-doc.ts";
 import { headers, RATE, ref, scopeText } from "./openapi-components.ts";
@@ -52,7 +55,8 @@ function schemaName(dataset: DatasetDoc, interval: Interval, suffix: string): st
     .split(/[._]/)
     .map((w) => w[0]!.toUpperCase() + w.slice(1))
     .join("");
-  return `${base}${interval === "1h" ? "Hourly" : "Daily"}${suffix}`;
+  const grain = interval === "1h" ? "Hourly" : dataset.fields["1h"].length === 0 ? "" : "Daily";
+  return `${base}${grain}${suffix}`;
 }
 
 /** The query parameters every dataset accepts, shared under `#/components/parameters`. */
@@ -77,13 +81,10 @@ export function parameter(name: string, p: QueryParameter): Schema {
   };
 }
 
-/** Whether a dataset takes `tz`, `agg`, `columns` and the longer periods (the forecast does not). */
-const takesQueries = (dataset: DatasetDoc) => dataset.intervals === undefined;
-
 // A record's schema: every field it may carry. With `columns` only the stamp must be there.
 function recordSchema(dataset: DatasetDoc, fields: readonly FieldDoc[], what: string): Schema {
   const schema: Schema = { type: "object", ...objectSchema(fields) };
-  if (!takesQueries(dataset)) return schema;
+  if (!takes(dataset, "columns")) return schema;
   schema.required = [fields[0]!.name];
   schema.description = `${what} Without columns, every field listed is present; with it, the stamp and the fields named.`;
   return schema;
@@ -111,9 +112,9 @@ function periodFields(dataset: DatasetDoc, agg: Aggregate): readonly FieldDoc[] 
 
 // The daily records' schemas, one per aggregate the dataset's fields allow; their refs.
 function dailyRecordSchemas(dataset: DatasetDoc, schemas: Record<string, Schema>): Schema[] {
-  const aggregates = takesQueries(dataset) ? AGGREGATES : (["mean"] as const);
+  const aggregates = takes(dataset, "agg") ? AGGREGATES : (["mean"] as const);
   return aggregates.flatMap((agg) => {
-    const fields = takesQueries(dataset) ? periodFields(dataset, agg) : dataset.fields["1d"];
+    const fields = takes(dataset, "agg") ? periodFields(dataset, agg) : dataset.fields["1d"];
     // Only the stamp and hours: no field of this dataset has that aggregate.
     if (agg !== "mean" && fields.length <= 2) return [];
     const name = schemaName(
@@ -132,7 +133,7 @@ function dailyRecordSchemas(dataset: DatasetDoc, schemas: Record<string, Schema>
 
 // The record and envelope schemas of a dataset at each interval; returns the envelopes' refs.
 export function datasetSchemas(dataset: DatasetDoc, schemas: Record<string, Schema>): Schema[] {
-  return INTERVALS.map((interval) => {
+  return INTERVALS.filter((interval) => dataset.fields[interval].length > 0).map((interval) => {
     const envelope = schemaName(dataset, interval, "Envelope");
     let items: Schema;
     if (interval === "1h") {
@@ -211,6 +212,16 @@ function okResponse(
   };
 }
 
+// The interval parameter of a dataset that serves only some intervals: those, the first the default.
+function ownIntervals(intervals: readonly string[]): QueryParameter {
+  return {
+    schema: v.picklist(intervals),
+    expected: intervals.join(", "),
+    default: intervals[0],
+    description: `The intervals this dataset serves: ${intervals.join(", ")} (${intervals[0]} by default); any other is a 400.`,
+  };
+}
+
 export function datasetOperation(
   dataset: DatasetDoc,
   limits: Readonly<Record<string, number>>,
@@ -223,7 +234,13 @@ export function datasetOperation(
   const base = `get${schemaName(dataset, "1h", "").replace(/Hourly$/, "")}`;
   const shared = latest
     ? [parameter("hours", HOURS_PARAMETER), ...["tz", "columns", "format"].map((n) => ref("parameters", n))]
-    : Object.keys(SHARED_PARAMETERS).map((name) => ref("parameters", name));
+    : Object.keys(SHARED_PARAMETERS)
+        .filter((name) => !["tz", "agg", "columns"].includes(name) || takes(dataset, name as RangeSetting))
+        .map((name) =>
+          name === "interval" && dataset.intervals !== undefined
+            ? parameter(name, ownIntervals(dataset.intervals))
+            : ref("parameters", name),
+        );
   return {
     operationId: latest ? `${base}Latest` : base,
     summary: latest ? `The newest hours of: ${dataset.description}` : dataset.description,

@@ -1,5 +1,5 @@
 /** The OpenAPI schema of a dataset answer's `meta`, from the dataset's table. */
-import type { DatasetDoc, Interval } from "../datasets/dataset.ts";
+import { type DatasetDoc, type Interval, takes } from "../datasets/dataset.ts";
 import { PERIODS, ZONES } from "../periods.ts";
 import { SCHEMA_VERSION } from "./dataset-envelope.ts";
 import type { Schema } from "./route-doc.ts";
@@ -26,7 +26,7 @@ export function metaSchema(dataset: DatasetDoc, interval: Interval): Schema {
       interval === "1h"
         ? { const: interval, description: "The requested resolution." }
         : {
-            enum: [...PERIODS],
+            enum: (dataset.intervals ?? PERIODS).filter((i) => i !== "1h"),
             description: "The requested period: a day, week, month, year or financial year.",
           },
     timezone: { enum: [...ZONES], description: "The zone of stamps and period boundaries (tz)." },
@@ -52,7 +52,7 @@ export function metaSchema(dataset: DatasetDoc, interval: Interval): Schema {
     type: "object",
     properties: {
       ...properties,
-      ...(interval === "1d"
+      ...(interval === "1d" && takes(dataset, "agg")
         ? {
             aggregate: {
               enum: ["min", "max", "sum"],

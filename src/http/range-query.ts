@@ -9,6 +9,7 @@ import {
   type DatasetParameter,
   type Interval,
   type RangeRequest,
+  type RangeSetting,
 } from "../datasets/dataset.ts";
 import type { QueryParameter } from "./route-doc.ts";
 import { DAY_MS } from "../time.ts";
@@ -86,6 +87,16 @@ export const SETTING_PARAMETERS: Readonly<Record<"tz" | "agg" | "columns", Query
   columns: RANGE_PARAMETERS.columns,
 };
 
+/**
+ * What a dataset that serves only some intervals and settings takes (the published periods): the
+ * first interval is the default, and any other parameter is unknown.
+ */
+export interface RangeRules {
+  readonly id: string;
+  readonly intervals: readonly RequestInterval[];
+  readonly settings: readonly RangeSetting[];
+}
+
 /** The validated range and options, plus whether each bound carried a fraction of a second. */
 export interface ParsedRange extends RangeRequest {
   readonly startFractional: boolean;
@@ -106,14 +117,16 @@ export function parseRangeQuery(
   params: URLSearchParams,
   extras: Readonly<Record<string, DatasetParameter>> = {},
   streams: (options: Readonly<Record<string, unknown>>) => boolean = () => false,
+  rules?: RangeRules,
 ): ParsedRange {
-  checkNames(params, [...Object.keys(RANGE_PARAMETERS), ...Object.keys(extras)]);
+  const settingNames = rules?.settings ?? (["tz", "agg", "columns"] as const);
+  checkNames(params, ["start", "end", "interval", ...settingNames, ...Object.keys(extras)]);
   const options = parseOptions(params, extras);
   const settings = parseOptions(params, SETTING_PARAMETERS);
   const zone = settings.tz as Zone;
   const start = inZone(instant(params, "start"), zone);
   const end = inZone(instant(params, "end"), zone);
-  const asked = parseInterval(params.get("interval") ?? "1h");
+  const asked = parseInterval(params.get("interval") ?? rules?.intervals[0] ?? "1h", rules);
   const interval: Interval = asked === "1h" ? "1h" : "1d";
   const agg = settings.agg as Aggregate;
   // `mean`, the default, is what an hour is of itself: tools that send every default are served.
@@ -206,8 +219,14 @@ export function parseOptions(
   return options;
 }
 
-function parseInterval(raw: string): RequestInterval {
+function parseInterval(raw: string, rules: RangeRules | undefined): RequestInterval {
   const interval = v.safeParse(IntervalSchema, raw);
+  if (rules !== undefined && !(interval.success && rules.intervals.includes(interval.output))) {
+    throw badRequest(
+      "unsupported_interval",
+      `Unsupported interval '${raw}'. Supported intervals of ${rules.id}: ${rules.intervals.join(", ")}.`,
+    );
+  }
   if (!interval.success) {
     throw badRequest(
       "unsupported_interval",

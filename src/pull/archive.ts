@@ -51,6 +51,9 @@ const AttemptSchema = v.object({
   detail: v.optional(v.string()),
   hours_added: v.optional(Count),
   hours_revised: v.optional(Count),
+  /** Since 1.9, for a file of weeks or months. */
+  periods_added: v.optional(Count),
+  periods_revised: v.optional(Count),
   rows: v.optional(
     v.object({
       read: Count,

@@ -30,6 +30,9 @@ export interface FileOutcome {
   readonly linkChanged?: { readonly from: string; readonly to: string };
   readonly hoursAdded?: number;
   readonly hoursRevised?: number;
+  /** A file of weeks or months: the periods it added and revised. */
+  readonly periodsAdded?: number;
+  readonly periodsRevised?: number;
   readonly rowsRead?: number;
   readonly skipped?: Readonly<Record<SkipReason, number>>;
   /** The first line skipped for each reason. */
@@ -101,6 +104,20 @@ export function goneFile(
   return { outcome: { file, result: "failed", since: gone.since, ...lastData, error }, state };
 }
 
+// What a file of weeks or months added, as its outcome says it; its newest "hour" is the
+// beginning of its newest period (00:00 SAST of its first day).
+function periodsOf(taken: Extract<Taken, { result: "periods" }>) {
+  const fields = {
+    periodsAdded: taken.added,
+    periodsRevised: taken.revised,
+    rowsRead: taken.rowsRead,
+    skipped: taken.skipped,
+    skippedFirst: taken.skippedFirst,
+  };
+  const newest = taken.newest === null ? null : Date.parse(`${taken.newest}T00:00:00+02:00`);
+  return { fields, changed: taken.added + taken.revised > 0, newest };
+}
+
 /** The outcome of a taken body, and the file's state after it. */
 export function settle(
   file: string,
@@ -138,6 +155,11 @@ export function settle(
       ...resumed,
     };
     return { outcome, state: { ...published(base, kept.at, taken.issued, null), ...ingested } };
+  }
+  if (taken.result === "periods") {
+    const { fields, changed, newest } = periodsOf(taken);
+    const outcome: FileOutcome = { file, result: "ingested", link: kept.link, ...fields, ...resumed };
+    return { outcome, state: { ...published(base, kept.at, changed, newest), ...ingested } };
   }
   const { summary, problems } = taken;
   const changed = summary.hoursAdded + summary.hoursRevised > 0;
@@ -185,8 +207,12 @@ export function describe(outcome: FileOutcome): string {
       ? ""
       : `removed ${outcome.sampleDaysRemoved} days of sample data (generated, not Eskom's) first, `;
   const problem = outcome.error === undefined ? "" : `; PROBLEM: ${outcome.error}`;
+  const what =
+    outcome.periodsAdded === undefined
+      ? `${outcome.hoursAdded} hours added, ${outcome.hoursRevised} revised`
+      : `${outcome.periodsAdded} periods added, ${outcome.periodsRevised} revised`;
   return (
-    `${outcome.file}: ${removed}${outcome.hoursAdded} hours added, ${outcome.hoursRevised} revised; ` +
+    `${outcome.file}: ${removed}${what}; ` +
     `rows skipped: ${skippedText(outcome.skipped!, outcome.skippedFirst)}` +
     `${moved}${back}${problem}`
   );

@@ -3,6 +3,7 @@
  * under the portal's root, and its form (`source/portal-forms.ts`): the header's set of column
  * names by which a download is known to be that file, and where its rows go.
  */
+import { type PeriodForm, periodForm } from "../source/period-forms.ts";
 import { type PortalForm, portalForm } from "../source/portal-forms.ts";
 
 /** The portal's root; every graph page is under it. */
@@ -16,13 +17,21 @@ export interface PortalFileSpec {
   readonly page: string;
   /** Its header's column names, normalized to snake_case. */
   readonly header: readonly string[];
-  /** What it is read as. */
-  readonly form: PortalForm;
+  /** What it is read as: hourly rows, or a table of weeks or months. */
+  readonly form: PortalForm | PeriodForm;
   /** A second source of another file's columns: it fills hours that file did not give. */
   readonly fill?: true;
-  /** How often the portal publishes it, in hours: daily for the hourly files. */
+  /** How often the portal publishes it, in hours: daily for the hourly files, weekly or monthly. */
   readonly cadenceHours: number;
 }
+
+/** How often a file of weeks or months gains a period, in hours: a week, or the longest month. */
+const PERIOD_CADENCE_HOURS = { week: 7 * 24, month: 31 * 24 } as const;
+
+const periodFile = (page: string, name: string): PortalFileSpec => {
+  const form = periodForm(name);
+  return { name, page, header: form.header, form, cadenceHours: PERIOD_CADENCE_HOURS[form.grain] };
+};
 
 const file = (page: string, name: string, as = name, fill?: true): PortalFileSpec => {
   const form = portalForm(as);
@@ -59,6 +68,15 @@ export const PORTAL_FILES: readonly PortalFileSpec[] = [
   file(
     "demand-side/official-hourly-forcast-for-next-3-months/",
     "Official_hourly_forecast_for_next_3_months.csv",
+  ),
+  periodFile(
+    "outage-performance/weekly-eskom-generation-capacity-breakdown/",
+    "Weekly_Eskom_generation_capacity_breakdown.csv",
+  ),
+  periodFile("outage-performance/weekly-unplanned-outages/", "Weekly_unplanned_outages.csv"),
+  periodFile(
+    "outage-performance/monthly-eskom-generation-capacity-breakdown/",
+    "Monthly_Eskom_generation_capacity_breakdown.csv",
   ),
 ];
 
@@ -127,4 +145,9 @@ export const DATASET_SOURCES: Readonly<Record<string, readonly string[]>> = {
     "Pumped_storage_gen_hours_gas_generation_and_manual_load_reduction.csv",
   ],
   "forecasts.demand": ["Official_hourly_forecast_for_next_3_months.csv"],
+  "grid.availability_weekly": [
+    "Weekly_Eskom_generation_capacity_breakdown.csv",
+    "Weekly_unplanned_outages.csv",
+  ],
+  "grid.availability_monthly": ["Monthly_Eskom_generation_capacity_breakdown.csv"],
 };

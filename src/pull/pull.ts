@@ -72,6 +72,17 @@ function attemptOf(
       : { sha256, bytes: got.body.length, content_type: got.contentType }),
     outcome: outcome.result,
     ...(outcome.error === undefined ? {} : { detail: outcome.error }),
+    ...(taken?.result === "periods"
+      ? {
+          periods_added: taken.added,
+          periods_revised: taken.revised,
+          rows: {
+            read: taken.rowsRead,
+            stored: taken.rowsRead - Object.values(taken.skipped).reduce((a, b) => a + b, 0),
+            ...taken.skipped,
+          },
+        }
+      : {}),
     ...(ingested === undefined
       ? {}
       : {

@@ -10,6 +10,9 @@ import { ingestSources, type IngestSummary } from "../ingest/ingest.ts";
 import { columnIndex, SAMPLE_COLUMN, TIMESTAMP_COLUMNS } from "../source/columns.ts";
 import { headerNamesOf, PortalCsvError } from "../source/portal-csv.ts";
 import { ForecastIssues, type IssueEntry } from "../forecasts/forecast-issues.ts";
+import { parsePeriodCsv } from "../source/period-csv.ts";
+import type { PeriodForm } from "../source/period-forms.ts";
+import { PeriodRevisions } from "../store/period-revisions.ts";
 import type { PortalFileSpec } from "./portal-files.ts";
 import type { FileState, Refusal } from "./pull-state.ts";
 
@@ -34,6 +37,17 @@ export type Taken =
       readonly entry: IssueEntry;
       readonly rowsRead: number;
       readonly skipped: IngestSummary["skipped"];
+    }
+  | {
+      /** A file of weeks or months: the periods it added or revised. */
+      readonly result: "periods";
+      readonly added: number;
+      readonly revised: number;
+      /** The first day of its newest period (SAST), or null. */
+      readonly newest: string | null;
+      readonly rowsRead: number;
+      readonly skipped: IngestSummary["skipped"];
+      readonly skippedFirst: IngestSummary["skippedFirst"];
     };
 
 /** The command that accepts a file's changed header. */
@@ -76,7 +90,8 @@ function check(spec: PortalFileSpec, state: FileState, received: Received, text:
     return refuse("content", "the portal answered with an HTML page (its error page?), not the CSV file");
   }
   const header = headerNamesOf(text);
-  const known = state.accepted ?? spec.header;
+  // A file of periods is read by its column names: a changed header cannot be accepted, only refused.
+  const known = spec.form.target === "periods" ? spec.header : (state.accepted ?? spec.header);
   if (!sameSet(header, known)) {
     return refuse(
       "header",
@@ -106,9 +121,11 @@ export function takeDownload(
   const text = received.body.toString("utf8");
   const refusal = check(spec, state, received, text);
   if (refusal !== undefined) return { result: "refused", refusal };
+  const { form } = spec;
+  if (form.target === "periods") return takePeriods(dir, form, received, text);
   const ignore = unknownNames(state.accepted ?? spec.header);
-  if (spec.form.target === "forecast-issues") return takeForecast(dir, spec, received, text, ignore);
-  const source = { name: spec.name, text, receivedAt: received.receivedAt, ignore, form: spec.form };
+  if (form.target === "forecast-issues") return takeForecast(dir, spec, received, text, ignore);
+  const source = { name: spec.name, text, receivedAt: received.receivedAt, ignore, form };
   const summary = ingestSources([{ ...source, fill: spec.fill }], { dir, now });
   const refused = summary.failures.filter((f) => f.kind === "source");
   if (refused.length > 0) {
@@ -143,6 +160,34 @@ function takeForecast(
     const at = new Date(received.receivedAt).toISOString();
     const reason =
       error instanceof PortalCsvError ? error.message : `Cannot keep "${spec.name}": ${error.message}`;
+    return { result: "refused", refusal: { at, kind: "content", reason, sha256: received.sha256 } };
+  }
+}
+
+// A download of a file of weeks or months: what it adds or changes is kept as a revision.
+function takePeriods(dir: string, form: PeriodForm, received: Received, text: string): Taken {
+  try {
+    const file = parsePeriodCsv(text, form.name, { receivedAt: received.receivedAt, form });
+    const kept = new PeriodRevisions(dir, form.name).add(file, {
+      receivedAt: received.receivedAt,
+      sha256: received.sha256,
+    });
+    return {
+      result: "periods",
+      added: kept.added,
+      revised: kept.revised,
+      newest: kept.newest,
+      rowsRead: file.rowsRead,
+      skipped: file.skipped,
+      skippedFirst: Object.fromEntries(
+        Object.entries(file.firstLines).map(([reason, line]) => [reason, { file: form.name, line }]),
+      ),
+    };
+  } catch (error) {
+    if (!(error instanceof PortalCsvError) && !(error instanceof RangeError)) throw error;
+    const at = new Date(received.receivedAt).toISOString();
+    const reason =
+      error instanceof PortalCsvError ? error.message : `Cannot keep "${form.name}": ${error.message}`;
     return { result: "refused", refusal: { at, kind: "content", reason, sha256: received.sha256 } };
   }
 }

@@ -106,7 +106,20 @@ export type SampleOptions = (
       /** The last hour (its beginning, UTC ms): the sample ends with it. */
       readonly lastHour: number;
     }
-) & { readonly days: number; readonly seed?: number };
+) & {
+  readonly days: number;
+  readonly seed?: number;
+  /** Called with each hour's outages (its SAST wall clock as if UTC, ms), as the row gives them. */
+  readonly onHour?: (local: number, outages: SampleOutages) => void;
+};
+
+/** An hour's planned, unplanned and other capability loss, MW, of an installed capacity. */
+export interface SampleOutages {
+  readonly installed: number;
+  readonly pclf: number;
+  readonly uclf: number;
+  readonly oclf: number;
+}
 
 function fmt(value: number): string {
   const rounded = Math.round(value * 1000) / 1000;
@@ -130,7 +143,7 @@ function addLiveCapacity(values: Record<string, string>, exportAvailable: number
 }
 
 // One CSV row, written by column name (`EXPORT_KEYS` orders it). The literal's order is the draws' order.
-function exportRow(t: When, drift: Drift, draws: Draws): string {
+function exportRow(t: When, drift: Drift, draws: Draws, onHour: SampleOptions["onHour"]): string {
   const { random, gauss } = draws;
   const w = weather(t, drift, draws);
   const o = outages(t, drift, draws);
@@ -138,6 +151,7 @@ function exportRow(t: When, drift: Drift, draws: Draws): string {
   const forecastResidual = w.residual * (1 + 0.018 * gauss()) - d.mlr * 0.5;
   const to3 = (x: number) => Math.round(x * 1000) / 1000;
   const [pclf, uclf, oclf] = [to3(o.pclf), to3(drift.uclf), to3(drift.oclf)];
+  onHour?.(t.local, { installed: INSTALLED, pclf, uclf, oclf });
   const round = (x: number) => fmt(Math.round(x));
   const values: Record<string, string> = {
     date_time_hour_beginning: stamp(t.local),
@@ -207,6 +221,6 @@ export function generateSampleExport(options: SampleOptions): string {
       : options.lastHour + SAST_MS - (options.days * 24 - 1) * HOUR_MS;
   const lines = [EXPORT_HEADER];
   for (let h = 0; h < options.days * 24; h++)
-    lines.push(exportRow(when(first + h * HOUR_MS), drift, { random, gauss }));
+    lines.push(exportRow(when(first + h * HOUR_MS), drift, { random, gauss }, options.onHour));
   return lines.join("\n") + "\n";
 }

@@ -1,6 +1,7 @@
 /** How a portal CSV's header lays out its rows: which field is a stamp, a value, or neither. */
 import { columnIndex, columns, normalizeColumnName, SAMPLE_COLUMN, TIMESTAMP_COLUMNS } from "./columns.ts";
 import { type FieldLayout, splitFields } from "./csv-fields.ts";
+import { periodFormOfHeader } from "./period-forms.ts";
 import { formOfHeader, type PortalForm } from "./portal-forms.ts";
 
 const EXPORT_QUIRK = "total_uclf_oclf";
@@ -38,6 +39,13 @@ export function readHeader(
   if (rawNames.length < 2) fail(1, "the header names no columns; expected a timestamp and readings");
   const headerNames = rawNames.map(normalizeColumnName);
   const form = chosen ?? formOfHeader(headerNames.filter((name) => name !== SAMPLE_COLUMN));
+  const periods = periodFormOfHeader(headerNames);
+  if (periods !== undefined) {
+    fail(
+      1,
+      `this is the portal's ${periods.name}, a table of ${periods.grain}s, not of hours: the pull keeps it apart from the readings (docs/data.md: "Weekly and monthly availability")`,
+    );
+  }
   const ignore = new Set([...given, ...(form?.ignore ?? [])]);
   const stamps = new Set<number>();
   const valueAt: number[] = [];
