@@ -76,88 +76,87 @@ const AS_PUBLISHED = () => ({ derivation_method: "as_published" });
 const RELATION =
   "The hourly `grid.availability` gives outages in MW from the data-request export, and its `energy_availability_factor_pct` is computed by this service from them; the figures here are Eskom's own percentages over the period. They measure the same fleet, but are published apart and are never mixed in one field.";
 
+// What both datasets share: as published, one interval, tz and columns, the periods' status.
+function periodDataset(
+  own: Pick<PeriodDataset, "id" | "path" | "description" | "reference" | "interval" | "files">,
+  fields: readonly FieldDoc[],
+): PeriodDataset {
+  return {
+    ...own,
+    scope: "normalized_data",
+    intervals: [own.interval],
+    takes: ["tz", "columns"],
+    derived: { "1h": false, "1d": false },
+    meta: AS_PUBLISHED,
+    statusMeta: STATUS_META,
+    fields: { "1h": [], "1d": fields },
+  };
+}
+
 /** `grid.availability_weekly`. */
-export const availabilityWeekly: PeriodDataset = {
-  id: "grid.availability_weekly",
-  path: "/api/v1/grid/availability/weekly",
-  scope: "normalized_data",
-  description:
-    "The fleet's availability per week (Monday to Sunday, SAST) as the portal publishes it: energy availability factor, planned, unplanned and other capability loss factors, and the least, mean and most unplanned plus other outage in MW.",
-  reference: [
-    `Read from the portal's \`${WEEKLY_BREAKDOWN}\` (the percentages) and \`${WEEKLY_OUTAGES}\` (the MW), each holding the weeks of Eskom's financial year to date; every week a download ever held is kept, with every revision (\`as_of\`). A week one file does not give has nulls in its fields.`,
-    RELATION,
-  ].join("\n\n"),
-  interval: "1w",
-  intervals: ["1w"],
-  takes: ["tz", "columns"],
-  files: [periodForm(WEEKLY_BREAKDOWN), periodForm(WEEKLY_OUTAGES)],
-  derived: { "1h": false, "1d": false },
-  meta: AS_PUBLISHED,
-  statusMeta: STATUS_META,
-  fields: {
-    "1h": [],
-    "1d": [
-      {
-        name: "date",
-        type: "string",
-        format: "date",
-        description:
-          "The week's Monday, YYYY-MM-DD, as Eskom dates it: the week runs from 00:00 SAST on it for 7 days.",
-      },
-      ...SHARES(WEEKLY_BREAKDOWN, "Weekly "),
-      field("financial_year", {
-        type: "string",
-        nullable: true,
-        description:
-          "Eskom's financial year the week is counted in, as published (`Fin_Year`, e.g. 2025-26).",
-      }),
-      mwField(
-        "min_uclf_oclf_mw",
-        `The least hourly unplanned plus other capability loss of the week (\`Min of UCLF+OCLF\`, ${WEEKLY_OUTAGES}).`,
-      ),
-      mwField(
-        "avg_uclf_oclf_mw",
-        "The mean hourly unplanned plus other capability loss (`Average of UCLF+OCLF`).",
-      ),
-      mwField(
-        "max_uclf_oclf_mw",
-        "The most hourly unplanned plus other capability loss (`Max of UCLF+OCLF`).",
-      ),
-    ],
+export const availabilityWeekly = periodDataset(
+  {
+    id: "grid.availability_weekly",
+    path: "/api/v1/grid/availability/weekly",
+    description:
+      "The fleet's availability per week (Monday to Sunday, SAST) as the portal publishes it: energy availability factor, planned, unplanned and other capability loss factors, and the least, mean and most unplanned plus other outage in MW.",
+    reference: [
+      `Read from the portal's \`${WEEKLY_BREAKDOWN}\` (the percentages) and \`${WEEKLY_OUTAGES}\` (the MW), each holding the weeks of Eskom's financial year to date; every week a download ever held is kept, with every revision (\`as_of\`). A week one file does not give has nulls in its fields.`,
+      RELATION,
+    ].join("\n\n"),
+    interval: "1w",
+    files: [periodForm(WEEKLY_BREAKDOWN), periodForm(WEEKLY_OUTAGES)],
   },
-};
+  [
+    {
+      name: "date",
+      type: "string",
+      format: "date",
+      description:
+        "The week's Monday, YYYY-MM-DD, as Eskom dates it: the week runs from 00:00 SAST on it for 7 days.",
+    },
+    ...SHARES(WEEKLY_BREAKDOWN, "Weekly "),
+    field("financial_year", {
+      type: "string",
+      nullable: true,
+      description: "Eskom's financial year the week is counted in, as published (`Fin_Year`, e.g. 2025-26).",
+    }),
+    mwField(
+      "min_uclf_oclf_mw",
+      `The least hourly unplanned plus other capability loss of the week (\`Min of UCLF+OCLF\`, ${WEEKLY_OUTAGES}).`,
+    ),
+    mwField(
+      "avg_uclf_oclf_mw",
+      "The mean hourly unplanned plus other capability loss (`Average of UCLF+OCLF`).",
+    ),
+    mwField("max_uclf_oclf_mw", "The most hourly unplanned plus other capability loss (`Max of UCLF+OCLF`)."),
+  ],
+);
 
 /** `grid.availability_monthly`. */
-export const availabilityMonthly: PeriodDataset = {
-  id: "grid.availability_monthly",
-  path: "/api/v1/grid/availability/monthly",
-  scope: "normalized_data",
-  description:
-    "The fleet's availability per calendar month (SAST) as the portal publishes it: energy availability factor and planned, unplanned and other capability loss factors.",
-  reference: [
-    `Read from the portal's \`${MONTHLY_BREAKDOWN}\`; the empty row it ends with (the month to come) is no value. Every month a download ever held is kept, with every revision (\`as_of\`).`,
-    RELATION,
-  ].join("\n\n"),
-  interval: "1mo",
-  intervals: ["1mo"],
-  takes: ["tz", "columns"],
-  files: [periodForm(MONTHLY_BREAKDOWN)],
-  derived: { "1h": false, "1d": false },
-  meta: AS_PUBLISHED,
-  statusMeta: STATUS_META,
-  fields: {
-    "1h": [],
-    "1d": [
-      {
-        name: "date",
-        type: "string",
-        format: "date",
-        description: "The month's first day, YYYY-MM-DD: the month runs from 00:00 SAST on it.",
-      },
-      ...SHARES(MONTHLY_BREAKDOWN, ""),
-    ],
+export const availabilityMonthly = periodDataset(
+  {
+    id: "grid.availability_monthly",
+    path: "/api/v1/grid/availability/monthly",
+    description:
+      "The fleet's availability per calendar month (SAST) as the portal publishes it: energy availability factor and planned, unplanned and other capability loss factors.",
+    reference: [
+      `Read from the portal's \`${MONTHLY_BREAKDOWN}\`; the empty row it ends with (the month to come) is no value. Every month a download ever held is kept, with every revision (\`as_of\`).`,
+      RELATION,
+    ].join("\n\n"),
+    interval: "1mo",
+    files: [periodForm(MONTHLY_BREAKDOWN)],
   },
-};
+  [
+    {
+      name: "date",
+      type: "string",
+      format: "date",
+      description: "The month's first day, YYYY-MM-DD: the month runs from 00:00 SAST on it.",
+    },
+    ...SHARES(MONTHLY_BREAKDOWN, ""),
+  ],
+);
 
 /** Every dataset of published periods. */
 export const PERIOD_DATASETS: readonly PeriodDataset[] = [availabilityWeekly, availabilityMonthly];

@@ -156,11 +156,7 @@ function takeForecast(
     const { rowsRead, skipped } = added.file;
     return { result: "forecast", issued: added.result === "issued", entry: added.entry, rowsRead, skipped };
   } catch (error) {
-    if (!(error instanceof PortalCsvError) && !(error instanceof RangeError)) throw error;
-    const at = new Date(received.receivedAt).toISOString();
-    const reason =
-      error instanceof PortalCsvError ? error.message : `Cannot keep "${spec.name}": ${error.message}`;
-    return { result: "refused", refusal: { at, kind: "content", reason, sha256: received.sha256 } };
+    return refusedFor(error, spec.name, received);
   }
 }
 
@@ -184,10 +180,14 @@ function takePeriods(dir: string, form: PeriodForm, received: Received, text: st
       ),
     };
   } catch (error) {
-    if (!(error instanceof PortalCsvError) && !(error instanceof RangeError)) throw error;
-    const at = new Date(received.receivedAt).toISOString();
-    const reason =
-      error instanceof PortalCsvError ? error.message : `Cannot keep "${form.name}": ${error.message}`;
-    return { result: "refused", refusal: { at, kind: "content", reason, sha256: received.sha256 } };
+    return refusedFor(error, form.name, received);
   }
+}
+
+// A file that cannot be read with certainty, or kept, is refused with the reason; anything else is a fault.
+function refusedFor(error: unknown, name: string, received: Received): Taken {
+  if (!(error instanceof PortalCsvError) && !(error instanceof RangeError)) throw error;
+  const at = new Date(received.receivedAt).toISOString();
+  const reason = error instanceof PortalCsvError ? error.message : `Cannot keep "${name}": ${error.message}`;
+  return { result: "refused", refusal: { at, kind: "content", reason, sha256: received.sha256 } };
 }

@@ -63,6 +63,10 @@ const column = (raw: string, field: string, kind: PeriodKind): PeriodColumn => (
 
 const SHARES = ["eaf_pct", "pclf_pct", "uclf_pct", "oclf_pct"];
 
+// The four shares of a capacity breakdown, their header names after `prefix` ("Weekly ", "").
+const shareColumns = (prefix: string) =>
+  ["EAF", "PCLF", "UCLF", "OCLF"].map((name, i) => column(`${prefix}${name}`, SHARES[i]!, "percent"));
+
 const sharesAddUp = (value: (field: string) => number): string | undefined => {
   const sum = SHARES.reduce((total, field) => total + value(field), 0);
   if (Number.isNaN(sum)) return "one of its EAF, PCLF, UCLF and OCLF is blank";
@@ -104,13 +108,7 @@ export const PERIOD_FORMS: readonly PeriodForm[] = [
     "Weekly_Eskom_generation_capacity_breakdown.csv",
     "week",
     "Week Start Date",
-    [
-      column("Weekly EAF", "eaf_pct", "percent"),
-      column("Weekly PCLF", "pclf_pct", "percent"),
-      column("Weekly UCLF", "uclf_pct", "percent"),
-      column("Weekly OCLF", "oclf_pct", "percent"),
-      column("Fin_Year", "financial_year", "label"),
-    ],
+    [...shareColumns("Weekly "), column("Fin_Year", "financial_year", "label")],
     { rowCheck: sharesAddUp, rowCheckText: SHARES_TEXT },
     ["Year"],
   ),
@@ -138,18 +136,10 @@ export const PERIOD_FORMS: readonly PeriodForm[] = [
       rowCheckText: "the least must be no more than the mean, and the mean no more than the most",
     },
   ),
-  form(
-    "Monthly_Eskom_generation_capacity_breakdown.csv",
-    "month",
-    "YEAR_MONTH",
-    [
-      column("EAF", "eaf_pct", "percent"),
-      column("PCLF", "pclf_pct", "percent"),
-      column("UCLF", "uclf_pct", "percent"),
-      column("OCLF", "oclf_pct", "percent"),
-    ],
-    { rowCheck: sharesAddUp, rowCheckText: SHARES_TEXT },
-  ),
+  form("Monthly_Eskom_generation_capacity_breakdown.csv", "month", "YEAR_MONTH", shareColumns(""), {
+    rowCheck: sharesAddUp,
+    rowCheckText: SHARES_TEXT,
+  }),
 ];
 
 const sameSet = (a: readonly string[], b: readonly string[]) =>
