@@ -74,9 +74,11 @@ redis:
 metrics-parser:
 	$(call debian,/usr/bin/python3 -c 'import prometheus_client.parser',python3-prometheus-client,the metrics test)
 
-# The README's pandas and R examples run in the tests as written (without the packages' recommends).
+# The README's pandas and R examples and the Python client (clients/python, pip-installed into a
+# virtual environment over Debian's pandas and requests; its README example draws with matplotlib)
+# run in the tests as written (without the packages' recommends).
 script-clients:
-	$(call debian,/usr/bin/python3 -c 'import pandas' && command -v Rscript,python3-pandas r-base-core,the README's examples,--no-install-recommends)
+	$(call debian,/usr/bin/python3 -c 'import pandas; import requests; import matplotlib; import ensurepip' && command -v Rscript,python3-pandas python3-requests python3-venv python3-matplotlib r-base-core,the README's examples and the Python client,--no-install-recommends)
 
 # promtool, Prometheus' own checker, from Debian's prometheus package: downloaded and unpacked into
 # .cache/ (nothing is installed or started, and no root is needed). The metrics test checks the

@@ -1,0 +1,169 @@
+/**
+ * The Python client (clients/python), installed with pip into a fresh virtual environment over
+ * Debian's python3, pandas and requests, against a real server on loopback: its own tests
+ * (clients/python/tests), which compare its frames with the API's JSON, wait on a limited key as
+ * the server says and raise at once on a revoked key and a bad request; then the README's example
+ * as written. The limiter's clock is the test's, moved by the client's sleeps through a loopback
+ * address, so that waiting a minute takes no minute.
+ */
+import { after, test, type TestContext } from "node:test";
+import assert from "node:assert/strict";
+import { execFile, spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ForecastIssues } from "../src/forecasts/forecast-issues.ts";
+import { ingestFiles } from "../src/ingest/ingest.ts";
+import { createKey, revokeKey } from "../src/keys/key-admin.ts";
+import { generateSampleExport } from "../src/sample/sample-export.ts";
+import { generateSampleForecastIssues, SAMPLE_FORECAST_NAME } from "../src/sample/sample-forecast.ts";
+import { skipUnless, startServer, tempDir, writeFile } from "./helpers.ts";
+
+const ROOT = join(import.meta.dirname, "..");
+const PYTHON = "/usr/bin/python3";
+const HOUR = 3_600_000;
+const has = (args: string[]) =>
+  existsSync(PYTHON) && spawnSync(PYTHON, args, { stdio: "ignore" }).status === 0;
+const SKIP = skipUnless(
+  has(["-c", "import pandas, requests, venv, ensurepip"]),
+  "Debian's python3 with pandas, requests and venv is not installed (apt-get install -y --no-install-recommends python3-pandas python3-requests python3-venv; make test does this as root)",
+);
+
+function run(command: string, args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}) {
+  return new Promise<string>((resolve, reject) =>
+    execFile(command, args, { ...options, timeout: 600_000, maxBuffer: 1 << 24 }, (error, stdout, stderr) =>
+      error
+        ? reject(new Error(`${command} ${args.join(" ")} failed:\n${stdout}\n${stderr}`))
+        : resolve(stdout + stderr),
+    ),
+  );
+}
+
+// One virtual environment for the file, with the client pip-installed from a copy of its folder
+// (pip builds in the source tree); removed when the file ends.
+let venv: Promise<{ python: string; client: string }> | undefined;
+const venvRoot = mkdtempSync(join(tmpdir(), "gds-venv-"));
+after(() => rmSync(venvRoot, { recursive: true, force: true }));
+function installedClient() {
+  venv ??= (async () => {
+    const client = join(venvRoot, "client");
+    cpSync(join(ROOT, "clients", "python"), client, { recursive: true });
+    await run(PYTHON, ["-m", "venv", "--system-site-packages", join(venvRoot, "env")]);
+    const pip = join(venvRoot, "env", "bin", "pip");
+    await run(pip, ["install", "--quiet", "--no-index", "--no-build-isolation", client]);
+    return { python: join(venvRoot, "env", "bin", "python"), client };
+  })();
+  return venv;
+}
+
+const T1 = Date.parse("2026-01-03T00:00:00Z");
+const T2 = T1 + 24 * HOUR;
+
+/** Two years and two days of sample hours (ingested at T1), one day revised (at T2), three forecast issues. */
+function store(t: TestContext): string {
+  const dir = tempDir(t);
+  const files = tempDir(t);
+  const whole = writeFile(files, "sample.csv", generateSampleExport({ firstDay: "2024-01-01", days: 732 }));
+  assert.deepEqual(ingestFiles([whole], { dir, now: () => T1 }).failures, []);
+  const revised = writeFile(
+    files,
+    "revised.csv",
+    generateSampleExport({ firstDay: "2025-06-01", days: 1, seed: 7 }),
+  );
+  assert.deepEqual(ingestFiles([revised], { dir, now: () => T2 }).failures, []);
+  const issues = new ForecastIssues(dir);
+  for (const { text, receivedAt } of generateSampleForecastIssues(T2, 3)) {
+    issues.add(text, { name: SAMPLE_FORECAST_NAME, receivedAt, sha256: String(receivedAt), sample: true });
+  }
+  return dir;
+}
+
+/** A loopback address that moves `clock` on by the seconds POSTed to it. */
+async function clockControl(t: TestContext, move: (ms: number) => void): Promise<string> {
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk: Buffer) => (body += chunk.toString()));
+    req.on("end", () => {
+      move(Number(body) * 1000);
+      res.end("moved");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+}
+
+test(
+  "the Python client, pip-installed, passes its tests against a real server",
+  { skip: SKIP },
+  async (t) => {
+    const dir = store(t);
+    let clock = T2 + HOUR;
+    const server = await startServer(t, dir, { now: () => clock });
+    const limited = createKey(dir, { name: "limited", account: "tests", limits: { normalized_data: 3 } });
+    const revoked = createKey(dir, { name: "revoked", account: "tests" });
+    revokeKey(dir, revoked.record.id);
+    const clockUrl = await clockControl(t, (ms) => (clock += ms));
+    const { python, client } = await installedClient();
+    const day = new Date(T2 + 2 * HOUR).toISOString().slice(0, 10);
+    const out = await run(python, ["-m", "unittest", "discover", "-s", join(client, "tests"), "-v"], {
+      cwd: tempDir(t),
+      env: {
+        ...process.env,
+        GDS_URL: server.url,
+        GDS_KEY: server.key,
+        GDS_LIMITED_KEY: limited.key,
+        GDS_REVOKED_KEY: revoked.key,
+        GDS_CLOCK_URL: clockUrl,
+        GDS_BETWEEN_INGESTS: new Date(T1 + 12 * HOUR).toISOString(),
+        GDS_FORECAST_START: day,
+        GDS_FORECAST_END: new Date(Date.parse(day) + 2 * 24 * HOUR).toISOString().slice(0, 10),
+      },
+    });
+    assert.match(out, /^OK$/m, out);
+    assert.doesNotMatch(out, /skipped/, out);
+    assert.doesNotMatch(out, /ResourceWarning/, "every connection is closed");
+    // The client waited on the server's word only: every 429 it was given was answered once.
+    const throttled = server.logs.filter((entry) => entry.status === 429).length;
+    assert.ok(throttled >= 2, `429s answered: ${throttled}`);
+  },
+);
+
+test(
+  "the README's client example runs as written",
+  {
+    skip:
+      SKIP ||
+      skipUnless(
+        has(["-c", "import matplotlib"]),
+        "matplotlib is not installed (apt-get install -y --no-install-recommends python3-matplotlib; make test does this as root)",
+      ),
+  },
+  async (t) => {
+    const dir = store(t);
+    const server = await startServer(t, dir);
+    const { python } = await installedClient();
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    const snippet = /<!-- example: python-client -->\s*```python\n([\s\S]*?)```/.exec(readme)![1]!;
+    const cwd = tempDir(t);
+    const out = await run(python, ["-c", snippet], {
+      cwd,
+      env: { ...process.env, GDS_URL: server.url, GDS_KEY: server.key, MPLBACKEND: "Agg" },
+    });
+    assert.match(out, /generation\.mix\s+\/api\/v1\/generation\/mix/);
+    assert.match(out, /avg_residual_demand_mw\s+renewable_share_pct/);
+    assert.match(out, /SampleDataWarning/);
+    assert.ok(existsSync(join(cwd, "generation-week.png")), "the chart was saved");
+  },
+);
+
+test("the client's version follows the service's", () => {
+  const service = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string })
+    .version;
+  const pyproject = readFileSync(join(ROOT, "clients", "python", "pyproject.toml"), "utf8");
+  const init = readFileSync(join(ROOT, "clients", "python", "src", "gridsa", "__init__.py"), "utf8");
+  assert.match(pyproject, new RegExp(`^version = "${service.replaceAll(".", "\\.")}"$`, "m"));
+  assert.match(init, new RegExp(`^__version__ = "${service.replaceAll(".", "\\.")}"$`, "m"));
+});
