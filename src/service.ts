@@ -28,13 +28,14 @@ import { buildOpenApi, OPENAPI_OPERATION, OPENAPI_PATH } from "./http/openapi.ts
 import type { Route } from "./http/router.ts";
 import { EntityTag } from "./http/entity-tag.ts";
 import { send } from "./http/send.ts";
-import type { KeyRegistry } from "./keys/key-registry.ts";
+import type { Caller, KeyRegistry } from "./keys/key-registry.ts";
 import type { Limiter } from "./limits/limiter.ts";
 import type { Scope } from "./limits/scopes.ts";
 import type { ReadingStore } from "./store/reading-store.ts";
 import { Lru } from "./cache/lru.ts";
 import { createRecordCache } from "./datasets/record-cache.ts";
-import { type DashboardOptions, dashboardRoutes } from "./dashboard/dashboard.ts";
+import { type DashboardOptions, dashboardRoutes, EXPLORE_DATA } from "./dashboard/dashboard.ts";
+import { signedIn } from "./dashboard/dashboard-http.ts";
 import type { RequestCounter } from "./usage/request-counts.ts";
 import type { ChangeGate } from "./files/change-gate.ts";
 
@@ -88,7 +89,7 @@ export interface ServiceOptions {
   /** The account dashboard under /dashboard; without it, those paths are 404. */
   readonly dashboard?: Omit<
     DashboardOptions,
-    "store" | "keys" | "limits" | "counter" | "now" | "logError" | "staleAfterMs"
+    "store" | "keys" | "limits" | "counter" | "now" | "logError" | "staleAfterMs" | "datasets"
   >;
 }
 
@@ -203,13 +204,41 @@ function periodRoute(dataset: PeriodDataset, store: ReadingStore, now: (() => nu
   };
 }
 
+/**
+ * The explorer's data: every dataset's route again under `EXPLORE_DATA`, answering the same bytes,
+ * its caller the signed-in account (counted against its limits as a key's requests are).
+ */
+function explorerDataRoutes(api: readonly Route[]): Route[] {
+  return api
+    .filter((route) => route.doc !== undefined && "dataset" in route.doc && route.doc.latest !== true)
+    .map((route) => ({
+      ...route,
+      path: EXPLORE_DATA + route.path,
+      auth: "session" as const,
+      doc: undefined,
+    }));
+}
+
+// The caller a dashboard session names: its account, limited by the default limits.
+function sessionCaller(dashboard: ServiceOptions["dashboard"]) {
+  if (dashboard === undefined) return undefined;
+  return (req: IncomingMessage): Caller | undefined => {
+    const who = signedIn(req, dashboard.sessions, dashboard.accounts);
+    if (who === undefined || who.account.mustChangePassword) return undefined;
+    const name = who.account.name;
+    return { id: `account:${name}`, account: name, prefix: `dashboard:${name}`, limits: {} };
+  };
+}
+
 /** The service's request listener. */
 export function createService(options: ServiceOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const { store, now, logError } = options;
-  const routes = [...apiRoutes(options), ...docsRoutes()];
+  const api = apiRoutes(options);
+  const routes = [...api, ...docsRoutes()];
   if (options.dashboard !== undefined) {
     if (options.counter === undefined) throw new TypeError("The dashboard needs a request counter");
     routes.push(
+      ...explorerDataRoutes(api),
       ...dashboardRoutes({
         ...options.dashboard,
         store,
@@ -219,6 +248,7 @@ export function createService(options: ServiceOptions): (req: IncomingMessage, r
         now,
         logError,
         staleAfterMs: options.staleAfterMs,
+        datasets: DOCUMENTED,
       }),
     );
   }
@@ -228,6 +258,7 @@ export function createService(options: ServiceOptions): (req: IncomingMessage, r
     defaults: options.limits,
     counter: options.counter,
     observe: options.metrics,
+    sessionCaller: sessionCaller(options.dashboard),
   });
   const { metrics } = options;
   const app = createApp({

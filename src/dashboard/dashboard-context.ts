@@ -10,6 +10,7 @@ import { LIFETIME_MS, type SessionStore } from "../accounts/session-store.ts";
 import type { KeyRecord } from "../keys/key-file.ts";
 import type { KeyRegistry } from "../keys/key-registry.ts";
 import { SCOPES, type Scope } from "../limits/scopes.ts";
+import type { DatasetDoc } from "../datasets/dataset.ts";
 import type { ReadingStore } from "../store/reading-store.ts";
 import type { RequestCounter } from "../usage/request-counts.ts";
 import { cookie } from "./cookies.ts";
@@ -44,6 +45,8 @@ export interface DashboardOptions {
   readonly staleAfterMs?: number;
   /** The secret that signs the sign-in form's tokens (`dashboard-secret.ts`); a random one by default. */
   readonly secret?: Uint8Array;
+  /** The datasets the explorer shows (the API's, as its catalog lists them). */
+  readonly datasets?: readonly DatasetDoc[];
 }
 
 /** The options with every default filled in, and the helpers the routes share. */

@@ -14,9 +14,11 @@ export interface PageContent {
   readonly title: string;
   readonly viewer: Viewer | null;
   /** The navigation entry to mark as current. */
-  readonly current?: "home" | "keys" | "admin" | "password";
+  readonly current?: "home" | "explore" | "keys" | "admin" | "password";
   readonly notice?: { readonly kind: "ok" | "error"; readonly text: string };
   readonly body: Html;
+  /** Scripts of the service's own beside the dashboard's, each deferred. */
+  readonly scripts?: readonly string[];
 }
 
 /** The hidden field every state-changing form carries. */
@@ -28,7 +30,8 @@ function nav(viewer: Viewer, current: PageContent["current"]): Html {
   const item = (href: string, id: PageContent["current"], label: string) =>
     html`<a href="${href}" ${current === id ? html` aria-current="page"` : ""}>${label}</a>`;
   return html`<nav aria-label="Dashboard">
-      ${item("/dashboard", "home", "Overview")} ${item("/dashboard/keys", "keys", "API keys")}
+      ${item("/dashboard", "home", "Overview")} ${item("/dashboard/explore", "explore", "Explore")}
+      ${item("/dashboard/keys", "keys", "API keys")}
       ${viewer.admin ? item("/dashboard/admin", "admin", "Admin") : ""}
     </nav>
     <div class="account">
@@ -51,6 +54,7 @@ export function layout(page: PageContent): string {
         <link rel="icon" href="/dashboard/assets/favicon.svg" type="image/svg+xml" />
         <link rel="stylesheet" href="/dashboard/assets/dashboard.css" />
         <script src="/dashboard/assets/dashboard.js" defer></script>
+        ${(page.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}
       </head>
       <body>
         <header class="top">

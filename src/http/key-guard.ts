@@ -5,6 +5,7 @@
  * (draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy: "<scope>";q=<limit>;w=60` and
  * `RateLimit: "<scope>";r=<remaining>;t=<seconds>`.
  */
+import type { IncomingMessage } from "node:http";
 import type { Caller, KeyRegistry } from "../keys/key-registry.ts";
 import type { Limiter, LimitResult } from "../limits/limiter.ts";
 import type { RequestCounter } from "../usage/request-counts.ts";
@@ -14,6 +15,7 @@ import { HttpError } from "./http-error.ts";
 import type { Reply } from "./reply.ts";
 
 const CHALLENGE = { "WWW-Authenticate": "X-API-KEY" };
+const SIGN_IN_FIRST = "Sign in to the dashboard first: the explorer's data needs a session.";
 const WINDOW_SECONDS = WINDOW_MS / 1000;
 
 /** The 429 detail, worded as DRF words it. */
@@ -28,6 +30,11 @@ export function createKeyGuard(options: {
   defaults: Readonly<Record<string, number>>;
   /** Where allowed and throttled requests are counted, per key and scope, for the dashboard. */
   counter?: RequestCounter;
+  /**
+   * The caller a dashboard session names, for routes whose `auth` is "session": the account, with
+   * its id in the limiter and the default limits; undefined without a live session.
+   */
+  sessionCaller?: (req: IncomingMessage) => Caller | undefined;
   /** Hears of each refused key (why) and each throttled request (its scope), for the metrics. */
   observe?: {
     refused(reason: "missing" | "invalid" | "revoked" | "disabled"): void;
@@ -36,16 +43,14 @@ export function createKeyGuard(options: {
 }): Guard {
   const { registry, limiter, defaults, counter, observe } = options;
   const onThrottled = observe === undefined ? undefined : (scope: string) => observe.throttled(scope);
-  return (req, reply, route, ctx) => {
-    const header = req.headers["x-api-key"];
-    const auth = registry.authenticate(Array.isArray(header) ? header.join(",") : header);
-    if (!auth.ok) {
-      observe?.refused(auth.reason);
-      const detail =
-        auth.reason === "missing" ? "Authentication credentials were not provided." : "Invalid API key.";
-      return new HttpError(401, detail, { headers: CHALLENGE });
-    }
-    const { caller } = auth;
+  // Checks and counts the caller's request against its limit in the route's scope.
+  const limited: (caller: Caller, ...rest: Parameters<Guard>) => ReturnType<Guard> = (
+    caller,
+    req,
+    reply,
+    route,
+    ctx,
+  ) => {
     const limitFor = (scope: string): number | undefined => caller.limits[scope] ?? defaults[scope];
     ctx.keyPrefix = caller.prefix;
     ctx.limitFor = limitFor;
@@ -60,6 +65,22 @@ export function createKeyGuard(options: {
     if (result instanceof Promise)
       return result.then((later) => apply(reply, caller, scope, policy, later, counter, onThrottled));
     return apply(reply, caller, scope, policy, result, counter, onThrottled);
+  };
+  return (req, reply, route, ctx) => {
+    if (route.auth === "session") {
+      const caller = options.sessionCaller?.(req);
+      if (caller === undefined) return new HttpError(401, SIGN_IN_FIRST);
+      return limited(caller, req, reply, route, ctx);
+    }
+    const header = req.headers["x-api-key"];
+    const auth = registry.authenticate(Array.isArray(header) ? header.join(",") : header);
+    if (!auth.ok) {
+      observe?.refused(auth.reason);
+      const detail =
+        auth.reason === "missing" ? "Authentication credentials were not provided." : "Invalid API key.";
+      return new HttpError(401, detail, { headers: CHALLENGE });
+    }
+    return limited(auth.caller, req, reply, route, ctx);
   };
 }
 

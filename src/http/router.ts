@@ -44,6 +44,11 @@ export interface Route {
   readonly doc?: RouteDocs;
   /** How many requests one counts as against its key's limit (`range-cost.ts`); 1 without it. */
   readonly cost?: (req: IncomingMessage, ctx: RequestContext) => number;
+  /**
+   * Who the caller is: the `X-API-KEY` (by default), or the dashboard's signed-in account, whose
+   * requests count against its limits as a key's do (the explorer's data).
+   */
+  readonly auth?: "key" | "session";
 }
 
 /** Finds the route for a path; a single trailing slash is ignored. */

@@ -1,4 +1,4 @@
-/** The dashboard's static files: one stylesheet, one script (conveniences only), one icon. */
+/** The dashboard's static files: one stylesheet, two scripts (conveniences only), one icon. */
 import { readFileSync } from "node:fs";
 import type { Route } from "../../http/router.ts";
 import { EntityTag } from "../../http/entity-tag.ts";
@@ -14,6 +14,7 @@ const asset = (name: string, type: string) => {
 const ASSETS = {
   "dashboard.css": asset("dashboard.css", "text/css; charset=utf-8"),
   "dashboard.js": asset("dashboard.js", "text/javascript; charset=utf-8"),
+  "explore.js": asset("explore.js", "text/javascript; charset=utf-8"),
   "favicon.svg": asset("favicon.svg", "image/svg+xml"),
 };
 
