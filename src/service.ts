@@ -36,6 +36,8 @@ import { Lru } from "./cache/lru.ts";
 import { createRecordCache } from "./datasets/record-cache.ts";
 import { type DashboardOptions, dashboardRoutes, EXPLORE_DATA } from "./dashboard/dashboard.ts";
 import { signedIn } from "./dashboard/dashboard-http.ts";
+import { mcpRoute } from "./mcp/mcp-route.ts";
+import { publicBase } from "./http/own-origin.ts";
 import type { RequestCounter } from "./usage/request-counts.ts";
 import type { ChangeGate } from "./files/change-gate.ts";
 
@@ -234,7 +236,15 @@ function sessionCaller(dashboard: ServiceOptions["dashboard"]) {
 export function createService(options: ServiceOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const { store, now, logError } = options;
   const api = apiRoutes(options);
-  const routes = [...api, ...docsRoutes()];
+  const routes = [
+    ...api,
+    ...docsRoutes(),
+    mcpRoute({
+      registry: options.registry,
+      datasets: DOCUMENTED,
+      publicBase: (req) => publicBase(req, options.dashboard?.secureCookies === true),
+    }),
+  ];
   if (options.dashboard !== undefined) {
     if (options.counter === undefined) throw new TypeError("The dashboard needs a request counter");
     routes.push(

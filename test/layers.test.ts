@@ -23,7 +23,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ["features", "forecasts", "shared"],
   ["pull"],
   ["metrics", "http"],
-  ["dashboard", "docs"],
+  ["dashboard", "docs", "mcp"],
   ["config.ts"],
   ["cluster"],
   ["service.ts"],

@@ -13,6 +13,7 @@ import { SCOPES, type Scope } from "../limits/scopes.ts";
 import type { DatasetDoc } from "../datasets/dataset.ts";
 import type { ReadingStore } from "../store/reading-store.ts";
 import type { RequestCounter } from "../usage/request-counts.ts";
+import { publicBase } from "../http/own-origin.ts";
 import { cookie } from "./cookies.ts";
 import type { Html } from "./html.ts";
 import type { PageContent } from "./layout.ts";
@@ -117,11 +118,7 @@ export function createDashboardContext(options: DashboardOptions): DashboardCont
     secret: options.secret ?? randomBytes(32),
     sessionCookie: (id) => cookie("gds_session", id, { maxAge: LIFETIME_MS / 1000, secure }),
     clearCookie: (name) => cookie(name, "", { maxAge: 0, secure }),
-    baseUrl(req) {
-      const host = req.headers.host;
-      const safe = host !== undefined && /^[A-Za-z0-9.\-:[\]]{1,255}$/.test(host) ? host : "127.0.0.1:8000";
-      return `${secure ? "https" : "http"}://${safe}`;
-    },
+    baseUrl: (req) => publicBase(req, secure),
     keyRow(k, usage) {
       const memory = options.keys.lastUsed(k.id);
       const stored = usage[k.id] ?? null;

@@ -7,6 +7,7 @@
 import type { IncomingMessage } from "node:http";
 import type { DataRecord } from "../../datasets/dataset.ts";
 import { STALE_AFTER_MS } from "../../http/health-handler.ts";
+import { ownOrigin } from "../../http/own-origin.ts";
 import type { Route } from "../../http/router.ts";
 import { DATASET_SOURCES } from "../../pull/portal-files.ts";
 import { storeFreshness } from "../../pull/source-freshness.ts";
@@ -22,12 +23,6 @@ interface DataAnswer {
   readonly status: number;
   readonly body: { meta?: { sample?: boolean }; data?: DataRecord[]; detail?: string };
   readonly retryAfter: string | null;
-}
-
-// This server's own address, as the reader's connection reached it.
-function ownOrigin(req: IncomingMessage): string {
-  const address = (req.socket.localAddress ?? "127.0.0.1").replace(/^::ffff:/, "");
-  return `http://${address.includes(":") ? `[${address}]` : address}:${req.socket.localPort}`;
 }
 
 // The view's records, asked as the page's script and the downloads ask them.
