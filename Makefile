@@ -7,9 +7,10 @@ NODE_HEAP_MB ?= 160
 export GDS_NODE_FLAGS := --max-old-space-size=$(NODE_HEAP_MB) --max-semi-space-size=4
 # The slowest files first (make test prints the ten slowest at its end): four files run at once,
 # and a long file started last would run on alone after the others have finished.
-SLOW_TESTS := test/ingest-kill.test.ts test/shared-state.test.ts test/dashboard-sessions.test.ts test/ingest-faults.test.ts \
-	test/server-lifecycle.test.ts test/dashboard-http.test.ts test/dashboard-browser.test.ts \
-	test/scripts.test.ts test/damaged-store.test.ts test/upgrade.test.ts test/whole-history.test.ts test/queries.test.ts
+SLOW_TESTS := test/shared-state.test.ts test/dashboard-sessions.test.ts test/scripts.test.ts test/dashboard-explore.test.ts \
+	test/server-lifecycle.test.ts test/ingest-kill.test.ts test/python-client.test.ts test/ingest-faults.test.ts \
+	test/dashboard-http.test.ts test/dashboard-browser.test.ts test/damaged-store.test.ts test/upgrade.test.ts \
+	test/whole-history.test.ts test/queries.test.ts test/mcp.test.ts
 ALL_TESTS := $(sort $(wildcard test/*.test.ts))
 TESTS := $(filter $(ALL_TESTS),$(SLOW_TESTS)) $(filter-out $(SLOW_TESTS),$(ALL_TESTS))
 

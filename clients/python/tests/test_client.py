@@ -124,6 +124,8 @@ class Frames(unittest.TestCase):
         self.assertEqual(got["band"].dtype, object)
         latest = self.client.latest("grid.system_state", hours=24)
         self.assertEqual(len(latest), 24)
+        self.assertTrue(latest.attrs["sample"])
+        self.assertEqual(latest.attrs["meta"]["dataset"], "grid.system_state")
 
     def test_catalog_frame(self):
         catalog = self.client.datasets()
@@ -238,8 +240,12 @@ class Setup(unittest.TestCase):
             Client(URL, "")
 
     def test_sample_data_warns(self):
-        with Client() as client, self.assertWarns(gridsa.SampleDataWarning):
+        with Client() as client, self.assertWarns(gridsa.SampleDataWarning) as caught:
             client.get("generation.mix", "2025-03-01", "2025-03-02")
+        self.assertEqual(caught.filename, __file__, "the warning names the caller's line")
+        with Client() as client, self.assertWarns(gridsa.SampleDataWarning) as caught:
+            client.latest("generation.mix", hours=2)
+        self.assertEqual(caught.filename, __file__)
 
 
 if __name__ == "__main__":

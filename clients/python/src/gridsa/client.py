@@ -160,7 +160,8 @@ class Client:
         if tz is not None:
             query["tz"] = tz
         body = self._http.get(d["path"] + "/latest", query).json()
-        return self._frame(d, body, "1h", zone, query)
+        meta = dict(body["meta"])
+        return _marked(self._frame(d, body, "1h", zone, query), meta, bool(meta.get("sample")), stacklevel=3)
 
     def grid_stress(
         self,
@@ -229,7 +230,7 @@ class Client:
             meta["start"] = answers[0]["meta"]["start"]
             sample = bool(meta.get("sample"))
         df = frames[0] if len(frames) == 1 else pd.concat(frames)
-        return _marked(df, meta, sample)
+        return _marked(df, meta, sample, stacklevel=4)
 
     def _json(self, d: Mapping[str, Any], start: pd.Timestamp, end: pd.Timestamp, query: Mapping[str, str]):
         params = {"start": iso(start), "end": iso(end), **query, "format": "json"}
@@ -261,13 +262,14 @@ def _text(value: Any) -> str:
     return str(value)
 
 
-def _marked(df: pd.DataFrame, meta: Dict[str, Any], sample: bool) -> pd.DataFrame:
+def _marked(df: pd.DataFrame, meta: Dict[str, Any], sample: bool, stacklevel: int) -> pd.DataFrame:
+    """Sets the answer's meta and sample mark on the frame; warns, at the caller's line, for sample data."""
     df.attrs["meta"] = meta
     df.attrs["sample"] = sample
     if sample:
         warnings.warn(
             "This is generated sample data, not Eskom's: the service holds no real data yet.",
             SampleDataWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
     return df
