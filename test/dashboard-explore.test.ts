@@ -197,6 +197,12 @@ test("pages and data need a session, count against the account's limits and keep
     await refused.text(),
     /Your account&#39;s limit for normalized_data is spent .*Request was throttled/,
   );
+  // The overview counts the account's explorer requests beside its keys': 2 allowed, 1 throttled.
+  const overview = await (await client.get("/dashboard")).text();
+  assert.match(
+    overview,
+    /normalized_data<\/span><\/td>\s*<td data-label="Today">2<\/td>\s*<td data-label="7 days">2<\/td>\s*<td data-label="Throttled, 7 days">1<\/td>/,
+  );
   // The key's own window is its own: the account's page views did not spend it.
   assert.equal((await server.get("/api/v1/generation/mix?start=2026-01-01&end=2026-01-02")).status, 200);
 });

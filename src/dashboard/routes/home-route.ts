@@ -27,7 +27,11 @@ export function homeRoute(ctx: DashboardContext): Route {
         homePage({
           viewer: who.viewer,
           scopes: SCOPES,
-          usage: ctx.counter.totals(new Set(keys.map((k) => k.id)), lastDays(ctx.now(), 7)),
+          // The account's keys and its own requests (the explorer's data, counted as the account).
+          usage: ctx.counter.totals(
+            new Set([...keys.map((k) => k.id), `account:${who.account.name}`]),
+            lastDays(ctx.now(), 7),
+          ),
           activeKeys: keys.filter((k) => k.revoked === null).length,
           chart: ctx.chart(),
           margin: ctx.margin(),
