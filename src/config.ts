@@ -52,12 +52,26 @@ const EnvSchema = v.object({
   REDIS_FAILURE: v.optional(v.picklist(["closed", "open"], 'must be "closed" or "open"'), "closed"),
   METRICS_PORT: v.optional(Port),
   METRICS_HOST: v.optional(v.string(), "127.0.0.1"),
+  WEBHOOK_ALLOW_PRIVATE: v.optional(v.picklist(["0", "1"], 'must be "0" or "1"'), "0"),
+  WEBHOOK_ALLOW_HTTP: v.optional(v.picklist(["0", "1"], 'must be "0" or "1"'), "0"),
+  WEBHOOK_RETRY_S: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, "must be seconds, comma-separated (e.g. 0,5,300)"),
+      v.transform((text) => text.split(",").map((s) => Number(s) * 1000)),
+    ),
+  ),
 });
 
 /** Validated settings. */
 export interface Config {
   /** The store directory. */
   readonly dataDir: string;
+  /** Where webhooks may go (WEBHOOK_ALLOW_PRIVATE, WEBHOOK_ALLOW_HTTP), and the retry waits (WEBHOOK_RETRY_S). */
+  readonly webhooks: {
+    readonly rules: { readonly allowPrivate: boolean; readonly allowHttp: boolean };
+    readonly scheduleMs?: readonly number[];
+  };
   readonly host: string;
   readonly port: number;
   /** How many parsed days the server keeps in memory (about 10 KB each). */
@@ -136,6 +150,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workers,
     redisUrl: settings.REDIS_URL,
     redisFailure: settings.REDIS_FAILURE,
+    webhooks: {
+      rules: {
+        allowPrivate: settings.WEBHOOK_ALLOW_PRIVATE === "1",
+        allowHttp: settings.WEBHOOK_ALLOW_HTTP === "1",
+      },
+      ...(settings.WEBHOOK_RETRY_S === undefined ? {} : { scheduleMs: settings.WEBHOOK_RETRY_S }),
+    },
     metrics:
       settings.METRICS_PORT === undefined
         ? undefined

@@ -37,6 +37,7 @@ import { join } from "node:path";
 import { fileSecret, redisSecret } from "./dashboard/dashboard-secret.ts";
 import { createRedisSignInThrottle } from "./dashboard/redis-sign-in-throttle.ts";
 import { VERSION } from "./version.ts";
+import { startDeliveries } from "./webhooks/delivery-loop.ts";
 
 // Standard output carries the access log, standard error the server's own lines; a full disk under
 // either, or a reader gone, loses lines (counted, warned of, in the metrics) but never ends the
@@ -286,10 +287,14 @@ export async function runServerProcess(config: Config): Promise<void> {
     });
   });
   if (process.env.GDS_LOOP_STATS === "1") reportLoopDelayOnSignal();
+  const deliveries = startDeliveries({ dataDir: config.dataDir, ...config.webhooks, log });
   const shutdown = createShutdown(server, {
     graceMs: config.shutdownGraceMs,
     log,
-    flush: () => writeState(stores, redis),
+    flush: async () => {
+      await deliveries.stop();
+      await writeState(stores, redis);
+    },
   });
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => shutdown(signal));
 }

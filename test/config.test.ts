@@ -29,6 +29,7 @@ test("defaults: ./data, 127.0.0.1:8000, the spec's limits", () => {
     redisUrl: undefined,
     redisFailure: "closed",
     metrics: undefined,
+    webhooks: { rules: { allowPrivate: false, allowHttp: false } },
   });
 });
 
@@ -46,6 +47,8 @@ test("settings come from the environment; empty values mean the default", () => 
     STALE_AFTER_H: "6",
     CORS_ORIGINS: "https://observablehq.com, http://localhost:8888",
     TRUST_PROXY: "1",
+    WEBHOOK_ALLOW_HTTP: "1",
+    WEBHOOK_RETRY_S: "0,5,300",
     EXTRA: "x",
   });
   assert.deepEqual(config, {
@@ -72,7 +75,9 @@ test("settings come from the environment; empty values mean the default", () => 
     redisUrl: undefined,
     redisFailure: "closed",
     metrics: undefined,
+    webhooks: { rules: { allowPrivate: false, allowHttp: true }, scheduleMs: [0, 5_000, 300_000] },
   });
+  assert.throws(() => loadConfig({ WEBHOOK_RETRY_S: "0,5m" }), /Invalid WEBHOOK_RETRY_S/);
   assert.equal(loadConfig({ PORT: "" }).port, 8000);
   assert.deepEqual(loadConfig({ METRICS_PORT: "9464" }).metrics, { host: "127.0.0.1", port: 9464 });
   assert.deepEqual(loadConfig({ METRICS_PORT: "9464", METRICS_HOST: "10.0.0.5" }).metrics, {

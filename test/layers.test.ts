@@ -20,7 +20,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ["periods.ts", "source", "limits"],
   ["store", "keys", "usage"],
   ["ingest", "datasets", "accounts", "sample"],
-  ["features", "forecasts", "shared"],
+  ["features", "forecasts", "shared", "webhooks"],
   ["pull"],
   ["metrics", "http"],
   ["dashboard", "docs", "mcp"],

@@ -6,10 +6,9 @@
  * the sign-in forms open at the time (they ask to reload).
  */
 import { randomBytes } from "node:crypto";
-import { existsSync, linkSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Redis } from "ioredis";
-import { tempPathOf } from "../files/atomic-write.ts";
+import { secretFileText } from "../files/secret-file.ts";
 
 export const SECRET_FILE = "dashboard-secret";
 const REDIS_KEY = "gds:dashboard-secret";
@@ -27,21 +26,7 @@ function decode(text: string, where: string): Buffer {
  */
 export function fileSecret(dir: string): Buffer {
   const path = join(dir, SECRET_FILE);
-  if (!existsSync(path)) makeSecret(path);
-  return decode(readFileSync(path, "utf8"), path);
-}
-
-// Two processes may make it at once: the first link wins, and both read the winner's.
-function makeSecret(path: string): void {
-  const temp = tempPathOf(path);
-  try {
-    writeFileSync(temp, randomBytes(32).toString("base64") + "\n", { mode: 0o600 });
-    linkSync(temp, path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-  } finally {
-    rmSync(temp, { force: true });
-  }
+  return decode(secretFileText(path), path);
 }
 
 /** The secret every process and VM shares through Redis (the first to ask makes it). */

@@ -23,6 +23,8 @@ import {
 } from "./pull-state.ts";
 import { takeDownload, type Taken } from "./take-download.ts";
 import { answered, describe, type FileOutcome, goneFile, settle, tried } from "./file-outcome.ts";
+import { fileEvents } from "./pull-events.ts";
+import { enqueue } from "../webhooks/outbox.ts";
 
 export { describe, type FileOutcome, settle } from "./file-outcome.ts";
 
@@ -137,6 +139,17 @@ async function pullFile(options: PullOptions, spec: PortalFileSpec, known: FileS
   return { located, outcome, state: settled.state };
 }
 
+// The file's webhook events put in the outbox; one that cannot be written is the file's error.
+function withEvents(dir: string, outcome: FileOutcome, state: FileState, at: number): FileOutcome {
+  try {
+    for (const event of fileEvents(outcome, state)) enqueue(dir, event, { now: at });
+    return outcome;
+  } catch (error) {
+    const problem = `its webhook events could not be queued: ${(error as Error).message}`;
+    return { ...outcome, error: outcome.error === undefined ? problem : `${outcome.error}; ${problem}` };
+  }
+}
+
 /** Pulls every file; `ok` when each was current or ingested. */
 export async function pullPortal(options: PullOptions): Promise<PullResult> {
   const now = options.now ?? Date.now;
@@ -153,7 +166,7 @@ export async function pullPortal(options: PullOptions): Promise<PullResult> {
       return { ok: false, files, unreachable };
     }
     options.onProgress?.(describe(pulled.outcome));
-    files.push(pulled.outcome);
+    files.push(withEvents(options.dir, pulled.outcome, pulled.state, now()));
     if (JSON.stringify(pulled.state) !== JSON.stringify(known)) {
       state.files[spec.name] = pulled.state;
       changed = true;

@@ -1,0 +1,94 @@
+/**
+ * The webhook events a pull makes (docs/webhooks.md), once, when the store changes: the pull is
+ * the one process that changes it from the portal. `data.published` for each dataset a file
+ * brought new or revised hours (or weeks, months) to, `forecast.issued` for a new forecast issue,
+ * `source.resumed` for a file back after being gone. Each carries the API URL of the records, never
+ * the records.
+ */
+import { availabilityMonthly, availabilityWeekly } from "../datasets/availability-periods.ts";
+import { availability } from "../datasets/availability.ts";
+import { generationMix } from "../datasets/generation-mix.ts";
+import { loadReduction } from "../datasets/load-reduction.ts";
+import { pumpedStorage } from "../datasets/pumped-storage.ts";
+import { supplyMargin } from "../datasets/supply-margin.ts";
+import { systemState } from "../datasets/system-state.ts";
+import { gridStress } from "../features/grid-stress.ts";
+import { forecastDemand } from "../forecasts/forecast-dataset.ts";
+import { DAY_MS, HOUR_MS } from "../time.ts";
+import type { WebhookEvent } from "../webhooks/outbox.ts";
+import type { FileOutcome } from "./file-outcome.ts";
+import { DATASET_SOURCES } from "./portal-files.ts";
+import type { FileState } from "./pull-state.ts";
+
+const PATHS: Readonly<Record<string, string>> = Object.fromEntries(
+  [
+    systemState,
+    generationMix,
+    gridStress,
+    loadReduction,
+    availability,
+    supplyMargin,
+    pumpedStorage,
+    availabilityWeekly,
+    availabilityMonthly,
+    forecastDemand,
+  ].map((d) => [d.id, d.path]),
+);
+
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+// The API URL of a dataset's records around its newest hour: the week up to it.
+function recordsUrl(dataset: string, newest: string | undefined): string {
+  const path = PATHS[dataset] ?? "/api/v1/datasets";
+  if (newest === undefined) return path;
+  const end = Date.parse(newest) + HOUR_MS;
+  const periods = dataset === availabilityWeekly.id || dataset === availabilityMonthly.id;
+  const start = end - (periods ? 366 : 7) * DAY_MS;
+  return `${path}?start=${day(start)}&end=${day(end + DAY_MS)}`;
+}
+
+/** The events of one file's outcome in a pull, with the file's state after it. */
+export function fileEvents(outcome: FileOutcome, state: FileState): WebhookEvent[] {
+  const events: WebhookEvent[] = [];
+  const added = outcome.hoursAdded ?? outcome.periodsAdded ?? 0;
+  const revised = outcome.hoursRevised ?? outcome.periodsRevised ?? 0;
+  if (outcome.result === "ingested" && added + revised > 0) {
+    const unit = outcome.periodsAdded === undefined ? "hours" : "periods";
+    for (const [dataset, files] of Object.entries(DATASET_SOURCES)) {
+      if (!files.includes(outcome.file) || dataset === forecastDemand.id) continue;
+      events.push({
+        type: "data.published",
+        data: {
+          dataset,
+          file: outcome.file,
+          [`${unit}_added`]: added,
+          [`${unit}_revised`]: revised,
+          newest_hour: state.newest ?? null,
+          ingested_at: state.ingested ?? null,
+          url: recordsUrl(dataset, state.newest),
+        },
+      });
+    }
+  }
+  if (outcome.result === "issued" && outcome.issue !== undefined) {
+    const { issuedAt, first, last, hours } = outcome.issue;
+    events.push({
+      type: "forecast.issued",
+      data: {
+        dataset: forecastDemand.id,
+        issued_at: issuedAt,
+        first_hour: first,
+        last_hour: last,
+        hours,
+        url: `${forecastDemand.path}?start=${first.slice(0, 10)}&end=${day(Date.parse(first) + 7 * DAY_MS)}`,
+      },
+    });
+  }
+  if (outcome.resumed !== undefined) {
+    events.push({
+      type: "source.resumed",
+      data: { file: outcome.file, gone_since: outcome.resumed, url: "/healthz" },
+    });
+  }
+  return events;
+}

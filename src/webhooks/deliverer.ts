@@ -1,0 +1,206 @@
+/**
+ * Sends the outbox's deliveries (docs/webhooks.md), as the Standard Webhooks specification says:
+ * `webhook-id` (the same for every attempt), `webhook-timestamp`, `webhook-signature`; a 2xx is
+ * delivered, a 410 disables the subscription, a 429 or 503 with `Retry-After` is tried again when
+ * it says, anything else (an error, a timeout, a redirect, which is never followed) on the
+ * specification's schedule with jitter: at once, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h,
+ * 24 h, then failed. A subscription failing for 24 hours is paused. A request has 15 s, and reads
+ * at most 64 KB of the answer; deliveries run beside the server, never in an API answer's way.
+ */
+import { request as httpRequest } from "node:http";
+import { request as httpsRequest } from "node:https";
+import { VERSION } from "../version.ts";
+import { checkDestination, type DestinationRules } from "./destination.ts";
+import { type Delivery, pendingDeliveries, saveDelivery } from "./outbox.ts";
+import { signatures } from "./signature.ts";
+import {
+  readSubscriptions,
+  signingSecrets,
+  subscriptionOf,
+  type Subscription,
+  updateSubscriptions,
+} from "./subscriptions.ts";
+
+/** The specification's schedule: the wait before each attempt after the first, in ms. */
+export const RETRY_SCHEDULE_MS = [
+  0, 5e3, 300e3, 1_800e3, 7_200e3, 18_000e3, 36_000e3, 50_400e3, 72_000e3, 86_400e3,
+];
+/** A subscription failing this long is paused. */
+export const PAUSE_AFTER_MS = 24 * 3_600_000;
+const ANSWER_BYTES = 64 * 1024;
+
+export interface DelivererOptions {
+  readonly dataDir: string;
+  readonly rules: DestinationRules;
+  readonly now?: () => number;
+  /** The waits before the retries, in ms (`RETRY_SCHEDULE_MS` by default). */
+  readonly scheduleMs?: readonly number[];
+  readonly timeoutMs?: number;
+  /** Each attempt's outcome, for the metrics and the log. */
+  readonly onAttempt?: (outcome: "delivered" | "retry" | "failed" | "gone", delivery: Delivery) => void;
+}
+
+interface Answer {
+  readonly status: number | null;
+  readonly retryAfterMs?: number;
+  readonly error?: string;
+}
+
+// One POST to the address checked, with a time limit and a cap on what is read of the answer.
+async function post(
+  sub: Subscription,
+  body: string,
+  headers: Record<string, string>,
+  rules: DestinationRules,
+  timeoutMs: number,
+): Promise<Answer> {
+  let target;
+  try {
+    target = await checkDestination(sub.url, rules);
+  } catch (error) {
+    return { status: null, error: (error as Error).message };
+  }
+  const send = target.url.protocol === "https:" ? httpsRequest : httpRequest;
+  return new Promise((resolve) => {
+    const req = send(target.url, {
+      method: "POST",
+      headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
+      timeout: timeoutMs,
+      lookup: (_host, _options, done) => done(null, target.address, target.family),
+    });
+    const timer = setTimeout(
+      () => req.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)),
+      timeoutMs,
+    );
+    req.on("timeout", () => req.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)));
+    req.on("error", (error) => {
+      clearTimeout(timer);
+      resolve({ status: null, error: error.message });
+    });
+    req.on("response", (res) => {
+      let read = 0;
+      res.on("data", (chunk: Buffer) => {
+        read += chunk.length;
+        if (read > ANSWER_BYTES) res.destroy();
+      });
+      const done = () => {
+        clearTimeout(timer);
+        const after = Number(res.headers["retry-after"]);
+        const retryAfterMs =
+          Number.isFinite(after) && after >= 0 ? Math.min(after, 86_400) * 1000 : undefined;
+        resolve({ status: res.statusCode ?? null, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+      };
+      res.on("end", done);
+      res.on("close", done);
+    });
+    req.end(body);
+  });
+}
+
+/** Sends what is due; one instance per data directory (`deliverer-lock.ts` says which process). */
+export class Deliverer {
+  readonly #options: DelivererOptions;
+  readonly #now: () => number;
+  readonly #schedule: readonly number[];
+
+  constructor(options: DelivererOptions) {
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
+    this.#schedule = options.scheduleMs ?? RETRY_SCHEDULE_MS;
+  }
+
+  /** Attempts every delivery that is due; returns when each has its outcome. */
+  async deliverDue(): Promise<number> {
+    const now = this.#now();
+    const due = pendingDeliveries(this.#options.dataDir).filter((d) => Date.parse(d.next_at) <= now);
+    for (const delivery of due) await this.#attempt(delivery);
+    return due.length;
+  }
+
+  /** When the next pending delivery is due (UTC ms), or null. */
+  nextDue(): number | null {
+    const next = pendingDeliveries(this.#options.dataDir)[0];
+    return next === undefined ? null : Date.parse(next.next_at);
+  }
+
+  async #attempt(delivery: Delivery): Promise<void> {
+    const { dataDir } = this.#options;
+    const sub = readSubscriptions(dataDir).find((s) => s.id === delivery.subscription);
+    if (sub === undefined)
+      return this.#end(delivery, "failed", { status: null, error: "the subscription was deleted" }, 0);
+    if (!sub.enabled || sub.paused !== undefined) return; // kept until it is enabled or resumed
+    const started = this.#now();
+    const timestamp = Math.floor(started / 1000);
+    const body = JSON.stringify(delivery.event);
+    const headers = {
+      "content-type": "application/json",
+      "user-agent": `grid-data-service/${VERSION} (webhooks)`,
+      "webhook-id": delivery.id,
+      "webhook-timestamp": String(timestamp),
+      "webhook-signature": signatures(signingSecrets(dataDir, sub, started), delivery.id, timestamp, body),
+    };
+    const answer = await post(sub, body, headers, this.#options.rules, this.#options.timeoutMs ?? 15_000);
+    const ms = this.#now() - started;
+    if (answer.status !== null && answer.status >= 200 && answer.status < 300)
+      return this.#end(delivery, "delivered", answer, ms);
+    if (answer.status === 410) {
+      updateSubscriptions(dataDir, (all) => {
+        const s = subscriptionOf(all, sub.id);
+        s.enabled = false;
+        s.paused = { at: new Date(this.#now()).toISOString(), why: "the receiver answered 410 Gone" };
+      });
+      return this.#end(delivery, "gone", answer, ms);
+    }
+    this.#retry(delivery, sub, answer, ms);
+  }
+
+  #end(delivery: Delivery, state: Delivery["state"], answer: Answer, ms: number): void {
+    const ended = { ...delivery, state, attempts: [...delivery.attempts, this.#record(answer, ms)] };
+    saveDelivery(this.#options.dataDir, ended);
+    if (state === "delivered") this.#healthy(delivery.subscription);
+    this.#options.onAttempt?.(state === "pending" ? "retry" : state, ended);
+  }
+
+  #record(answer: Answer, ms: number) {
+    return {
+      at: new Date(this.#now()).toISOString(),
+      status: answer.status,
+      ...(answer.error === undefined ? {} : { error: answer.error }),
+      ms,
+    };
+  }
+
+  // Another attempt when the server asked (429, 503) or the schedule says; past the schedule, failed.
+  #retry(delivery: Delivery, sub: Subscription, answer: Answer, ms: number): void {
+    const attempts = [...delivery.attempts, this.#record(answer, ms)];
+    const asked = answer.status === 429 || answer.status === 503 ? answer.retryAfterMs : undefined;
+    const wait = asked ?? this.#schedule[attempts.length];
+    if (wait === undefined) return this.#end(delivery, "failed", answer, ms);
+    const jitter = asked === undefined ? wait * 0.1 * (Math.random() * 2 - 1) : 0;
+    const next = { ...delivery, attempts, next_at: new Date(this.#now() + wait + jitter).toISOString() };
+    saveDelivery(this.#options.dataDir, next);
+    this.#failing(sub);
+    this.#options.onAttempt?.("retry", next);
+  }
+
+  // A subscription failing since more than a day is paused.
+  #failing(sub: Subscription): void {
+    const now = this.#now();
+    updateSubscriptions(this.#options.dataDir, (all) => {
+      const s = subscriptionOf(all, sub.id);
+      s.failing_since ??= new Date(now).toISOString();
+      if (now - Date.parse(s.failing_since) > PAUSE_AFTER_MS && s.paused === undefined) {
+        s.paused = { at: new Date(now).toISOString(), why: "its deliveries have failed for 24 hours" };
+      }
+    });
+  }
+
+  #healthy(id: string): void {
+    if (readSubscriptions(this.#options.dataDir).find((s) => s.id === id)?.failing_since === undefined)
+      return;
+    updateSubscriptions(this.#options.dataDir, (all) => {
+      const s = all.find((x) => x.id === id);
+      if (s !== undefined) delete s.failing_since;
+    });
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * The durable outbox of webhook deliveries (docs/webhooks.md): one JSON file per delivery under
+ * `DATA_DIR/webhooks/outbox/`, written atomically when an event is made (by the pull, or a test
+ * event) and rewritten after every attempt; a delivery that ended (delivered, failed for good,
+ * or refused with 410) moves to `webhooks/log/`. A killed process loses nothing: the file names
+ * the delivery's `webhook-id`, kept by every attempt, and when it is next due.
+ */
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import * as v from "valibot";
+import { fsyncDirectory, writeFileAtomic } from "../files/atomic-write.ts";
+import { newMessageId } from "./signature.ts";
+import { type EventType, readSubscriptions, WEBHOOKS_DIR } from "./subscriptions.ts";
+
+const OUTBOX = "outbox";
+const LOG = "log";
+
+const DeliverySchema = v.object({
+  id: v.pipe(v.string(), v.regex(/^msg_[0-9a-f]{32}$/)),
+  subscription: v.string(),
+  event: v.object({ type: v.string(), timestamp: v.string(), data: v.record(v.string(), v.unknown()) }),
+  created: v.string(),
+  next_at: v.string(),
+  state: v.picklist(["pending", "delivered", "failed", "gone"]),
+  attempts: v.array(
+    v.object({
+      at: v.string(),
+      status: v.nullable(v.number()),
+      error: v.optional(v.string()),
+      ms: v.number(),
+    }),
+  ),
+});
+
+/** One delivery of one event to one subscription. */
+export type Delivery = v.InferOutput<typeof DeliverySchema>;
+
+/** An event: its type and its small data (with the API URL of its records, never the records). */
+export interface WebhookEvent {
+  readonly type: EventType;
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+const outboxDir = (dataDir: string) => join(dataDir, WEBHOOKS_DIR, OUTBOX);
+const logDir = (dataDir: string) => join(dataDir, WEBHOOKS_DIR, LOG);
+
+/**
+ * Puts `event` in the outbox for every enabled subscription that wants it (a `dataset` in its
+ * data must be among the subscription's datasets, when it names some), or only for `only`.
+ * Returns the deliveries made.
+ */
+export function enqueue(
+  dataDir: string,
+  event: WebhookEvent,
+  options: { now?: number; only?: string } = {},
+): Delivery[] {
+  const now = new Date(options.now ?? Date.now()).toISOString();
+  const dataset = typeof event.data.dataset === "string" ? event.data.dataset : undefined;
+  const wanting = readSubscriptions(dataDir).filter(
+    (s) =>
+      (options.only === undefined ? s.enabled && s.events.includes(event.type) : s.id === options.only) &&
+      (dataset === undefined || s.datasets === undefined || s.datasets.includes(dataset)),
+  );
+  if (wanting.length === 0) return [];
+  mkdirSync(outboxDir(dataDir), { recursive: true });
+  const made = wanting.map((s) => {
+    const delivery: Delivery = {
+      id: newMessageId(),
+      subscription: s.id,
+      event: { type: event.type, timestamp: now, data: { ...event.data } },
+      created: now,
+      next_at: now,
+      state: "pending",
+      attempts: [],
+    };
+    writeFileAtomic(join(outboxDir(dataDir), `${delivery.id}.json`), JSON.stringify(delivery) + "\n");
+    return delivery;
+  });
+  fsyncDirectory(outboxDir(dataDir));
+  return made;
+}
+
+function readAll(dir: string): Delivery[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => /^msg_[0-9a-f]{32}\.json$/.test(n));
+  } catch {
+    return [];
+  }
+  return names.flatMap((name) => {
+    try {
+      return [v.parse(DeliverySchema, JSON.parse(readFileSync(join(dir, name), "utf8")))];
+    } catch {
+      return []; // a file being replaced, or damaged: not touched here
+    }
+  });
+}
+
+/** The pending deliveries, soonest due first. */
+export function pendingDeliveries(dataDir: string): Delivery[] {
+  return readAll(outboxDir(dataDir)).sort((a, b) => (a.next_at < b.next_at ? -1 : 1));
+}
+
+/** The deliveries that ended, newest first. */
+export function deliveryLog(dataDir: string): Delivery[] {
+  return readAll(logDir(dataDir)).sort((a, b) => (a.created < b.created ? 1 : -1));
+}
+
+/** Writes a delivery after an attempt; one that ended moves to the log. */
+export function saveDelivery(dataDir: string, delivery: Delivery): void {
+  const file = `${delivery.id}.json`;
+  writeFileAtomic(join(outboxDir(dataDir), file), JSON.stringify(delivery) + "\n");
+  if (delivery.state === "pending") return;
+  mkdirSync(logDir(dataDir), { recursive: true });
+  renameSync(join(outboxDir(dataDir), file), join(logDir(dataDir), file));
+  fsyncDirectory(logDir(dataDir));
+}
+
+/** Puts an ended delivery back in the outbox, due at once, with the same `webhook-id` ("resend"). */
+export function resend(dataDir: string, id: string, now = Date.now()): Delivery {
+  const found = readAll(logDir(dataDir)).find((d) => d.id === id);
+  if (found === undefined) throw new RangeError(`No ended delivery has the id "${id}"`);
+  const again: Delivery = { ...found, state: "pending", next_at: new Date(now).toISOString() };
+  mkdirSync(outboxDir(dataDir), { recursive: true });
+  writeFileAtomic(join(outboxDir(dataDir), `${id}.json`), JSON.stringify(again) + "\n");
+  rmSync(join(logDir(dataDir), `${id}.json`), { force: true });
+  return again;
+}

@@ -1,0 +1,35 @@
+/**
+ * Signing secrets at rest: sealed with AES-256-GCM under a key kept in `DATA_DIR/webhooks/seal.key`
+ * (made once, mode 0600), so a copy of `subscriptions.json` alone gives no secret away. A secret
+ * must be readable to sign with, so it cannot be hashed as API keys are.
+ */
+import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { secretFileText } from "../files/secret-file.ts";
+
+/** The sealing key at `path`, made when missing (two processes at once: the first link wins). */
+export function sealingKey(path: string): Buffer {
+  const key = Buffer.from(secretFileText(path).trim(), "base64");
+  if (key.length !== 32) throw new RangeError(`${path} is not a 32-byte key; restore it from a backup`);
+  return key;
+}
+
+/** `text` sealed: `v1.<iv>.<tag>.<ciphertext>`, base64url. */
+export function seal(key: Buffer, text: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", key, iv);
+  const data = Buffer.concat([cipher.update(text, "utf8"), cipher.final()]);
+  return ["v1", iv, cipher.getAuthTag(), data]
+    .map((p) => (typeof p === "string" ? p : p.toString("base64url")))
+    .join(".");
+}
+
+/** The text of a sealed value; throws when it was not sealed under `key` or was changed. */
+export function unseal(key: Buffer, sealed: string): string {
+  const [version, iv, tag, data] = sealed.split(".");
+  if (version !== "v1" || iv === undefined || tag === undefined || data === undefined) {
+    throw new RangeError("not a sealed secret");
+  }
+  const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"));
+  decipher.setAuthTag(Buffer.from(tag, "base64url"));
+  return Buffer.concat([decipher.update(Buffer.from(data, "base64url")), decipher.final()]).toString("utf8");
+}

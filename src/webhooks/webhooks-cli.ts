@@ -1,0 +1,159 @@
+/**
+ * `npm run --silent webhooks -- COMMAND` (docs/webhooks.md): an operator's subscriptions, their
+ * secrets, test events and deliveries, in DATA_DIR. The secret is printed once, at creation and
+ * at rotation; a URL is checked as every delivery checks it.
+ */
+import { checkDestination, type DestinationRules } from "./destination.ts";
+import { deliveryLog, enqueue, pendingDeliveries, resend } from "./outbox.ts";
+import {
+  createSubscription,
+  EVENT_TYPES,
+  type EventType,
+  readSubscriptions,
+  rotateSecret,
+  subscriptionOf,
+  updateSubscriptions,
+} from "./subscriptions.ts";
+
+export const WEBHOOKS_USAGE = `Usage: npm run --silent webhooks -- COMMAND
+  create --account NAME --url URL [--events TYPE,...] [--datasets ID,...]
+                       a subscription; prints its id, then its signing secret (once)
+  list [--json]        every subscription: id, account, state, events, URL
+  rotate ID            a new secret (printed once); the old one signs too for 24 hours
+  pause ID | resume ID | delete ID
+  test ID              queues a webhook.test event for that subscription
+  deliveries ID        its pending and ended deliveries, with every attempt
+  resend MSG_ID        sends an ended delivery again, with the same webhook-id
+Event types: ${EVENT_TYPES.join(", ")} (all but webhook.test by default).
+Settings: DATA_DIR, WEBHOOK_ALLOW_HTTP=1, WEBHOOK_ALLOW_PRIVATE=1.
+`;
+
+export interface WebhooksIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+function option(argv: readonly string[], name: string): string | undefined {
+  const at = argv.indexOf(`--${name}`);
+  return at < 0 ? undefined : argv[at + 1];
+}
+
+const list = (value: string | undefined) =>
+  value === undefined ? undefined : value.split(",").filter((v) => v !== "");
+
+async function create(
+  dir: string,
+  argv: readonly string[],
+  rules: DestinationRules,
+  io: WebhooksIo,
+): Promise<number> {
+  const account = option(argv, "account");
+  const url = option(argv, "url");
+  if (account === undefined || url === undefined) {
+    io.stderr("create needs --account NAME and --url URL\n");
+    return 2;
+  }
+  const events = (list(option(argv, "events")) ??
+    EVENT_TYPES.filter((t) => t !== "webhook.test")) as EventType[];
+  const unknown = events.filter((e) => !(EVENT_TYPES as readonly string[]).includes(e));
+  if (unknown.length > 0) {
+    io.stderr(`Unknown event type ${unknown.join(", ")}; the types are ${EVENT_TYPES.join(", ")}\n`);
+    return 2;
+  }
+  try {
+    await checkDestination(url, rules);
+  } catch (error) {
+    io.stderr(`Refused: ${(error as Error).message}\n`);
+    return 1;
+  }
+  const datasets = list(option(argv, "datasets"));
+  const { subscription, secret } = createSubscription(dir, {
+    account,
+    url,
+    events,
+    ...(datasets ? { datasets } : {}),
+  });
+  io.stdout(
+    `Created ${subscription.id} for ${account}: ${url}\nIts signing secret, shown only this once:\n${secret}\n`,
+  );
+  return 0;
+}
+
+function show(dir: string, json: boolean, io: WebhooksIo): number {
+  const all = readSubscriptions(dir).map(({ secrets: _secrets, ...s }) => s);
+  if (json) io.stdout(JSON.stringify(all) + "\n");
+  else {
+    for (const s of all) {
+      const state = !s.enabled ? "disabled" : s.paused !== undefined ? `paused (${s.paused.why})` : "enabled";
+      io.stdout(`${s.id}  ${s.account}  ${state}  ${s.events.join(",")}  ${s.url}\n`);
+    }
+  }
+  return 0;
+}
+
+function deliveries(dir: string, id: string, io: WebhooksIo): number {
+  const mine = [...pendingDeliveries(dir), ...deliveryLog(dir)].filter((d) => d.subscription === id);
+  for (const d of mine) {
+    const attempts = d.attempts.map((a) => `${a.at} ${a.status ?? a.error ?? "no answer"}`).join("; ");
+    io.stdout(
+      `${d.id}  ${d.event.type}  ${d.state}  next ${d.next_at}  attempts: ${attempts || "none yet"}\n`,
+    );
+  }
+  return 0;
+}
+
+/** Runs one command; returns the exit code. */
+export async function runWebhooksCli(
+  argv: readonly string[],
+  dir: string,
+  rules: DestinationRules,
+  io: WebhooksIo,
+): Promise<number> {
+  const [command, id] = argv;
+  const change = (fn: Parameters<typeof updateSubscriptions>[1]) => updateSubscriptions(dir, fn);
+  switch (command) {
+    case "create":
+      return create(dir, argv, rules, io);
+    case "list":
+      return show(dir, argv.includes("--json"), io);
+    case "rotate":
+      io.stdout(
+        `New signing secret of ${id}, shown only this once (the old one signs too for 24 hours):\n${rotateSecret(dir, id!)}\n`,
+      );
+      return 0;
+    case "pause":
+      change(
+        (all) =>
+          void (subscriptionOf(all, id!).paused = {
+            at: new Date().toISOString(),
+            why: "paused by its owner",
+          }),
+      );
+      return 0;
+    case "resume":
+      change((all) => {
+        const s = subscriptionOf(all, id!);
+        delete s.paused;
+        delete s.failing_since;
+        s.enabled = true;
+      });
+      return 0;
+    case "delete":
+      change((all) => void all.splice(all.indexOf(subscriptionOf(all, id!)), 1));
+      return 0;
+    case "test":
+      subscriptionOf(readSubscriptions(dir), id!);
+      io.stdout(
+        `Queued ${enqueue(dir, { type: "webhook.test", data: { subscription: id } }, { only: id })[0]!.id}\n`,
+      );
+      return 0;
+    case "deliveries":
+      return deliveries(dir, id!, io);
+    case "resend":
+      io.stdout(`Queued ${resend(dir, id!).id} again\n`);
+      return 0;
+    default:
+      io.stderr(WEBHOOKS_USAGE);
+      return command === "help" || command === undefined ? 0 : 2;
+  }
+}

@@ -1,0 +1,262 @@
+/**
+ * Signed webhooks (src/webhooks/): deliveries to a loopback receiver, each verified with the
+ * `standardwebhooks` package (an implementation this project does not write); retries with one
+ * `webhook-id`; 410, Retry-After, private addresses; the pull's events; the CLI; and a server
+ * killed with SIGKILL between two attempts, whose delivery arrives after the restart.
+ */
+import { test, type TestContext } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { createServer, type IncomingHttpHeaders } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { Webhook } from "standardwebhooks";
+import { pullPortal } from "../src/pull/pull.ts";
+import { portalFile } from "../src/pull/portal-files.ts";
+import { samplePeriodFiles } from "../src/sample/sample-periods.ts";
+import { sampleHours } from "../src/sample/seed-sample-periods.ts";
+import { Deliverer } from "../src/webhooks/deliverer.ts";
+import { checkDestination, isPrivateAddress } from "../src/webhooks/destination.ts";
+import { deliveryLog, enqueue, pendingDeliveries } from "../src/webhooks/outbox.ts";
+import { signatures } from "../src/webhooks/signature.ts";
+import { createSubscription, readSubscriptions, rotateSecret } from "../src/webhooks/subscriptions.ts";
+import { startServerProcess, tempDir, waitFor } from "./helpers.ts";
+import { startPortal } from "./portal-stand-in.ts";
+
+const LOOPBACK = { allowPrivate: true, allowHttp: true };
+const ROOT = join(import.meta.dirname, "..");
+
+interface Received {
+  readonly headers: IncomingHttpHeaders;
+  readonly body: string;
+}
+
+/** A receiver on loopback answering each request with the next of `statuses` (the last repeats). */
+async function receiver(t: TestContext, statuses: number[], headers: Record<string, string> = {}) {
+  const received: Received[] = [];
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk: Buffer) => (body += chunk.toString()));
+    req.on("end", () => {
+      received.push({ headers: req.headers, body });
+      res.writeHead(statuses.length > 1 ? statuses.shift()! : statuses[0]!, headers).end("ok");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, received, statuses };
+}
+
+const verify = (secret: string, r: Received) =>
+  new Webhook(secret).verify(r.body, {
+    "webhook-id": r.headers["webhook-id"] as string,
+    "webhook-timestamp": r.headers["webhook-timestamp"] as string,
+    "webhook-signature": r.headers["webhook-signature"] as string,
+  }) as { type: string; data: Record<string, unknown> };
+
+test("a signature standardwebhooks verifies; a rotated secret signs beside the new one for a day", (t) => {
+  const dir = tempDir(t);
+  const { subscription, secret } = createSubscription(dir, {
+    account: "a",
+    url: "https://example.org/h",
+    events: ["data.published"],
+  });
+  assert.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
+  assert.doesNotMatch(
+    JSON.stringify(readSubscriptions(dir)),
+    new RegExp(secret.slice(6, 30).replace(/[+/]/g, ".")),
+    "sealed at rest",
+  );
+  const body = JSON.stringify({ type: "webhook.test", timestamp: new Date().toISOString(), data: {} });
+  const now = Math.floor(Date.now() / 1000);
+  const headers = {
+    "webhook-id": "msg_1",
+    "webhook-timestamp": String(now),
+    "webhook-signature": signatures([secret], "msg_1", now, body),
+  };
+  assert.deepEqual(new Webhook(secret).verify(body, headers), JSON.parse(body));
+  assert.throws(() => new Webhook(secret).verify(body.replace("test", "tesT"), headers), /signature/i);
+  const fresh = rotateSecret(dir, subscription.id);
+  const both = signatures([secret, fresh], "msg_1", now, body);
+  for (const key of [secret, fresh]) new Webhook(key).verify(body, { ...headers, "webhook-signature": both });
+});
+
+test("delivered with one webhook-id through 500, 500 and 200; 410 disables; Retry-After is honoured", async (t) => {
+  const dir = tempDir(t);
+  const flaky = await receiver(t, [500, 500, 200]);
+  const { subscription, secret } = createSubscription(dir, {
+    account: "a",
+    url: flaky.url,
+    events: ["data.published"],
+  });
+  // The deliverer's clock starts now: a receiver refuses a timestamp more than 5 minutes off.
+  const start = Math.floor(Date.now() / 1000) * 1000;
+  let now = start;
+  const deliverer = new Deliverer({
+    dataDir: dir,
+    rules: LOOPBACK,
+    now: () => now,
+    scheduleMs: [0, 5_000, 60_000],
+  });
+  const [made] = enqueue(
+    dir,
+    { type: "data.published", data: { dataset: "generation.mix", url: "/api/v1/generation/mix" } },
+    { now },
+  );
+  assert.equal(await deliverer.deliverDue(), 1);
+  assert.equal(await deliverer.deliverDue(), 0, "the retry waits its 5 s");
+  now += 5_500; // past the wait and its jitter (at most 10%)
+  assert.equal(await deliverer.deliverDue(), 1);
+  assert.equal(readSubscriptions(dir)[0]!.failing_since, new Date(start).toISOString());
+  now += 66_000;
+  assert.equal(await deliverer.deliverDue(), 1);
+  assert.equal(flaky.received.length, 3);
+  assert.deepEqual(new Set(flaky.received.map((r) => r.headers["webhook-id"])), new Set([made!.id]));
+  for (const r of flaky.received) assert.equal(verify(secret, r).type, "data.published");
+  const [logged] = deliveryLog(dir);
+  assert.equal(logged!.state, "delivered");
+  assert.deepEqual(
+    logged!.attempts.map((a) => a.status),
+    [500, 500, 200],
+  );
+  assert.equal(readSubscriptions(dir)[0]!.failing_since, undefined, "healthy again");
+
+  const gone = await receiver(t, [410]);
+  const second = createSubscription(dir, { account: "a", url: gone.url, events: ["forecast.issued"] });
+  enqueue(dir, { type: "forecast.issued", data: {} }, { now });
+  await deliverer.deliverDue();
+  const disabled = readSubscriptions(dir).find((s) => s.id === second.subscription.id)!;
+  assert.equal(disabled.enabled, false);
+  assert.match(disabled.paused!.why, /410/);
+  enqueue(dir, { type: "forecast.issued", data: {} }, { now });
+  assert.equal(pendingDeliveries(dir).length, 0, "a disabled subscription gets no event");
+
+  const busy = await receiver(t, [429, 200], { "Retry-After": "120" });
+  createSubscription(dir, { account: "a", url: busy.url, events: ["source.resumed"] });
+  enqueue(dir, { type: "source.resumed", data: { file: "x.csv" } }, { now });
+  await deliverer.deliverDue();
+  assert.equal(Date.parse(pendingDeliveries(dir)[0]!.next_at), now + 120_000, "when the receiver said");
+  assert.equal(subscription.enabled, true);
+});
+
+test("private and plain-http destinations are refused unless the operator allows them", async (t) => {
+  const strict = { allowPrivate: false, allowHttp: false };
+  await assert.rejects(checkDestination("http://example.org/h", strict), /http: is refused/);
+  await assert.rejects(
+    checkDestination("https://127.0.0.1/h", strict),
+    /127\.0\.0\.1, an address on this machine/,
+  );
+  await assert.rejects(
+    checkDestination("https://localhost/h", strict),
+    /on this machine or a private network/,
+  );
+  await assert.rejects(checkDestination("https://user:pw@example.org/h", strict), /no credentials/);
+  for (const a of [
+    "10.1.2.3",
+    "172.20.0.1",
+    "192.168.1.1",
+    "169.254.169.254",
+    "100.64.0.1",
+    "::1",
+    "fd00::1",
+    "fe80::1",
+    "::ffff:127.0.0.1",
+    "0.0.0.0",
+  ]) {
+    assert.ok(isPrivateAddress(a), a);
+  }
+  for (const a of ["8.8.8.8", "2001:4860:4860::8888", "41.0.0.1"]) assert.ok(!isPrivateAddress(a), a);
+  // At delivery too: a subscription made while allowed is refused once the rules forbid it.
+  const dir = tempDir(t);
+  const open = await receiver(t, [200]);
+  createSubscription(dir, { account: "a", url: open.url, events: ["webhook.test"] });
+  enqueue(dir, { type: "webhook.test", data: {} });
+  await new Deliverer({ dataDir: dir, rules: strict, scheduleMs: [0, 60_000] }).deliverDue();
+  assert.equal(open.received.length, 0);
+  assert.match(pendingDeliveries(dir)[0]!.attempts[0]!.error!, /http: is refused/);
+  const cli = spawnSync(
+    process.execPath,
+    ["--import", "tsx", "scripts/webhooks.ts", "create", "--account", "a", "--url", open.url],
+    {
+      cwd: ROOT,
+      env: { ...process.env, DATA_DIR: dir, WEBHOOK_ALLOW_HTTP: "1" },
+      encoding: "utf8",
+    },
+  );
+  assert.equal(cli.status, 1);
+  assert.match(cli.stderr, /^Refused: 127\.0\.0\.1 resolves to 127\.0\.0\.1, an address on this machine/);
+});
+
+test("a pull that publishes new weeks makes one data.published event per dataset, with its API URL", async (t) => {
+  const dir = tempDir(t);
+  const hook = await receiver(t, [200]);
+  const { secret } = createSubscription(dir, {
+    account: "a",
+    url: hook.url,
+    events: ["data.published"],
+    datasets: ["grid.availability_weekly"],
+  });
+  createSubscription(dir, { account: "b", url: hook.url, events: ["forecast.issued"] });
+  const files = samplePeriodFiles(sampleHours({ lastHour: Date.parse("2026-06-17T21:00:00Z"), days: 120 }));
+  const stand = await startPortal(t);
+  stand.publish("Weekly_unplanned_outages.csv", files["Weekly_unplanned_outages.csv"]!, {
+    folder: "2026/06",
+  });
+  const at = Date.parse("2026-06-19T04:09:00Z");
+  const policy = { timeoutMs: 2000, attempts: 2, backoffMs: 5, maxBackoffMs: 20 };
+  const result = await pullPortal({
+    dir,
+    root: stand.root,
+    files: [portalFile("Weekly_unplanned_outages.csv")!],
+    policy,
+    now: () => at,
+  });
+  assert.equal(result.ok, true, JSON.stringify(result.files));
+  const pending = pendingDeliveries(dir);
+  assert.equal(pending.length, 1, "one subscriber wants it");
+  await new Deliverer({ dataDir: dir, rules: LOOPBACK }).deliverDue();
+  const event = verify(secret, hook.received[0]!);
+  assert.equal(event.type, "data.published");
+  assert.equal(event.data.dataset, "grid.availability_weekly");
+  assert.equal(event.data.periods_added, 17);
+  assert.match(
+    event.data.url as string,
+    /^\/api\/v1\/grid\/availability\/weekly\?start=\d{4}-\d{2}-\d{2}&end=\d{4}-\d{2}-\d{2}$/,
+  );
+  assert.ok(hook.received[0]!.body.length < 20_000);
+  // The same file again publishes nothing new: no event.
+  await pullPortal({
+    dir,
+    root: stand.root,
+    files: [portalFile("Weekly_unplanned_outages.csv")!],
+    policy,
+    now: () => at + 3_600_000,
+  });
+  assert.equal(pendingDeliveries(dir).length, 0);
+});
+
+test("a server killed with SIGKILL between two attempts delivers after its restart, with the same webhook-id", async (t) => {
+  const dir = tempDir(t);
+  const hook = await receiver(t, [500, 200]);
+  const { secret } = createSubscription(dir, { account: "a", url: hook.url, events: ["webhook.test"] });
+  // A second attempt 3 s after the first: the kill comes between them, once the first is recorded.
+  const env = { WEBHOOK_ALLOW_PRIVATE: "1", WEBHOOK_ALLOW_HTTP: "1", WEBHOOK_RETRY_S: "0,3" };
+  const first = await startServerProcess(t, dir, { env });
+  const [made] = enqueue(dir, { type: "webhook.test", data: {} });
+  await waitFor(() => pendingDeliveries(dir)[0]?.attempts.length === 1, "the first attempt recorded");
+  first.child.kill("SIGKILL");
+  await new Promise((resolve) => first.child.on("exit", resolve));
+  assert.equal(pendingDeliveries(dir)[0]?.id, made!.id, "still in the outbox after the kill");
+  await startServerProcess(t, dir, { env });
+  await waitFor(() => hook.received.length === 2, "the attempt after the restart");
+  assert.deepEqual(
+    hook.received.map((r) => r.headers["webhook-id"]),
+    [made!.id, made!.id],
+  );
+  verify(secret, hook.received[1]!);
+  await waitFor(() => deliveryLog(dir).length === 1, "the delivery logged");
+  assert.deepEqual(
+    deliveryLog(dir)[0]!.attempts.map((a) => a.status),
+    [500, 200],
+  );
+});
