@@ -2,6 +2,9 @@
 import { resolve } from "node:path";
 import { ingestFiles, type IngestProgress } from "../src/ingest/ingest.ts";
 import { skippedText } from "../src/ingest/ingest-summary.ts";
+import { gridEvents } from "../src/pull/grid-events.ts";
+import { ingestEvents } from "../src/pull/pull-events.ts";
+import { enqueue } from "../src/webhooks/outbox.ts";
 
 const files = process.argv.slice(2);
 if (files.length === 0 || files.includes("--help") || files.includes("-h")) {
@@ -51,4 +54,13 @@ process.stdout.write(
     ...(summary.sample ? ["  The store holds generated sample data, not Eskom's."] : []),
   ].join("\n") + "\n",
 );
-process.exitCode = summary.failures.length > 0 ? 1 : 0;
+// The webhook events of what changed (docs/webhooks.md); a failure to queue them is said, and fails.
+let eventsFailed = false;
+try {
+  for (const event of ingestEvents(summary)) enqueue(dir, event);
+  if (summary.hoursChanged > 0) gridEvents(dir);
+} catch (error) {
+  process.stderr.write(`error: the webhook events could not be queued: ${(error as Error).message}\n`);
+  eventsFailed = true;
+}
+process.exitCode = summary.failures.length > 0 || eventsFailed ? 1 : 0;

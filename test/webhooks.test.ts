@@ -20,7 +20,10 @@ import { checkDestination, isPrivateAddress } from "../src/webhooks/destination.
 import { deliveryLog, enqueue, pendingDeliveries } from "../src/webhooks/outbox.ts";
 import { signatures } from "../src/webhooks/signature.ts";
 import { createSubscription, readSubscriptions, rotateSecret } from "../src/webhooks/subscriptions.ts";
-import { startServerProcess, tempDir, waitFor } from "./helpers.ts";
+import { existsSync, readFileSync } from "node:fs";
+import { gridEvents } from "../src/pull/grid-events.ts";
+import { formatInstant } from "../src/time.ts";
+import { ingestTexts, REAL_DATA_DIR, skipUnless, startServerProcess, tempDir, waitFor } from "./helpers.ts";
 import { startPortal } from "./portal-stand-in.ts";
 
 const LOOPBACK = { allowPrivate: true, allowHttp: true };
@@ -260,3 +263,67 @@ test("a server killed with SIGKILL between two attempts delivers after its resta
     [500, 200],
   );
 });
+
+const EXPORT = join(REAL_DATA_DIR, "export_2020-04_2022-06.csv");
+
+test(
+  "replayed day by day, the real export of May 2022 makes the load-reduction and stress-band events of its hours",
+  {
+    skip: skipUnless(
+      existsSync(EXPORT),
+      `the 2020-22 export is not at ${EXPORT}; this test needs ../shared/data/eskom`,
+    ),
+  },
+  (t) => {
+    const dir = tempDir(t);
+    createSubscription(dir, {
+      account: "a",
+      url: "https://hooks.example.org/gds",
+      events: ["grid_stress.band_changed", "load_reduction.started", "load_reduction.ended"],
+    });
+    const [header, ...rows] = readFileSync(EXPORT, "utf8").trimEnd().split(/\r?\n/);
+    const mlrAt = header!.split(",").indexOf("Manual Load_Reduction(MLR)");
+    const upTo = (day: string) => rows.filter((r) => r < day);
+    const days = ["2022-05-18", "2022-05-19", "2022-05-20", "2022-05-21", "2022-05-22", "2022-05-23"];
+    ingestTexts(dir, { "before.csv": [header, ...upTo(days[0]!)].join("\n") + "\n" });
+    assert.equal(gridEvents(dir), pendingDeliveries(dir).length, "the first look covers the last day");
+    const before = pendingDeliveries(dir).length;
+    for (const [i, next] of days.slice(1).entries()) {
+      const chunk = rows.filter((r) => r >= days[i]! && r < next);
+      ingestTexts(dir, { [`${days[i]}.csv`]: [header, ...chunk].join("\n") + "\n" });
+      gridEvents(dir);
+    }
+    const events = pendingDeliveries(dir)
+      .slice(before)
+      .map((d) => d.event);
+    // Every start and end the export's own MLR column shows in those days (SAST stamps), in order.
+    const expected: [string, string][] = [];
+    const replayed = rows.filter((r) => r >= days[0]! && r < days.at(-1)!);
+    let previous = Number(upTo(days[0]!).at(-1)!.split(",")[mlrAt]) > 0;
+    for (const row of replayed) {
+      const cells = row.split(",");
+      const now = Number(cells[mlrAt]) > 0;
+      if (now !== previous) {
+        const utc = new Date(Date.parse(`${cells[0]!.replace(" ", "T")}Z`) - 2 * 3_600_000);
+        expected.push([
+          now ? "load_reduction.started" : "load_reduction.ended",
+          formatInstant(utc.getTime()),
+        ]);
+      }
+      previous = now;
+    }
+    const reduction = events.filter((e) => e.type.startsWith("load_reduction"));
+    assert.ok(expected.length >= 2, `the export has load shedding these days (${expected.length} changes)`);
+    assert.deepEqual(
+      reduction.map((e) => [e.type, e.data.hour]),
+      expected,
+    );
+    const started = reduction.find((e) => e.type === "load_reduction.started")!;
+    assert.ok((started.data.mw as number) > 0);
+    const bands = events.filter((e) => e.type === "grid_stress.band_changed");
+    assert.ok(bands.length > 0, "the band moved");
+    for (const b of bands) assert.notEqual(b.data.from, b.data.to);
+    // Looked at once: nothing new, no event.
+    assert.equal(gridEvents(dir), 0);
+  },
+);

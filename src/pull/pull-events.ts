@@ -92,3 +92,33 @@ export function fileEvents(outcome: FileOutcome, state: FileState): WebhookEvent
   }
   return events;
 }
+
+/** The events of a hand ingest (`npm run ingest`) that changed hours: `data.published` per hourly dataset. */
+export function ingestEvents(changed: {
+  hoursAdded: number;
+  hoursRevised: number;
+  newestObserved: number | null;
+}): WebhookEvent[] {
+  if (changed.hoursAdded + changed.hoursRevised === 0) return [];
+  const newest = changed.newestObserved === null ? undefined : new Date(changed.newestObserved).toISOString();
+  const hourly = [
+    systemState,
+    generationMix,
+    gridStress,
+    loadReduction,
+    availability,
+    supplyMargin,
+    pumpedStorage,
+  ];
+  return hourly.map((d) => ({
+    type: "data.published",
+    data: {
+      dataset: d.id,
+      file: "npm run ingest",
+      hours_added: changed.hoursAdded,
+      hours_revised: changed.hoursRevised,
+      newest_hour: newest ?? null,
+      url: recordsUrl(d.id, newest),
+    },
+  }));
+}

@@ -24,6 +24,7 @@ import {
 import { takeDownload, type Taken } from "./take-download.ts";
 import { answered, describe, type FileOutcome, goneFile, settle, tried } from "./file-outcome.ts";
 import { fileEvents } from "./pull-events.ts";
+import { gridEvents } from "./grid-events.ts";
 import { enqueue } from "../webhooks/outbox.ts";
 
 export { describe, type FileOutcome, settle } from "./file-outcome.ts";
@@ -150,6 +151,18 @@ function withEvents(dir: string, outcome: FileOutcome, state: FileState, at: num
   }
 }
 
+// The grid's own events after the store gained hours; a failure to make them fails the pull, named.
+function gridEventsFailure(dir: string, at: number): FileOutcome[] {
+  try {
+    gridEvents(dir, at);
+    return [];
+  } catch (error) {
+    return [
+      { file: "(webhook events)", result: "failed", error: `the grid's events: ${(error as Error).message}` },
+    ];
+  }
+}
+
 /** Pulls every file; `ok` when each was current or ingested. */
 export async function pullPortal(options: PullOptions): Promise<PullResult> {
   const now = options.now ?? Date.now;
@@ -174,6 +187,8 @@ export async function pullPortal(options: PullOptions): Promise<PullResult> {
   }
   // Nothing is written into a DATA_DIR that nothing was downloaded into.
   if (changed && existsSync(options.dir)) writePullState(options.dir, state);
+  if (files.some((f) => (f.hoursAdded ?? 0) + (f.hoursRevised ?? 0) > 0))
+    files.push(...gridEventsFailure(options.dir, now()));
   const ok = files.every(
     (f) =>
       ["not-modified", "unchanged", "ingested", "issued", "stopped"].includes(f.result) &&

@@ -20,6 +20,8 @@ const DeliverySchema = v.object({
   subscription: v.string(),
   event: v.object({ type: v.string(), timestamp: v.string(), data: v.record(v.string(), v.unknown()) }),
   created: v.string(),
+  /** The order events were made in, for deliveries due at the same instant. */
+  order: v.number(),
   next_at: v.string(),
   state: v.picklist(["pending", "delivered", "failed", "gone"]),
   attempts: v.array(
@@ -40,6 +42,10 @@ export interface WebhookEvent {
   readonly type: EventType;
   readonly data: Readonly<Record<string, unknown>>;
 }
+
+// Microseconds since the epoch, rising within this process: events made later sort later.
+let lastOrder = 0;
+const nextOrder = () => (lastOrder = Math.max(lastOrder + 1, Date.now() * 1000));
 
 const outboxDir = (dataDir: string) => join(dataDir, WEBHOOKS_DIR, OUTBOX);
 const logDir = (dataDir: string) => join(dataDir, WEBHOOKS_DIR, LOG);
@@ -69,6 +75,7 @@ export function enqueue(
       subscription: s.id,
       event: { type: event.type, timestamp: now, data: { ...event.data } },
       created: now,
+      order: nextOrder(),
       next_at: now,
       state: "pending",
       attempts: [],
@@ -96,9 +103,11 @@ function readAll(dir: string): Delivery[] {
   });
 }
 
-/** The pending deliveries, soonest due first. */
+/** The pending deliveries, soonest due first, then in the order their events were made. */
 export function pendingDeliveries(dataDir: string): Delivery[] {
-  return readAll(outboxDir(dataDir)).sort((a, b) => (a.next_at < b.next_at ? -1 : 1));
+  return readAll(outboxDir(dataDir)).sort((a, b) =>
+    a.next_at === b.next_at ? a.order - b.order : a.next_at < b.next_at ? -1 : 1,
+  );
 }
 
 /** The deliveries that ended, newest first. */

@@ -26,7 +26,9 @@ export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
 export const EVENT_TYPES = [
   "data.published",
   "forecast.issued",
-  "source.stopped",
+  "grid_stress.band_changed",
+  "load_reduction.started",
+  "load_reduction.ended",
   "source.resumed",
   "webhook.test",
 ] as const;
