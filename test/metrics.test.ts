@@ -4,6 +4,8 @@
  * python3-prometheus-client, which make test installs), its counts checked against the mix.
  */
 import { type Refusal, writePullState } from "../src/pull/pull-state.ts";
+import { enqueue } from "../src/webhooks/outbox.ts";
+import { createSubscription } from "../src/webhooks/subscriptions.ts";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -67,6 +69,9 @@ test(
     // The pull refused a file for its changed columns.
     const refused = { at: "2025-06-05T04:09:00.000Z", kind: "header", reason: "its columns changed" };
     writePullState(dir, { format: 2, files: { "Station_Build_Up.csv": { refused: refused as Refusal } } });
+    // A webhook the server cannot send (plain http is refused by default): pending in the outbox.
+    createSubscription(dir, { account: "desk", url: "http://127.0.0.1:9/hook", events: ["webhook.test"] });
+    enqueue(dir, { type: "webhook.test", data: {} });
     const metricsPort = await freePort();
     const started = await startServerProcess(t, dir, {
       env: { METRICS_PORT: String(metricsPort) },
@@ -117,6 +122,8 @@ test(
       Date.parse("2025-06-05T21:00:00Z") / 1000,
     );
     assert.equal(value("gds_pull_runs_total", { outcome: "ok" }), 0);
+    assert.equal(value("gds_webhook_deliveries", { state: "pending" }), 1);
+    assert.equal(value("gds_webhook_deliveries", { state: "delivered" }), 0);
     assert.equal(value("gds_pull_file_refused", { file: "Station_Build_Up.csv", kind: "header" }), 1);
     for (const name of [
       "process_cpu_seconds_total",

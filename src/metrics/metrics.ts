@@ -7,6 +7,7 @@
  * the primary sums the workers' counters; what every worker reads alike from the store is taken
  * once (`aggregator: "first"`, or the largest / smallest).
  */
+import { deliveryLog, pendingDeliveries } from "../webhooks/outbox.ts";
 import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
 import { httpMetrics } from "./http-metrics.ts";
 import { sourceMetrics } from "./source-metrics.ts";
@@ -171,6 +172,24 @@ function pullGauges(registry: Registry, dir: string): void {
     collect() {
       this.reset();
       for (const [file, refusal] of refusedFiles(dir)) this.set({ file, kind: refusal.kind }, 1);
+    },
+  });
+  // The webhook deliveries in the outbox (pending) and its log (how they ended), at each scrape.
+  new Gauge({
+    name: "gds_webhook_deliveries",
+    help: "Webhook deliveries by state: pending (in the outbox), delivered, failed (past the retry schedule) or gone (410).",
+    labelNames: ["state"],
+    registers: [registry],
+    collect() {
+      this.reset();
+      const counts: Record<string, number> = {
+        pending: pendingDeliveries(dir).length,
+        delivered: 0,
+        failed: 0,
+        gone: 0,
+      };
+      for (const d of deliveryLog(dir)) counts[d.state] = (counts[d.state] ?? 0) + 1;
+      for (const [state, n] of Object.entries(counts)) this.set({ state }, n);
     },
   });
   // A counter the pull keeps in its own file: read at each scrape.

@@ -4,12 +4,11 @@
  * taken over), so that with several workers each delivery is attempted by one. Every second, or
  * sooner when a delivery falls due, what is due is sent; nothing here runs inside an API answer.
  */
-import { closeSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { processAlive } from "../files/process-alive.ts";
 import { Deliverer, type DelivererOptions } from "./deliverer.ts";
 import { WEBHOOKS_DIR } from "./subscriptions.ts";
-import { mkdirSync } from "node:fs";
 
 const PID_FILE = "deliverer.pid";
 
@@ -32,7 +31,11 @@ function claim(path: string): boolean {
   return false;
 }
 
-/** Starts delivering; `stop` ends the loop after the attempt under way and gives the place up. */
+/**
+ * Starts delivering; `stop` ends the loop and gives the place up at once: an attempt under way is
+ * not waited for (a receiver may take 15 s), and, unrecorded, is made again by the next process
+ * with the same `webhook-id`.
+ */
 export function startDeliveries(
   options: DelivererOptions & { pollMs?: number; log?: (line: string) => void },
 ): {
@@ -43,17 +46,23 @@ export function startDeliveries(
   const pidFile = join(dir, PID_FILE);
   const pollMs = options.pollMs ?? 1_000;
   let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> = Promise.resolve();
   let stopped = false;
   let holding = false;
+  let said = "";
   const tick = () => {
-    running = (async () => {
+    void (async () => {
       try {
-        mkdirSync(dir, { recursive: true });
-        holding ||= claim(pidFile);
-        if (holding) await deliverer.deliverDue();
+        // A store without subscriptions has nothing to deliver: nothing is claimed or written.
+        if (existsSync(join(dir, "subscriptions.json"))) {
+          holding ||= claim(pidFile);
+          if (holding) await deliverer.deliverDue();
+        }
+        said = "";
       } catch (error) {
-        options.log?.(`Webhook deliveries: ${(error as Error).message}`);
+        // Said once while it lasts (a read-only or full disk), not every second.
+        const message = `Webhook deliveries: ${(error as Error).message}`;
+        if (message !== said) options.log?.(message);
+        said = message;
       }
       if (stopped) return;
       const next = holding ? deliverer.nextDue() : null;
@@ -63,11 +72,15 @@ export function startDeliveries(
   };
   tick();
   return {
-    async stop() {
+    stop() {
       stopped = true;
       clearTimeout(timer);
-      await running;
-      if (holding) rmSync(pidFile, { force: true });
+      try {
+        if (holding) rmSync(pidFile, { force: true });
+      } catch {
+        // A store that turned read-only: the pid left names a dead process, which the next takes over.
+      }
+      return Promise.resolve();
     },
   };
 }
