@@ -66,7 +66,13 @@ async function post(
       method: "POST",
       headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
       timeout: timeoutMs,
-      lookup: (_host, _options, done) => done(null, target.address, target.family),
+      // The address checked, whichever form the connection asks for (one, or all with autoSelectFamily).
+      lookup: (_host, options, done) =>
+        options.all === true
+          ? (done as (e: null, all: { address: string; family: number }[]) => void)(null, [
+              { address: target.address, family: target.family },
+            ])
+          : done(null, target.address, target.family),
     });
     const timer = setTimeout(
       () => req.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)),

@@ -65,8 +65,9 @@ export function startDeliveries(
         said = message;
       }
       if (stopped) return;
+      // What is still due now waits (a paused subscription's): the next look is a poll away.
       const next = holding ? deliverer.nextDue() : null;
-      const wait = next === null ? pollMs : Math.max(0, Math.min(pollMs, next - Date.now()));
+      const wait = next === null || next <= Date.now() ? pollMs : Math.min(pollMs, next - Date.now());
       timer = setTimeout(tick, wait);
     })();
   };

@@ -85,6 +85,7 @@ export async function checkDestination(
       `${host} resolves to ${inside.address}, an address on this machine or a private network: refused (WEBHOOK_ALLOW_PRIVATE=1 allows it)`,
     );
   }
-  const first = addresses[0]!;
+  // IPv4 first where there is one: a receiver on a dual-stack name most often listens there.
+  const first = addresses.find((a) => a.family === 4) ?? addresses[0]!;
   return { url, address: first.address, family: first.family === 6 ? 6 : 4 };
 }
