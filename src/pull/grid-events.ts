@@ -4,7 +4,8 @@
  * `load_reduction.started` and `load_reduction.ended` when manual load reduction rose above 0 or
  * fell back to it. Each newest hour is looked at once: `DATA_DIR/webhooks/grid-state.json` keeps
  * the last hour looked at, its band and whether load was being reduced (under a lock, so two
- * processes never make the same event). A store looked at for the first time starts a day back.
+ * processes never make the same event). A store looked at for the first time starts a day back;
+ * a store without subscriptions is not looked at.
  */
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -17,7 +18,7 @@ import { gridStress } from "../features/grid-stress.ts";
 import { createReadingStore } from "../store/reading-store.ts";
 import { DAY_MS, formatInstant, HOUR_MS } from "../time.ts";
 import { enqueue, type WebhookEvent } from "../webhooks/outbox.ts";
-import { WEBHOOKS_DIR } from "../webhooks/subscriptions.ts";
+import { readSubscriptions, WEBHOOKS_DIR } from "../webhooks/subscriptions.ts";
 
 const STATE = "grid-state.json";
 const LOCK = "grid-state.lock";
@@ -76,6 +77,8 @@ function transitions(
 
 /** Makes the grid's events for the hours the store at `dataDir` gained; returns how many were queued. */
 export function gridEvents(dataDir: string, now = Date.now()): number {
+  // Without subscriptions there is no one to tell: nothing is looked at or written.
+  if (readSubscriptions(dataDir).length === 0) return 0;
   const dir = join(dataDir, WEBHOOKS_DIR);
   mkdirSync(dir, { recursive: true });
   return withLock(join(dir, LOCK), () => {
