@@ -103,7 +103,7 @@ async function post(
   });
 }
 
-/** Sends what is due; one instance per data directory (`deliverer-lock.ts` says which process). */
+/** Sends what is due; one process per data directory does (`delivery-loop.ts` says which). */
 export class Deliverer {
   readonly #options: DelivererOptions;
   readonly #now: () => number;
