@@ -185,8 +185,7 @@ async function dashboardSecret(config: Config, redis: RedisConnection | undefine
   return fileSecret(config.dataDir);
 }
 
-// The dashboard's parts: with several processes, a secret shown once waits in Redis for the
-// process that shows it, and the sign-in limits and the token secret hold across them.
+// The dashboard's parts; with several processes, Redis holds its show-once secrets and sign-in limits.
 async function dashboardOptions(
   config: Config,
   stores: ReturnType<typeof openStores>,
@@ -203,6 +202,7 @@ async function dashboardOptions(
     throttle: redis === undefined ? undefined : createRedisSignInThrottle(redis.client),
     documents,
     secret: await dashboardSecret(config, redis),
+    webhookRules: config.webhooks.rules,
   };
 }
 

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { readKeys } from "../src/keys/key-file.ts";
+import { readSubscriptions } from "../src/webhooks/subscriptions.ts";
 import {
   account,
   BROWSER_SKIP,
@@ -144,6 +145,26 @@ test(
     const after = await server.raw(DATA, { headers: { "X-API-KEY": key } });
     assert.equal(after.status, 401);
     assert.deepEqual(await after.json(), { detail: "Invalid API key." });
+
+    // A webhook: made by the form (two events ticked off), its secret shown once, a test event queued.
+    await page.click("nav >> text=Webhooks");
+    await page.fill("#webhook-url", "https://203.0.113.7/hooks/grid");
+    await page.uncheck('input[name="events"][value="source.resumed"]');
+    await page.uncheck('input[name="events"][value="forecast.issued"]');
+    await page.check('input[name="datasets"][value="grid.system_state"]');
+    await page.click("text=Create webhook");
+    assert.match((await page.textContent("#new-secret"))!, /^whsec_[A-Za-z0-9+/=]+$/);
+    await shoot(page, "webhook-secret");
+    const [hook] = readSubscriptions(dir);
+    assert.deepEqual(hook!.datasets, ["grid.system_state"]);
+    assert.ok(!hook!.events.includes("forecast.issued") && hook!.events.includes("data.published"));
+    await page.goto(server.url + "/dashboard/webhooks");
+    await shoot(page, "webhooks");
+    await page.click("text=Deliveries");
+    await page.click("text=Send test event");
+    assert.match((await page.textContent(".notice"))!, /webhook\.test event is queued/);
+    assert.match((await page.textContent("main table"))!, /webhook\.test\s*\S+[\s\S]*pending/);
+    await shoot(page, "webhook");
     assert.deepEqual(scriptErrors, [], "no script or CSP errors on any page");
   },
 );

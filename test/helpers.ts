@@ -173,6 +173,8 @@ export interface TestServerOptions {
   readonly corsOrigins?: ReadonlySet<string>;
   /** Reverse proxies trusted to append to X-Forwarded-For. */
   readonly trustedProxies?: number;
+  /** Where the dashboard's webhooks may go. */
+  readonly webhookRules?: { allowPrivate: boolean; allowHttp: boolean };
 }
 
 /** The account of the key `startServer` makes (`server.key`). */
@@ -219,6 +221,7 @@ export async function startServer(
         sessions,
         secureCookies: options.secureCookies ?? false,
         trustedProxies: options.trustedProxies,
+        webhookRules: options.webhookRules,
       },
       corsOrigins: options.corsOrigins,
       gate,

@@ -70,7 +70,11 @@ test(
     const refused = { at: "2025-06-05T04:09:00.000Z", kind: "header", reason: "its columns changed" };
     writePullState(dir, { format: 2, files: { "Station_Build_Up.csv": { refused: refused as Refusal } } });
     // A webhook the server cannot send (plain http is refused by default): pending in the outbox.
-    createSubscription(dir, { account: "desk", url: "http://127.0.0.1:9/hook", events: ["webhook.test"] });
+    await createSubscription(dir, {
+      account: "desk",
+      url: "http://127.0.0.1:9/hook",
+      events: ["webhook.test"],
+    });
     enqueue(dir, { type: "webhook.test", data: {} });
     const metricsPort = await freePort();
     const started = await startServerProcess(t, dir, {

@@ -57,9 +57,9 @@ const verify = (secret: string, r: Received) =>
     "webhook-signature": r.headers["webhook-signature"] as string,
   }) as { type: string; data: Record<string, unknown> };
 
-test("a signature standardwebhooks verifies; a rotated secret signs beside the new one for a day", (t) => {
+test("a signature standardwebhooks verifies; a rotated secret signs beside the new one for a day", async (t) => {
   const dir = tempDir(t);
-  const { subscription, secret } = createSubscription(dir, {
+  const { subscription, secret } = await createSubscription(dir, {
     account: "a",
     url: "https://example.org/h",
     events: ["data.published"],
@@ -79,7 +79,7 @@ test("a signature standardwebhooks verifies; a rotated secret signs beside the n
   };
   assert.deepEqual(new Webhook(secret).verify(body, headers), JSON.parse(body));
   assert.throws(() => new Webhook(secret).verify(body.replace("test", "tesT"), headers), /signature/i);
-  const fresh = rotateSecret(dir, subscription.id);
+  const fresh = await rotateSecret(dir, subscription.id);
   const both = signatures([secret, fresh], "msg_1", now, body);
   for (const key of [secret, fresh]) new Webhook(key).verify(body, { ...headers, "webhook-signature": both });
 });
@@ -87,7 +87,7 @@ test("a signature standardwebhooks verifies; a rotated secret signs beside the n
 test("delivered with one webhook-id through 500, 500 and 200; 410 disables; Retry-After is honoured", async (t) => {
   const dir = tempDir(t);
   const flaky = await receiver(t, [500, 500, 200]);
-  const { subscription, secret } = createSubscription(dir, {
+  const { subscription, secret } = await createSubscription(dir, {
     account: "a",
     url: flaky.url,
     events: ["data.published"],
@@ -125,7 +125,7 @@ test("delivered with one webhook-id through 500, 500 and 200; 410 disables; Retr
   assert.equal(readSubscriptions(dir)[0]!.failing_since, undefined, "healthy again");
 
   const gone = await receiver(t, [410]);
-  const second = createSubscription(dir, { account: "a", url: gone.url, events: ["forecast.issued"] });
+  const second = await createSubscription(dir, { account: "a", url: gone.url, events: ["forecast.issued"] });
   enqueue(dir, { type: "forecast.issued", data: {} }, { now });
   await deliverer.deliverDue();
   const disabled = readSubscriptions(dir).find((s) => s.id === second.subscription.id)!;
@@ -135,7 +135,7 @@ test("delivered with one webhook-id through 500, 500 and 200; 410 disables; Retr
   assert.equal(pendingDeliveries(dir).length, 0, "a disabled subscription gets no event");
 
   const busy = await receiver(t, [429, 200], { "Retry-After": "120" });
-  createSubscription(dir, { account: "a", url: busy.url, events: ["source.resumed"] });
+  await createSubscription(dir, { account: "a", url: busy.url, events: ["source.resumed"] });
   enqueue(dir, { type: "source.resumed", data: { file: "x.csv" } }, { now });
   await deliverer.deliverDue();
   assert.equal(Date.parse(pendingDeliveries(dir)[0]!.next_at), now + 120_000, "when the receiver said");
@@ -172,7 +172,7 @@ test("private and plain-http destinations are refused unless the operator allows
   // At delivery too: a subscription made while allowed is refused once the rules forbid it.
   const dir = tempDir(t);
   const open = await receiver(t, [200]);
-  createSubscription(dir, { account: "a", url: open.url, events: ["webhook.test"] });
+  await createSubscription(dir, { account: "a", url: open.url, events: ["webhook.test"] });
   enqueue(dir, { type: "webhook.test", data: {} });
   await new Deliverer({ dataDir: dir, rules: strict, scheduleMs: [0, 60_000] }).deliverDue();
   assert.equal(open.received.length, 0);
@@ -194,13 +194,13 @@ test("a pull that publishes new weeks makes one data.published event per dataset
   const dir = tempDir(t);
   const hook = await receiver(t, [200]);
   // By name: the delivery connects to the address its name resolved to and was checked.
-  const { secret } = createSubscription(dir, {
+  const { secret } = await createSubscription(dir, {
     account: "a",
     url: hook.url.replace("127.0.0.1", "localhost"),
     events: ["data.published"],
     datasets: ["grid.availability_weekly"],
   });
-  createSubscription(dir, { account: "b", url: hook.url, events: ["forecast.issued"] });
+  await createSubscription(dir, { account: "b", url: hook.url, events: ["forecast.issued"] });
   const files = samplePeriodFiles(sampleHours({ lastHour: Date.parse("2026-06-17T21:00:00Z"), days: 120 }));
   const stand = await startPortal(t);
   stand.publish("Weekly_unplanned_outages.csv", files["Weekly_unplanned_outages.csv"]!, {
@@ -242,7 +242,7 @@ test("a pull that publishes new weeks makes one data.published event per dataset
 test("a server killed with SIGKILL between two attempts delivers after its restart, with the same webhook-id", async (t) => {
   const dir = tempDir(t);
   const hook = await receiver(t, [500, 200]);
-  const { secret } = createSubscription(dir, { account: "a", url: hook.url, events: ["webhook.test"] });
+  const { secret } = await createSubscription(dir, { account: "a", url: hook.url, events: ["webhook.test"] });
   // A second attempt 3 s after the first: the kill comes between them, once the first is recorded.
   const env = { WEBHOOK_ALLOW_PRIVATE: "1", WEBHOOK_ALLOW_HTTP: "1", WEBHOOK_RETRY_S: "0,3" };
   const first = await startServerProcess(t, dir, { env });
@@ -275,9 +275,9 @@ test(
       `the 2020-22 export is not at ${EXPORT}; this test needs ../shared/data/eskom`,
     ),
   },
-  (t) => {
+  async (t) => {
     const dir = tempDir(t);
-    createSubscription(dir, {
+    await createSubscription(dir, {
       account: "a",
       url: "https://hooks.example.org/gds",
       events: ["grid_stress.band_changed", "load_reduction.started", "load_reduction.ended"],

@@ -14,6 +14,7 @@ import type { DatasetDoc } from "../datasets/dataset.ts";
 import type { ReadingStore } from "../store/reading-store.ts";
 import type { RequestCounter } from "../usage/request-counts.ts";
 import { publicBase } from "../http/own-origin.ts";
+import type { DestinationRules } from "../webhooks/destination.ts";
 import { cookie } from "./cookies.ts";
 import type { Html } from "./html.ts";
 import type { PageContent } from "./layout.ts";
@@ -48,6 +49,8 @@ export interface DashboardOptions {
   readonly secret?: Uint8Array;
   /** The datasets the explorer shows (the API's, as its catalog lists them). */
   readonly datasets?: readonly DatasetDoc[];
+  /** Where webhooks may go (WEBHOOK_ALLOW_PRIVATE, WEBHOOK_ALLOW_HTTP); by default https to public addresses only. */
+  readonly webhookRules?: DestinationRules;
 }
 
 /** The options with every default filled in, and the helpers the routes share. */
@@ -57,6 +60,7 @@ export interface DashboardContext extends DashboardOptions {
   readonly throttle: SignInThrottle;
   readonly reveals: RevealStore;
   readonly logError: (error: unknown) => void;
+  readonly webhookRules: DestinationRules;
   /** The home page's chart, redrawn only when the store changed. */
   readonly chart: () => Html;
   /** The home page's supply-margin chart, redrawn only when the store changed. */
@@ -87,6 +91,14 @@ const NOTICES: Readonly<Record<string, NonNullable<PageContent["notice"]>>> = {
     text: "The account is disabled: its sessions ended and its keys are refused.",
   },
   "account-enabled": { kind: "ok", text: "The account is enabled again." },
+  "webhook-test": {
+    kind: "ok",
+    text: "A webhook.test event is queued for this webhook; its delivery shows below within seconds (reload).",
+  },
+  "webhook-resent": { kind: "ok", text: "The delivery is queued again, with the same webhook-id." },
+  "webhook-paused": { kind: "ok", text: "The webhook is paused: its events wait until you resume it." },
+  "webhook-resumed": { kind: "ok", text: "The webhook is enabled: waiting events go out now." },
+  "webhook-deleted": { kind: "ok", text: "The webhook is deleted: nothing more is sent to it." },
 };
 
 /** The notice a redirect asked for, if any. */
@@ -111,6 +123,7 @@ export function createDashboardContext(options: DashboardOptions): DashboardCont
     reveals: options.reveals ?? createRevealStore({ now }),
     logError: options.logError ?? ((error) => console.error(error)),
     documents: options.documents ?? fileDocuments(options.dir),
+    webhookRules: options.webhookRules ?? { allowPrivate: false, allowHttp: false },
     chart: createRecentMixChart(options.store),
     margin: createRecentMarginChart(options.store),
     shedding: createRecentShedding(options.store),

@@ -1,7 +1,7 @@
 /**
  * The account dashboard under `/dashboard`: sign-in, change password, the account's keys (create,
- * shown once, revoke), its use of the API and a look at the data, and for admins every account and
- * key. Server-rendered HTML that works without JavaScript; every state change is a POST carrying
+ * shown once, revoke), its webhooks and their deliveries, its use of the API and a look at the
+ * data, and for admins every account and key. Server-rendered HTML that works without JavaScript; every state change is a POST carrying
  * an anti-forgery token. docs/dashboard.md documents the cookie, CSRF and sign-in rules.
  */
 import type { Route } from "../http/router.ts";
@@ -12,6 +12,7 @@ import { exploreRoute } from "./routes/explore-route.ts";
 import { homeRoute } from "./routes/home-route.ts";
 import { keyRoutes } from "./routes/key-routes.ts";
 import { sessionRoutes } from "./routes/session-routes.ts";
+import { webhookRoutes } from "./routes/webhook-routes.ts";
 
 export type { DashboardOptions } from "./dashboard-context.ts";
 export { EXPLORE_DATA } from "./explore/explore-view.ts";
@@ -24,6 +25,7 @@ export function dashboardRoutes(options: DashboardOptions): Route[] {
     exploreRoute(ctx),
     ...sessionRoutes(ctx),
     ...keyRoutes(ctx),
+    ...webhookRoutes(ctx),
     ...adminRoutes(ctx),
     ...assetRoutes(),
   ];

@@ -14,7 +14,7 @@ export interface PageContent {
   readonly title: string;
   readonly viewer: Viewer | null;
   /** The navigation entry to mark as current. */
-  readonly current?: "home" | "explore" | "keys" | "admin" | "password";
+  readonly current?: "home" | "explore" | "keys" | "webhooks" | "admin" | "password";
   readonly notice?: { readonly kind: "ok" | "error"; readonly text: string };
   readonly body: Html;
   /** Scripts of the service's own beside the dashboard's, each deferred. */
@@ -31,7 +31,7 @@ function nav(viewer: Viewer, current: PageContent["current"]): Html {
     html`<a href="${href}" ${current === id ? html` aria-current="page"` : ""}>${label}</a>`;
   return html`<nav aria-label="Dashboard">
       ${item("/dashboard", "home", "Overview")} ${item("/dashboard/explore", "explore", "Explore")}
-      ${item("/dashboard/keys", "keys", "API keys")}
+      ${item("/dashboard/keys", "keys", "API keys")} ${item("/dashboard/webhooks", "webhooks", "Webhooks")}
       ${viewer.admin ? item("/dashboard/admin", "admin", "Admin") : ""}
     </nav>
     <div class="account">

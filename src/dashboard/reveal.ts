@@ -1,5 +1,5 @@
 /**
- * Secrets shown once: a new key, or a new account's one-time password. The action that makes one
+ * Secrets shown once: a new key, a new account's one-time password, or a webhook's signing secret. The action that makes one
  * leaves it here for its session and redirects; the page that shows it takes it out, so a reload
  * finds nothing. It is held in memory only, for at most five minutes, and never written anywhere;
  * with several processes (REDIS_URL) it waits in Redis instead (`redis-reveals.ts`),
@@ -12,7 +12,7 @@ const TTL_MS = 5 * 60_000;
 
 /** A secret waiting to be shown: what it is, a label for the page, and the secret itself. */
 export interface Reveal {
-  readonly kind: "key" | "password";
+  readonly kind: "key" | "password" | "webhook-secret";
   readonly label: string;
   readonly secret: string;
 }

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import * as v from "valibot";
 import { writeFileAtomic } from "../files/atomic-write.ts";
 import { parseDocument } from "../files/json-document.ts";
-import { withLock } from "../files/lock-file.ts";
+import { withLock, withLockAsync } from "../files/lock-file.ts";
 import { seal, sealingKey, unseal } from "./sealed-secret.ts";
 import { newSigningSecret } from "./signature.ts";
 
@@ -60,16 +60,27 @@ export function readSubscriptions(dataDir: string): Subscription[] {
   return parseDocument(readFileSync(path, "utf8"), DocumentSchema, path).subscriptions;
 }
 
+// The subscriptions changed by `change` and written whole (run under the lock).
+function rewrite<T>(dataDir: string, change: (subscriptions: Subscription[]) => T): T {
+  const subscriptions = readSubscriptions(dataDir);
+  const result = change(subscriptions);
+  writeFileAtomic(join(dirOf(dataDir), FILE), JSON.stringify({ version: 1, subscriptions }, null, 1) + "\n");
+  return result;
+}
+
 /** Changes the subscriptions under the lock and writes them whole; returns what `change` returns. */
 export function updateSubscriptions<T>(dataDir: string, change: (subscriptions: Subscription[]) => T): T {
-  const dir = dirOf(dataDir);
-  mkdirSync(dir, { recursive: true });
-  return withLock(join(dir, LOCK), () => {
-    const subscriptions = readSubscriptions(dataDir);
-    const result = change(subscriptions);
-    writeFileAtomic(join(dir, FILE), JSON.stringify({ version: 1, subscriptions }, null, 1) + "\n");
-    return result;
-  });
+  mkdirSync(dirOf(dataDir), { recursive: true });
+  return withLock(join(dirOf(dataDir), LOCK), () => rewrite(dataDir, change));
+}
+
+/** `updateSubscriptions` for the server: waiting for the lock never blocks the event loop. */
+export function updateSubscriptionsAsync<T>(
+  dataDir: string,
+  change: (subscriptions: Subscription[]) => T,
+): Promise<T> {
+  mkdirSync(dirOf(dataDir), { recursive: true });
+  return withLockAsync(join(dirOf(dataDir), LOCK), () => rewrite(dataDir, change));
 }
 
 /** The subscription of that id, for changing it in `updateSubscriptions`; throws when there is none. */
@@ -80,7 +91,7 @@ export function subscriptionOf(subscriptions: Subscription[], id: string): Subsc
 }
 
 /** Creates a subscription; the secret is returned once, never again. */
-export function createSubscription(
+export async function createSubscription(
   dataDir: string,
   options: {
     account: string;
@@ -89,7 +100,7 @@ export function createSubscription(
     datasets?: readonly string[];
     now?: Date;
   },
-): { subscription: Subscription; secret: string } {
+): Promise<{ subscription: Subscription; secret: string }> {
   const now = (options.now ?? new Date()).toISOString();
   const secret = newSigningSecret();
   const subscription: Subscription = {
@@ -102,15 +113,15 @@ export function createSubscription(
     created: now,
     secrets: [{ sealed: seal(sealingKey(join(dirOf(dataDir), KEY_FILE)), secret), created: now }],
   };
-  updateSubscriptions(dataDir, (all) => all.push(subscription));
+  await updateSubscriptionsAsync(dataDir, (all) => all.push(subscription));
   return { subscription, secret };
 }
 
 /** A new secret for a subscription; the old ones stay valid for `ROTATION_OVERLAP_MS`. */
-export function rotateSecret(dataDir: string, id: string, now = new Date()): string {
+export async function rotateSecret(dataDir: string, id: string, now = new Date()): Promise<string> {
   const secret = newSigningSecret();
   const key = sealingKey(join(dirOf(dataDir), KEY_FILE));
-  updateSubscriptions(dataDir, (all) => {
+  await updateSubscriptionsAsync(dataDir, (all) => {
     const s = subscriptionOf(all, id);
     const expires = new Date(now.getTime() + ROTATION_OVERLAP_MS).toISOString();
     s.secrets = [
@@ -121,6 +132,25 @@ export function rotateSecret(dataDir: string, id: string, now = new Date()): str
     ];
   });
   return secret;
+}
+
+/** Pauses a subscription by its owner's wish (deliveries wait in the outbox). */
+export function pause(subscription: Subscription, now: Date): void {
+  subscription.paused ??= { at: now.toISOString(), why: "paused by its owner" };
+}
+
+/** Enables a subscription again, whoever paused or disabled it; its waiting deliveries go out. */
+export function resume(subscription: Subscription): void {
+  delete subscription.paused;
+  delete subscription.failing_since;
+  subscription.enabled = true;
+}
+
+/** A subscription's state in words: enabled, paused (and why) or disabled. */
+export function stateOf(subscription: Subscription): string {
+  const why = subscription.paused === undefined ? "" : ` (${subscription.paused.why})`;
+  if (!subscription.enabled) return `disabled${why}`;
+  return subscription.paused === undefined ? "enabled" : `paused${why}`;
 }
 
 /** The secrets a subscription signs with at `now`: the newest, and any rotated one still valid. */

@@ -9,8 +9,11 @@ import {
   createSubscription,
   EVENT_TYPES,
   type EventType,
+  pause,
   readSubscriptions,
+  resume,
   rotateSecret,
+  stateOf,
   subscriptionOf,
   updateSubscriptions,
 } from "./subscriptions.ts";
@@ -67,7 +70,7 @@ async function create(
     return 1;
   }
   const datasets = list(option(argv, "datasets"));
-  const { subscription, secret } = createSubscription(dir, {
+  const { subscription, secret } = await createSubscription(dir, {
     account,
     url,
     events,
@@ -80,13 +83,10 @@ async function create(
 }
 
 function show(dir: string, json: boolean, io: WebhooksIo): number {
-  const all = readSubscriptions(dir).map(({ secrets: _secrets, ...s }) => s);
-  if (json) io.stdout(JSON.stringify(all) + "\n");
+  if (json) io.stdout(JSON.stringify(readSubscriptions(dir).map(({ secrets: _secrets, ...s }) => s)) + "\n");
   else {
-    for (const s of all) {
-      const state = !s.enabled ? "disabled" : s.paused !== undefined ? `paused (${s.paused.why})` : "enabled";
-      io.stdout(`${s.id}  ${s.account}  ${state}  ${s.events.join(",")}  ${s.url}\n`);
-    }
+    for (const s of readSubscriptions(dir))
+      io.stdout(`${s.id}  ${s.account}  ${stateOf(s)}  ${s.events.join(",")}  ${s.url}\n`);
   }
   return 0;
 }
@@ -118,25 +118,14 @@ export async function runWebhooksCli(
       return show(dir, argv.includes("--json"), io);
     case "rotate":
       io.stdout(
-        `New signing secret of ${id}, shown only this once (the old one signs too for 24 hours):\n${rotateSecret(dir, id!)}\n`,
+        `New signing secret of ${id}, shown only this once (the old one signs too for 24 hours):\n${await rotateSecret(dir, id!)}\n`,
       );
       return 0;
     case "pause":
-      change(
-        (all) =>
-          void (subscriptionOf(all, id!).paused = {
-            at: new Date().toISOString(),
-            why: "paused by its owner",
-          }),
-      );
+      change((all) => pause(subscriptionOf(all, id!), new Date()));
       return 0;
     case "resume":
-      change((all) => {
-        const s = subscriptionOf(all, id!);
-        delete s.paused;
-        delete s.failing_since;
-        s.enabled = true;
-      });
+      change((all) => resume(subscriptionOf(all, id!)));
       return 0;
     case "delete":
       change((all) => void all.splice(all.indexOf(subscriptionOf(all, id!)), 1));

@@ -1,0 +1,288 @@
+/**
+ * The webhook pages: the account's subscriptions with the form that makes one, a new signing
+ * secret shown once, one subscription with its deliveries (resend, test event, pause, rotate), and
+ * the confirmation before one is deleted.
+ */
+import type { Delivery } from "../../webhooks/outbox.ts";
+import { EVENT_TYPES, stateOf, type Subscription } from "../../webhooks/subscriptions.ts";
+import { type Html, html } from "../html.ts";
+import { csrfField, layout, type PageContent, type Viewer } from "../layout.ts";
+import { when } from "./format.ts";
+
+/** The event types an owner chooses among (the test event is sent by its button). */
+export const CHOSEN_EVENTS = EVENT_TYPES.filter((t) => t !== "webhook.test");
+
+/** What the create form holds: empty at first, the user's input again after a refusal. */
+export interface WebhookForm {
+  readonly url: string;
+  readonly events: readonly string[];
+  readonly datasets: readonly string[];
+}
+
+const EMPTY_FORM: WebhookForm = { url: "", events: CHOSEN_EVENTS, datasets: [] };
+
+const VERIFY_LINK = "https://www.standardwebhooks.com/";
+
+function stateBadge(s: Subscription): Html {
+  const state = stateOf(s);
+  return html`<span class="badge ${state === "enabled" ? "ok" : "warn"}">${state}</span>`;
+}
+
+function outcomeBadge(d: Delivery): Html {
+  const kind = d.state === "delivered" ? "ok" : d.state === "pending" ? "" : "warn";
+  return html`<span class="badge ${kind}">${d.state}</span>`;
+}
+
+function createSection(viewer: Viewer, form: WebhookForm, datasets: readonly string[]): Html {
+  const box = (name: string, value: string, checked: boolean) =>
+    html`<label class="check"
+      ><input type="checkbox" name="${name}" value="${value}" ${checked ? html`checked` : ""} />
+      <code>${value}</code></label
+    >`;
+  return html`<section class="card">
+    <h1>Webhooks</h1>
+    <p class="lead">
+      Get a signed POST when data is published, Eskom issues a forecast, the grid-stress band moves or load
+      reduction starts or ends, instead of polling. Each delivery carries
+      <code>webhook-id</code>, <code>webhook-timestamp</code> and <code>webhook-signature</code> as
+      <a href="${VERIFY_LINK}">Standard Webhooks</a> defines them; verify it with their libraries.
+    </p>
+    <form method="post" action="/dashboard/webhooks" class="webhook-form">
+      ${csrfField(viewer)}
+      <label for="webhook-url">Your endpoint's URL</label>
+      <input
+        id="webhook-url"
+        name="url"
+        type="url"
+        maxlength="2000"
+        required
+        placeholder="https://example.org/hooks/grid"
+        value="${form.url}"
+      />
+      <fieldset>
+        <legend>Events</legend>
+        ${CHOSEN_EVENTS.map((t) => box("events", t, form.events.includes(t)))}
+      </fieldset>
+      <fieldset>
+        <legend>Datasets (none ticked: all)</legend>
+        ${datasets.map((d) => box("datasets", d, form.datasets.includes(d)))}
+      </fieldset>
+      <button type="submit">Create webhook</button>
+    </form>
+  </section>`;
+}
+
+/** The last ended or pending delivery of each subscription, by its id. */
+export type LastDeliveries = ReadonlyMap<string, Delivery>;
+
+function listSection(subscriptions: readonly Subscription[], last: LastDeliveries): Html {
+  const row = (s: Subscription) => {
+    const latest = last.get(s.id);
+    return html`<tr>
+      <td data-label="URL"><code class="url">${s.url}</code></td>
+      <td data-label="Events">${s.events.join(", ")}</td>
+      <td data-label="State">${stateBadge(s)}</td>
+      <td data-label="Created">${when(s.created)}</td>
+      <td data-label="Last delivery">
+        ${latest === undefined ? html`<span class="muted">none yet</span>` : html`${outcomeBadge(latest)} ${when(latest.created)}`}
+      </td>
+      <td class="actions">
+        <a class="button small" href="/dashboard/webhooks/view?id=${s.id}">Deliveries</a>
+      </td>
+    </tr>`;
+  };
+  return html`<section class="card">
+    <h2>Your webhooks</h2>
+    ${
+      subscriptions.length === 0
+        ? html`<p class="empty">No webhooks yet. Give your endpoint's URL above.</p>`
+        : html`<table class="responsive">
+            <thead>
+              <tr>
+                <th>URL</th>
+                <th>Events</th>
+                <th>State</th>
+                <th>Created</th>
+                <th>Last delivery</th>
+                <th><span class="visually-hidden">Actions</span></th>
+              </tr>
+            </thead>
+            <tbody>
+              ${subscriptions.map(row)}
+            </tbody>
+          </table>`
+    }
+  </section>`;
+}
+
+/** The account's webhooks and the form that makes one. */
+export function webhooksPage(options: {
+  viewer: Viewer;
+  subscriptions: readonly Subscription[];
+  last: LastDeliveries;
+  datasets: readonly string[];
+  form?: WebhookForm;
+  notice?: PageContent["notice"];
+}): string {
+  return layout({
+    title: "Webhooks",
+    viewer: options.viewer,
+    current: "webhooks",
+    notice: options.notice,
+    body: html`${createSection(options.viewer, options.form ?? EMPTY_FORM, options.datasets)}
+    ${listSection(options.subscriptions, options.last)}`,
+  });
+}
+
+/** The page that shows a new signing secret, once; `secret` is undefined when it was shown already. */
+export function webhookSecretPage(options: { viewer: Viewer; url?: string; secret?: string }): string {
+  const { viewer, secret } = options;
+  const body =
+    secret === undefined
+      ? html`<section class="card narrow">
+          <h1>Nothing to show</h1>
+          <p>
+            A signing secret is shown only once, right after it is made, and this one has been shown already.
+            If you did not store it, rotate the webhook's secret to get a new one.
+          </p>
+          <p><a class="button" href="/dashboard/webhooks">Back to your webhooks</a></p>
+        </section>`
+      : html`<section class="card narrow">
+          <h1>Your webhook's signing secret</h1>
+          <p class="lead">For <code class="url">${options.url ?? ""}</code>:</p>
+          <div class="secret">
+            <code id="new-secret">${secret}</code>
+            <button type="button" class="copy" data-copy="new-secret" hidden>Copy</button>
+          </div>
+          <p class="warning" role="alert">
+            <strong>This is the only time the secret is shown.</strong> Give it to your endpoint, which
+            verifies each delivery's <code>webhook-signature</code> with it; it will not be shown again.
+          </p>
+          <p><a class="button" href="/dashboard/webhooks">I have stored it: back to your webhooks</a></p>
+        </section>`;
+  return layout({ title: "Signing secret", viewer, current: "webhooks", body });
+}
+
+function attemptsCell(d: Delivery): Html {
+  if (d.attempts.length === 0) return html`<span class="muted">none yet</span>`;
+  return html`<ol class="attempts">
+    ${d.attempts.map(
+      (a) =>
+        html`<li>
+          ${when(a.at)} ·
+          ${a.status === null ? html`<span class="muted">${a.error ?? "no answer"}</span>` : html`<strong>${a.status}</strong>`}
+          · ${a.ms} ms
+        </li>`,
+    )}
+  </ol>`;
+}
+
+function deliveryRow(viewer: Viewer, subscription: string, d: Delivery): Html {
+  return html`<tr>
+    <td data-label="Event"><code>${d.event.type}</code></td>
+    <td data-label="Made">${when(d.created)}</td>
+    <td data-label="State">${outcomeBadge(d)}</td>
+    <td data-label="Attempts">${attemptsCell(d)}</td>
+    <td data-label="Next attempt">
+      ${d.state === "pending" ? when(d.next_at) : html`<span class="muted">none</span>`}
+    </td>
+    <td class="actions">
+      ${
+        d.state === "pending"
+          ? ""
+          : html`<form method="post" action="/dashboard/webhooks/resend">
+              ${csrfField(viewer)}<input type="hidden" name="id" value="${subscription}" />
+              <input type="hidden" name="delivery" value="${d.id}" />
+              <button type="submit" class="small secondary">Resend</button>
+            </form>`
+      }
+    </td>
+  </tr>`;
+}
+
+function actions(viewer: Viewer, s: Subscription): Html {
+  const post = (action: string, label: string, extra: Html | string = "") =>
+    html`<form method="post" action="/dashboard/webhooks/${action}">
+      ${csrfField(viewer)}<input type="hidden" name="id" value="${s.id}" />${extra}
+      <button type="submit" class="secondary">${label}</button>
+    </form>`;
+  const active = s.enabled && s.paused === undefined;
+  return html`<div class="buttons">
+    ${post("test", "Send test event")}
+    ${post("state", active ? "Pause" : "Resume", html`<input type="hidden" name="action" value="${active ? "pause" : "resume"}" />`)}
+    ${post("rotate", "Rotate secret")}
+    <a class="button danger" href="/dashboard/webhooks/delete?id=${s.id}">Delete</a>
+  </div>`;
+}
+
+/** One webhook: its settings, its actions, and its deliveries with every attempt, newest first. */
+export function webhookPage(options: {
+  viewer: Viewer;
+  subscription: Subscription;
+  deliveries: readonly Delivery[];
+  notice?: PageContent["notice"];
+}): string {
+  const { viewer, subscription: s } = options;
+  const rotated = s.secrets.filter((x) => x.expires !== undefined);
+  return layout({
+    title: "Webhook",
+    viewer,
+    current: "webhooks",
+    notice: options.notice,
+    body: html`<section class="card">
+        <h1>Webhook</h1>
+        <p><code class="url">${s.url}</code></p>
+        <p class="lead">
+          ${stateBadge(s)} · events ${s.events.join(", ")} · datasets ${s.datasets?.join(", ") ?? "all"} ·
+          created ${when(s.created)}
+          ${rotated.map((x) => html` · a rotated secret signs too until ${when(x.expires!)}`)}
+        </p>
+        ${actions(viewer, s)}
+      </section>
+      <section class="card">
+        <h2>Deliveries</h2>
+        ${
+          options.deliveries.length === 0
+            ? html`<p class="empty">No deliveries yet. Send a test event to see one.</p>`
+            : html`<table class="responsive">
+                <thead>
+                  <tr>
+                    <th>Event</th>
+                    <th>Made</th>
+                    <th>State</th>
+                    <th>Attempts</th>
+                    <th>Next attempt</th>
+                    <th><span class="visually-hidden">Actions</span></th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${options.deliveries.map((d) => deliveryRow(viewer, s.id, d))}
+                </tbody>
+              </table>`
+        }
+      </section>`,
+  });
+}
+
+/** The confirmation step before a webhook is deleted. */
+export function deleteWebhookPage(options: { viewer: Viewer; subscription: Subscription }): string {
+  const { viewer, subscription: s } = options;
+  return layout({
+    title: "Delete webhook",
+    viewer,
+    current: "webhooks",
+    body: html`<section class="card narrow">
+      <h1>Delete this webhook?</h1>
+      <p class="lead"><code class="url">${s.url}</code> · ${s.events.join(", ")}</p>
+      <p class="warning">
+        Nothing more is sent to it, and deliveries waiting for it are given up. This cannot be undone.
+      </p>
+      <form method="post" action="/dashboard/webhooks/delete" class="buttons">
+        ${csrfField(viewer)}
+        <input type="hidden" name="id" value="${s.id}" />
+        <button type="submit" class="danger">Delete webhook</button>
+        <a class="button secondary" href="/dashboard/webhooks/view?id=${s.id}">Cancel</a>
+      </form>
+    </section>`,
+  });
+}
