@@ -16,7 +16,7 @@ import { portalFile, PORTAL_FILES } from "../src/pull/portal-files.ts";
 const USAGE =
   "Usage: npm run --silent pull [-- --json] [-- --verbose]\n" +
   "       npm run --silent pull -- --accept-header FILE\n" +
-  "Settings: PORTAL_URL, PORTAL_FILES, PULL_TIMEOUT_S, PULL_ATTEMPTS, PULL_BACKOFF_S, DATA_DIR.\n";
+  "Settings: PORTAL_URL, PORTAL_FILES, PULL_TIMEOUT_S, PULL_ATTEMPTS, PULL_BACKOFF_S, STALE_AFTER_H, DATA_DIR.\n";
 
 const args = process.argv.slice(2);
 const dir = resolve(process.env.DATA_DIR || "data");
@@ -52,6 +52,7 @@ async function pull(json: boolean, verbose: boolean): Promise<void> {
             process.stderr.write(`  retrying in ${(waitMs / 1000).toFixed(1)} s: ${reason}\n`)
         : undefined,
     },
+    staleAfterMs: config.staleAfterMs,
     onProgress: (line) => (verbose || !line.includes(": GET ")) && process.stderr.write(line + "\n"),
   });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);

@@ -9,6 +9,8 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import type { TestContext } from "node:test";
+import { pendingDeliveries } from "../src/webhooks/outbox.ts";
+import { createSubscription } from "../src/webhooks/subscriptions.ts";
 import { describe, pullPortal } from "../src/pull/pull.ts";
 import { portalFile } from "../src/pull/portal-files.ts";
 
@@ -405,6 +407,12 @@ test(
     const dir = tempDir(t);
     const build = [portalFile("Station_Build_Up.csv")!];
     const HOUR = 3_600_000;
+    // Someone is told of each change of the file's state of publication.
+    await createSubscription(dir, {
+      account: "ops",
+      url: "https://hooks.example.org/gds",
+      events: ["source.late", "source.stopped", "source.resumed"],
+    });
     assert.equal((await pull(dir, stand.root, NOW, build)).ok, true);
     // The page stays up but links no file (as the capacity file's has since March 2026), and no
     // upload folder has it.
@@ -465,6 +473,18 @@ test(
     assert.match(describe(back.files[0]!), /\(back: it was gone since 2023-02-21T11:00:00.000Z\)/);
     assert.equal(readPullState(dir).files["Station_Build_Up.csv"]!.gone, undefined);
     assert.equal(readPullState(dir).files["Station_Build_Up.csv"]!.refused, undefined);
+
+    // Late past its cadence and STALE_AFTER_H (73 h), stopped past three days gone (74 h), and
+    // current again when it published (76 h): one event each, in that order, none for the pulls
+    // that changed nothing.
+    const told = pendingDeliveries(dir).map((d) => [d.event.type, d.event.data.from, d.event.data.to]);
+    assert.deepEqual(told, [
+      ["source.late", "current", "late"],
+      ["source.stopped", "late", "stopped"],
+      ["source.resumed", "stopped", "current"],
+    ]);
+    assert.equal(pendingDeliveries(dir)[1]!.event.data.gone_since, since);
+    assert.equal(pendingDeliveries(dir)[0]!.event.timestamp, new Date(NOW + 73 * HOUR).toISOString());
   },
 );
 

@@ -24,6 +24,7 @@ const PullEnvSchema = v.object({
   PULL_TIMEOUT_S: v.optional(Seconds, "30"),
   PULL_ATTEMPTS: v.optional(PositiveInteger, "4"),
   PULL_BACKOFF_S: v.optional(Seconds, "2"),
+  STALE_AFTER_H: v.optional(PositiveInteger, "36"),
 });
 
 /** Validated pull settings. */
@@ -34,9 +35,11 @@ export interface PullConfig {
   readonly note?: string;
   readonly files: readonly PortalFileSpec[];
   readonly policy: Omit<DownloadPolicy, "onRetry">;
+  /** The grace past a file's cadence before it is late (STALE_AFTER_H), as the server judges it. */
+  readonly staleAfterMs: number;
 }
 
-/** Reads PORTAL_URL, PORTAL_FILES (comma-separated), PULL_TIMEOUT_S, PULL_ATTEMPTS and PULL_BACKOFF_S. */
+/** Reads PORTAL_URL, PORTAL_FILES (comma-separated), PULL_TIMEOUT_S, PULL_ATTEMPTS, PULL_BACKOFF_S and STALE_AFTER_H. */
 export function loadPullConfig(env: NodeJS.ProcessEnv): PullConfig {
   const out = parseEnv(PullEnvSchema, env);
   const names = out.PORTAL_FILES.split(",")
@@ -60,5 +63,6 @@ export function loadPullConfig(env: NodeJS.ProcessEnv): PullConfig {
       backoffMs: out.PULL_BACKOFF_S * 1000,
       maxBackoffMs: 60_000,
     },
+    staleAfterMs: out.STALE_AFTER_H * 3_600_000,
   };
 }

@@ -2,8 +2,8 @@
  * The webhook events a pull makes (docs/webhooks.md), once, when the store changes: the pull is
  * the one process that changes it from the portal. `data.published` for each dataset a file
  * brought new or revised hours (or weeks, months) to, `forecast.issued` for a new forecast issue,
- * `source.resumed` for a file back after being gone. Each carries the API URL of the records, never
- * the records.
+ * `source.late`, `source.stopped` and `source.resumed` when a file's state of publication changed.
+ * Each carries the API URL of the records, never the records.
  */
 import { availabilityMonthly, availabilityWeekly } from "../datasets/availability-periods.ts";
 import { availability } from "../datasets/availability.ts";
@@ -19,6 +19,7 @@ import type { WebhookEvent } from "../webhooks/outbox.ts";
 import type { FileOutcome } from "./file-outcome.ts";
 import { DATASET_SOURCES } from "./portal-files.ts";
 import type { FileState } from "./pull-state.ts";
+import type { SourceFreshness, SourceState } from "./source-freshness.ts";
 
 const PATHS: Readonly<Record<string, string>> = Object.fromEntries(
   [
@@ -84,13 +85,29 @@ export function fileEvents(outcome: FileOutcome, state: FileState): WebhookEvent
       },
     });
   }
-  if (outcome.resumed !== undefined) {
-    events.push({
-      type: "source.resumed",
-      data: { file: outcome.file, gone_since: outcome.resumed, url: "/healthz" },
-    });
-  }
   return events;
+}
+
+/**
+ * The event of a file whose state of publication (`source-freshness.ts`) is not the one the last
+ * pull judged, `said`: `source.late` or `source.stopped`, or `source.resumed` when it is current
+ * again. None on the first judgement.
+ */
+export function sourceEvent(said: SourceState | undefined, fresh: SourceFreshness): WebhookEvent | undefined {
+  if (said === undefined || said === fresh.state) return undefined;
+  return {
+    type: fresh.state === "current" ? "source.resumed" : `source.${fresh.state}`,
+    data: {
+      file: fresh.file,
+      from: said,
+      to: fresh.state,
+      cadence_hours: fresh.cadence_hours,
+      last_publication: fresh.last_publication,
+      newest_hour: fresh.newest_hour,
+      ...(fresh.gone_since === undefined ? {} : { gone_since: fresh.gone_since }),
+      url: "/healthz",
+    },
+  };
 }
 
 /** The events of a hand ingest (`npm run ingest`) that changed hours: `data.published` per hourly dataset. */

@@ -54,6 +54,8 @@ const FileStateSchema = v.object({
   lags: v.optional(v.array(v.number())),
   /** Since when its link answers 404 (or its page links none), or its body holds its header only. */
   gone: v.optional(v.object({ since: Instant, why: v.picklist(["404", "empty"]) })),
+  /** Its state of publication as the last pull judged it, for the webhooks' `source.*` events. */
+  announced: v.optional(v.picklist(["current", "late", "stopped"])),
 });
 const PullStateSchema = v.object({ format: v.literal(2), files: v.record(v.string(), FileStateSchema) });
 

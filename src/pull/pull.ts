@@ -23,9 +23,11 @@ import {
 } from "./pull-state.ts";
 import { takeDownload, type Taken } from "./take-download.ts";
 import { answered, describe, type FileOutcome, goneFile, settle, tried } from "./file-outcome.ts";
-import { fileEvents } from "./pull-events.ts";
+import { fileEvents, sourceEvent } from "./pull-events.ts";
 import { gridEvents } from "./grid-events.ts";
-import { enqueue } from "../webhooks/outbox.ts";
+import { freshnessOf } from "./source-freshness.ts";
+import { HOUR_MS } from "../time.ts";
+import { enqueue, type WebhookEvent } from "../webhooks/outbox.ts";
 
 export { describe, type FileOutcome, settle } from "./file-outcome.ts";
 
@@ -45,6 +47,8 @@ export interface PullOptions {
   readonly now?: () => number;
   /** Progress lines (each URL fetched), for stderr with --verbose. */
   readonly onProgress?: (line: string) => void;
+  /** The grace past a file's cadence before it is late (STALE_AFTER_H; 36 hours by default). */
+  readonly staleAfterMs?: number;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -141,9 +145,16 @@ async function pullFile(options: PullOptions, spec: PortalFileSpec, known: FileS
 }
 
 // The file's webhook events put in the outbox; one that cannot be written is the file's error.
-function withEvents(dir: string, outcome: FileOutcome, state: FileState, at: number): FileOutcome {
+function withEvents(
+  dir: string,
+  outcome: FileOutcome,
+  state: FileState,
+  at: number,
+  source: WebhookEvent | undefined,
+): FileOutcome {
   try {
-    for (const event of fileEvents(outcome, state)) enqueue(dir, event, { now: at });
+    for (const event of [...fileEvents(outcome, state), ...(source ? [source] : [])])
+      enqueue(dir, event, { now: at });
     return outcome;
   } catch (error) {
     const problem = `its webhook events could not be queued: ${(error as Error).message}`;
@@ -179,9 +190,13 @@ export async function pullPortal(options: PullOptions): Promise<PullResult> {
       return { ok: false, files, unreachable };
     }
     options.onProgress?.(describe(pulled.outcome));
-    files.push(withEvents(options.dir, pulled.outcome, pulled.state, now()));
-    if (JSON.stringify(pulled.state) !== JSON.stringify(known)) {
-      state.files[spec.name] = pulled.state;
+    // Its state of publication after this download, told when it changed since the last pull.
+    const fresh = freshnessOf(spec, pulled.state, now(), options.staleAfterMs ?? 36 * HOUR_MS);
+    const judged = { ...pulled.state, announced: fresh.state };
+    const told = sourceEvent(known.announced, fresh);
+    files.push(withEvents(options.dir, pulled.outcome, judged, now(), told));
+    if (JSON.stringify(judged) !== JSON.stringify(known)) {
+      state.files[spec.name] = judged;
       changed = true;
     }
   }

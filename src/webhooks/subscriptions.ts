@@ -29,6 +29,8 @@ export const EVENT_TYPES = [
   "grid_stress.band_changed",
   "load_reduction.started",
   "load_reduction.ended",
+  "source.late",
+  "source.stopped",
   "source.resumed",
   "webhook.test",
 ] as const;
