@@ -1,17 +1,19 @@
 /**
  * `npm run --silent shared-state -- import|export|status`: moves the documents every process must
- * agree on (keys, accounts, sessions, request counts, last-use times) between DATA_DIR and the
- * Redis at REDIS_URL.
+ * agree on (keys, accounts, sessions, request counts, last-use times, webhook subscriptions, with
+ * the key their secrets are sealed under) between DATA_DIR and the Redis at REDIS_URL.
  * `import` is the one-time move to Redis when a single server grows into several; `export` writes
  * Redis's copies back into DATA_DIR (to go back to one process without Redis, or as a backup).
  */
-import { existsSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { parseAccountFile } from "../src/accounts/account-file.ts";
 import { parseKeyFile } from "../src/keys/key-file.ts";
 import { withSharedDocuments } from "../src/shared/shared-cli.ts";
 import { SHARED_FILES, type SharedFile } from "../src/shared/shared-documents.ts";
 import { writeFileAtomic } from "../src/files/atomic-write.ts";
+import { exportSealingKey, importSealingKey } from "../src/webhooks/redis-webhooks.ts";
+import { parseSubscriptionFile } from "../src/webhooks/subscriptions.ts";
 
 const USAGE = "Usage: REDIS_URL=redis://HOST:PORT npm run --silent shared-state -- import|export|status\n";
 const command = process.argv[2];
@@ -29,10 +31,11 @@ const check: Partial<Record<SharedFile, (text: string) => unknown>> = {
   "sessions.json": (text) => void JSON.parse(text),
   "request-counts.json": (text) => void JSON.parse(text),
   "key-usage.json": (text) => void JSON.parse(text),
+  "webhooks/subscriptions.json": (text) => parseSubscriptionFile(text),
 };
 
 try {
-  await withSharedDocuments(url, async (documents) => {
+  await withSharedDocuments(url, async (documents, connection) => {
     for (const file of SHARED_FILES) {
       const path = join(dir, file);
       if (command === "import") {
@@ -53,11 +56,17 @@ try {
         } else if (text === null) {
           process.stderr.write(`${file}: not in Redis, ${path} left as it is\n`);
         } else {
+          mkdirSync(dirname(path), { recursive: true });
           writeFileAtomic(path, text, { mode: 0o600 });
           process.stderr.write(`${file}: exported to ${path}\n`);
         }
       }
     }
+    // The subscriptions' secrets are readable only under the key they were sealed with.
+    if (command === "import" && (await importSealingKey(connection.client, dir)))
+      process.stderr.write("webhooks/seal.key: imported\n");
+    if (command === "export" && (await exportSealingKey(connection.client, dir)))
+      process.stderr.write("webhooks/seal.key: exported\n");
   });
 } catch (error) {
   process.stderr.write(`Error: ${(error as Error).message}\n`);

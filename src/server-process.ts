@@ -1,7 +1,7 @@
 /**
  * One server process: opens the stores, checks them, and serves until SIGTERM or SIGINT. With
- * `WORKERS` > 1 each worker of `cluster/primary.ts` runs this; with `REDIS_URL` the limits are
- * shared through Redis (`shared/shared-limiter.ts`).
+ * `WORKERS` > 1 each worker of `cluster/primary.ts` runs this; with `REDIS_URL` the limits, the
+ * kept documents and the webhooks are shared through Redis (`cluster/shared-state.ts`).
  */
 import { AggregatorRegistry } from "prom-client";
 import { createMetrics } from "./metrics/metrics.ts";
@@ -14,11 +14,8 @@ import type { Config } from "./config.ts";
 import { createAccessLog } from "./http/access-log.ts";
 import { logOutput, type OutputLoss } from "./files/log-output.ts";
 import { createKeyRegistry } from "./keys/key-registry.ts";
-import { createLimiter, type Limiter } from "./limits/limiter.ts";
-import { createSharedLimiter } from "./shared/shared-limiter.ts";
 import type { RedisConnection } from "./shared/redis-connection.ts";
-import { redisDocumentStore, sharedDocuments } from "./shared/shared-documents.ts";
-import { type DocumentStore, fileDocuments } from "./files/document-store.ts";
+import type { DocumentStore } from "./files/document-store.ts";
 import { createRedisRevealStore } from "./dashboard/redis-reveals.ts";
 import { createService, DATASETS } from "./service.ts";
 import { warmUp } from "./datasets/warm-up.ts";
@@ -38,6 +35,8 @@ import { fileSecret, redisSecret } from "./dashboard/dashboard-secret.ts";
 import { createRedisSignInThrottle } from "./dashboard/redis-sign-in-throttle.ts";
 import { VERSION } from "./version.ts";
 import { startDeliveries } from "./webhooks/delivery-loop.ts";
+import { openSharedState } from "./cluster/shared-state.ts";
+import type { WebhookStores } from "./webhooks/webhook-stores.ts";
 
 // Standard output carries the access log, standard error the server's own lines; a full disk under
 // either, or a reader gone, loses lines (counted, warned of, in the metrics) but never ends the
@@ -64,32 +63,6 @@ function lostAccessLogWarning(everyMs = 60_000): (loss: OutputLoss) => void {
 
 // The access log goes to stdout, a line per request (docs/api.md: "Errors", the access log).
 const accessLog = createAccessLog((line) => stdout.write(line));
-
-// The state processes must share: without REDIS_URL this process's own limiter (and DATA_DIR's
-// files); with it the limiter on Redis, and the keys, accounts, sessions and counts Redis holds,
-// followed into DATA_DIR.
-async function sharedState(
-  config: Config,
-): Promise<{ limiter: Limiter; redis?: RedisConnection; documents: DocumentStore }> {
-  if (config.redisUrl === undefined)
-    return { limiter: createLimiter(), documents: fileDocuments(config.dataDir) };
-  // Loaded only here: without REDIS_URL the Redis client's code (about 1 MB of the heap) is never
-  // loaded, and every major GC has that much less to mark (docs/performance.md).
-  const { connectRedis } = await import("./shared/redis-connection.ts");
-  const redis = connectRedis(config.redisUrl, { log });
-  if (!(await redis.ready(3_000))) {
-    log(`Starting without Redis for now (REDIS_FAILURE=${config.redisFailure}); it is retried every second`);
-  }
-  const shared = sharedDocuments(redis);
-  shared.follow(config.dataDir, log);
-  const limiter = createSharedLimiter({
-    connection: redis,
-    failure: config.redisFailure,
-    local: createLimiter(),
-    log,
-  });
-  return { limiter, redis, documents: redisDocumentStore(shared, config.dataDir) };
-}
 
 // The stores and registries over DATA_DIR, gated by one stat of the directory per request; with
 // REDIS_URL, the kept documents' changes go to Redis's copies, which DATA_DIR follows.
@@ -147,7 +120,12 @@ function reportLoopDelayOnSignal(): void {
 
 // With METRICS_PORT: this process's metrics, served on their own listener, or with WORKERS
 // handed to the primary, which serves the sum of every worker's (cluster/primary.ts).
-function startMetrics(config: Config, store: ReadingStore, redis: RedisConnection | undefined) {
+function startMetrics(
+  config: Config,
+  store: ReadingStore,
+  redis?: RedisConnection,
+  webhooks?: WebhookStores,
+) {
   if (config.metrics === undefined) return undefined;
   const { registry, observe } = createMetrics({
     store,
@@ -156,6 +134,7 @@ function startMetrics(config: Config, store: ReadingStore, redis: RedisConnectio
     redisUp: redis === undefined ? undefined : () => redis.up,
     linesLost: () => ({ stdout: stdout.lost?.lines ?? 0, stderr: stderr.lost?.lines ?? 0 }),
     staleAfterMs: config.staleAfterMs,
+    webhookCounts: () => webhooks!.outbox.counts(),
   });
   if (cluster.isWorker) {
     new AggregatorRegistry();
@@ -171,7 +150,6 @@ function startMetrics(config: Config, store: ReadingStore, redis: RedisConnectio
   return observe;
 }
 
-/** Serves `config` in this process until stopped. */
 // The sign-in tokens' secret: Redis's when the state is shared (every VM accepts every form), else
 // DATA_DIR's (every process of this VM does).
 async function dashboardSecret(config: Config, redis: RedisConnection | undefined): Promise<Buffer> {
@@ -244,13 +222,14 @@ function removeKilledWritersTemps(dataDir: string): void {
   }
 }
 
+/** Serves `config` in this process until stopped. */
 export async function runServerProcess(config: Config): Promise<void> {
   removeKilledWritersTemps(config.dataDir);
-  const { limiter, redis, documents } = await sharedState(config);
+  const { limiter, redis, documents, webhooks } = await openSharedState(config, log);
   const stores = openStores(config, documents);
   const { gate, store, registry, counter } = stores;
   checkStore(store);
-  const metrics = startMetrics(config, store, redis);
+  const metrics = startMetrics(config, store, redis, webhooks);
   const server = createHardenedServer(
     createService({
       store,
@@ -264,7 +243,7 @@ export async function runServerProcess(config: Config): Promise<void> {
       logError,
       counter,
       metrics,
-      dashboard: await dashboardOptions(config, stores, redis, documents),
+      dashboard: { ...(await dashboardOptions(config, stores, redis, documents)), webhooks },
       staleAfterMs: config.staleAfterMs,
       corsOrigins: config.corsOrigins,
       gate,
@@ -287,7 +266,7 @@ export async function runServerProcess(config: Config): Promise<void> {
     });
   });
   if (process.env.GDS_LOOP_STATS === "1") reportLoopDelayOnSignal();
-  const deliveries = startDeliveries({ dataDir: config.dataDir, ...config.webhooks, log });
+  const deliveries = startDeliveries({ webhooks, ...config.webhooks, log });
   const shutdown = createShutdown(server, {
     graceMs: config.shutdownGraceMs,
     log,

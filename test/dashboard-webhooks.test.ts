@@ -6,12 +6,14 @@
  */
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
+import { fileWebhookStores } from "../src/webhooks/webhook-stores.ts";
+import { subscribe } from "./helpers.ts";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { Deliverer } from "../src/webhooks/deliverer.ts";
 import { deliveryLog, enqueue, pendingDeliveries } from "../src/webhooks/outbox.ts";
-import { createSubscription, readSubscriptions } from "../src/webhooks/subscriptions.ts";
+import { readSubscriptions } from "../src/webhooks/subscriptions.ts";
 import { signedIn } from "./dashboard-helpers.ts";
 
 const LOOPBACK = { allowPrivate: true, allowHttp: true };
@@ -72,7 +74,7 @@ test("a private URL is refused with the form kept; a public one is made and its 
 test("a webhook's page shows each attempt's status; resend sends the same webhook-id again", async (t) => {
   const { dir, client } = await signedIn(t);
   const hook = await receiver(t, [500, 200]);
-  const { subscription, secret } = await createSubscription(dir, {
+  const { subscription, secret } = await subscribe(dir, {
     account: "analyst",
     url: hook.url,
     events: ["webhook.test"],
@@ -82,7 +84,7 @@ test("a webhook's page shows each attempt's status; resend sends the same webhoo
   assert.equal((await client.post("/dashboard/webhooks/test", { csrf, id: subscription.id })).status, 303);
   const [queued] = pendingDeliveries(dir);
   assert.equal(queued!.event.type, "webhook.test");
-  const deliverer = new Deliverer({ dataDir: dir, rules: LOOPBACK, scheduleMs: [0, 0] });
+  const deliverer = new Deliverer({ webhooks: fileWebhookStores(dir), rules: LOOPBACK, scheduleMs: [0, 0] });
   await deliverer.deliverDue(); // 500
   await deliverer.deliverDue(); // 200
   const page = await (await client.get(view)).text();
@@ -111,14 +113,14 @@ test("a webhook's page shows each attempt's status; resend sends the same webhoo
 test("pause, resume, rotate and delete; another account's webhook is a 404 that changes nothing", async (t) => {
   const { dir, client } = await signedIn(t);
   const mine = (
-    await createSubscription(dir, {
+    await subscribe(dir, {
       account: "analyst",
       url: "https://203.0.113.7/a",
       events: ["data.published"],
     })
   ).subscription;
   const theirs = (
-    await createSubscription(dir, {
+    await subscribe(dir, {
       account: "someone",
       url: "https://203.0.113.8/b",
       events: ["data.published"],

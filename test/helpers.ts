@@ -27,6 +27,8 @@ import { createChangeGate } from "../src/files/change-gate.ts";
 import { createAccountRegistry } from "../src/accounts/account-registry.ts";
 import { createSessionStore, type SessionStore } from "../src/accounts/session-store.ts";
 import { createRequestCounter, type RequestCounter } from "../src/usage/request-counts.ts";
+import { createSubscription } from "../src/webhooks/subscriptions.ts";
+import { fileWebhookStores } from "../src/webhooks/webhook-stores.ts";
 
 // The processes each test started (`startServerProcess`). A test's after-hooks run in the order
 // they were added, and its temp directory is made before the process that writes into it: the
@@ -383,4 +385,10 @@ export async function waitFor(
     if (performance.now() > deadline) throw new Error(`Waited ${deadlineMs / 1000} s for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
+}
+
+/** A webhook subscription in DATA_DIR at `dir`, as the CLI makes one; its secret is returned once. */
+export async function subscribe(dir: string, options: Parameters<typeof createSubscription>[2]) {
+  const webhooks = fileWebhookStores(dir);
+  return createSubscription(webhooks.documents, await webhooks.sealingKey(), options);
 }

@@ -5,7 +5,6 @@
  */
 import { type Refusal, writePullState } from "../src/pull/pull-state.ts";
 import { enqueue } from "../src/webhooks/outbox.ts";
-import { createSubscription } from "../src/webhooks/subscriptions.ts";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -13,7 +12,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createKey, revokeKey } from "../src/keys/key-admin.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
-import { freePort, ingestTexts, skipUnless, startServerProcess, tempDir } from "./helpers.ts";
+import { freePort, ingestTexts, skipUnless, startServerProcess, tempDir, subscribe } from "./helpers.ts";
 import { REDIS_SKIP, startRedis } from "./redis-helpers.ts";
 
 const ROOT = join(import.meta.dirname, "..");
@@ -70,7 +69,7 @@ test(
     const refused = { at: "2025-06-05T04:09:00.000Z", kind: "header", reason: "its columns changed" };
     writePullState(dir, { format: 2, files: { "Station_Build_Up.csv": { refused: refused as Refusal } } });
     // A webhook the server cannot send (plain http is refused by default): pending in the outbox.
-    await createSubscription(dir, {
+    await subscribe(dir, {
       account: "desk",
       url: "http://127.0.0.1:9/hook",
       events: ["webhook.test"],

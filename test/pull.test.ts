@@ -10,7 +10,6 @@ import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import type { TestContext } from "node:test";
 import { pendingDeliveries } from "../src/webhooks/outbox.ts";
-import { createSubscription } from "../src/webhooks/subscriptions.ts";
 import { describe, pullPortal } from "../src/pull/pull.ts";
 import { portalFile } from "../src/pull/portal-files.ts";
 
@@ -22,7 +21,15 @@ const THREE_FILES = [
 ];
 import { lastSuccessfulPull, readPullState } from "../src/pull/pull-state.ts";
 import { readAttempts, sha256Of } from "../src/pull/archive.ts";
-import { freePort, REAL_DATA_DIR, skipUnless, snapshotDir, startServer, tempDir } from "./helpers.ts";
+import {
+  freePort,
+  REAL_DATA_DIR,
+  skipUnless,
+  snapshotDir,
+  startServer,
+  tempDir,
+  subscribe,
+} from "./helpers.ts";
 import { type Behaviour, startPortal } from "./portal-stand-in.ts";
 
 const SNAPSHOT = join(REAL_DATA_DIR, "portal_snapshot_2023-02-21");
@@ -408,7 +415,7 @@ test(
     const build = [portalFile("Station_Build_Up.csv")!];
     const HOUR = 3_600_000;
     // Someone is told of each change of the file's state of publication.
-    await createSubscription(dir, {
+    await subscribe(dir, {
       account: "ops",
       url: "https://hooks.example.org/gds",
       events: ["source.late", "source.stopped", "source.resumed"],

@@ -6,6 +6,7 @@
  */
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
+import { fileWebhookStores } from "../src/webhooks/webhook-stores.ts";
 import { spawnSync } from "node:child_process";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -19,11 +20,19 @@ import { Deliverer } from "../src/webhooks/deliverer.ts";
 import { checkDestination, isPrivateAddress } from "../src/webhooks/destination.ts";
 import { deliveryLog, enqueue, pendingDeliveries } from "../src/webhooks/outbox.ts";
 import { signatures } from "../src/webhooks/signature.ts";
-import { createSubscription, readSubscriptions, rotateSecret } from "../src/webhooks/subscriptions.ts";
+import { readSubscriptions, rotateSecret } from "../src/webhooks/subscriptions.ts";
 import { existsSync, readFileSync } from "node:fs";
 import { gridEvents } from "../src/pull/grid-events.ts";
 import { formatInstant } from "../src/time.ts";
-import { ingestTexts, REAL_DATA_DIR, skipUnless, startServerProcess, tempDir, waitFor } from "./helpers.ts";
+import {
+  ingestTexts,
+  REAL_DATA_DIR,
+  skipUnless,
+  startServerProcess,
+  tempDir,
+  waitFor,
+  subscribe,
+} from "./helpers.ts";
 import { startPortal } from "./portal-stand-in.ts";
 
 const LOOPBACK = { allowPrivate: true, allowHttp: true };
@@ -59,7 +68,7 @@ const verify = (secret: string, r: Received) =>
 
 test("a signature standardwebhooks verifies; a rotated secret signs beside the new one for a day", async (t) => {
   const dir = tempDir(t);
-  const { subscription, secret } = await createSubscription(dir, {
+  const { subscription, secret } = await subscribe(dir, {
     account: "a",
     url: "https://example.org/h",
     events: ["data.published"],
@@ -79,7 +88,11 @@ test("a signature standardwebhooks verifies; a rotated secret signs beside the n
   };
   assert.deepEqual(new Webhook(secret).verify(body, headers), JSON.parse(body));
   assert.throws(() => new Webhook(secret).verify(body.replace("test", "tesT"), headers), /signature/i);
-  const fresh = await rotateSecret(dir, subscription.id);
+  const fresh = await rotateSecret(
+    fileWebhookStores(dir).documents,
+    await fileWebhookStores(dir).sealingKey(),
+    subscription.id,
+  );
   const both = signatures([secret, fresh], "msg_1", now, body);
   for (const key of [secret, fresh]) new Webhook(key).verify(body, { ...headers, "webhook-signature": both });
 });
@@ -87,7 +100,7 @@ test("a signature standardwebhooks verifies; a rotated secret signs beside the n
 test("delivered with one webhook-id through 500, 500 and 200; 410 disables; Retry-After is honoured", async (t) => {
   const dir = tempDir(t);
   const flaky = await receiver(t, [500, 500, 200]);
-  const { subscription, secret } = await createSubscription(dir, {
+  const { subscription, secret } = await subscribe(dir, {
     account: "a",
     url: flaky.url,
     events: ["data.published"],
@@ -96,7 +109,7 @@ test("delivered with one webhook-id through 500, 500 and 200; 410 disables; Retr
   const start = Math.floor(Date.now() / 1000) * 1000;
   let now = start;
   const deliverer = new Deliverer({
-    dataDir: dir,
+    webhooks: fileWebhookStores(dir),
     rules: LOOPBACK,
     now: () => now,
     scheduleMs: [0, 5_000, 60_000],
@@ -125,7 +138,7 @@ test("delivered with one webhook-id through 500, 500 and 200; 410 disables; Retr
   assert.equal(readSubscriptions(dir)[0]!.failing_since, undefined, "healthy again");
 
   const gone = await receiver(t, [410]);
-  const second = await createSubscription(dir, { account: "a", url: gone.url, events: ["forecast.issued"] });
+  const second = await subscribe(dir, { account: "a", url: gone.url, events: ["forecast.issued"] });
   enqueue(dir, { type: "forecast.issued", data: {} }, { now });
   await deliverer.deliverDue();
   const disabled = readSubscriptions(dir).find((s) => s.id === second.subscription.id)!;
@@ -135,7 +148,7 @@ test("delivered with one webhook-id through 500, 500 and 200; 410 disables; Retr
   assert.equal(pendingDeliveries(dir).length, 0, "a disabled subscription gets no event");
 
   const busy = await receiver(t, [429, 200], { "Retry-After": "120" });
-  await createSubscription(dir, { account: "a", url: busy.url, events: ["source.resumed"] });
+  await subscribe(dir, { account: "a", url: busy.url, events: ["source.resumed"] });
   enqueue(dir, { type: "source.resumed", data: { file: "x.csv" } }, { now });
   await deliverer.deliverDue();
   assert.equal(Date.parse(pendingDeliveries(dir)[0]!.next_at), now + 120_000, "when the receiver said");
@@ -172,9 +185,13 @@ test("private and plain-http destinations are refused unless the operator allows
   // At delivery too: a subscription made while allowed is refused once the rules forbid it.
   const dir = tempDir(t);
   const open = await receiver(t, [200]);
-  await createSubscription(dir, { account: "a", url: open.url, events: ["webhook.test"] });
+  await subscribe(dir, { account: "a", url: open.url, events: ["webhook.test"] });
   enqueue(dir, { type: "webhook.test", data: {} });
-  await new Deliverer({ dataDir: dir, rules: strict, scheduleMs: [0, 60_000] }).deliverDue();
+  await new Deliverer({
+    webhooks: fileWebhookStores(dir),
+    rules: strict,
+    scheduleMs: [0, 60_000],
+  }).deliverDue();
   assert.equal(open.received.length, 0);
   assert.match(pendingDeliveries(dir)[0]!.attempts[0]!.error!, /http: is refused/);
   const cli = spawnSync(
@@ -194,13 +211,13 @@ test("a pull that publishes new weeks makes one data.published event per dataset
   const dir = tempDir(t);
   const hook = await receiver(t, [200]);
   // By name: the delivery connects to the address its name resolved to and was checked.
-  const { secret } = await createSubscription(dir, {
+  const { secret } = await subscribe(dir, {
     account: "a",
     url: hook.url.replace("127.0.0.1", "localhost"),
     events: ["data.published"],
     datasets: ["grid.availability_weekly"],
   });
-  await createSubscription(dir, { account: "b", url: hook.url, events: ["forecast.issued"] });
+  await subscribe(dir, { account: "b", url: hook.url, events: ["forecast.issued"] });
   const files = samplePeriodFiles(sampleHours({ lastHour: Date.parse("2026-06-17T21:00:00Z"), days: 120 }));
   const stand = await startPortal(t);
   stand.publish("Weekly_unplanned_outages.csv", files["Weekly_unplanned_outages.csv"]!, {
@@ -218,7 +235,7 @@ test("a pull that publishes new weeks makes one data.published event per dataset
   assert.equal(result.ok, true, JSON.stringify(result.files));
   const pending = pendingDeliveries(dir);
   assert.equal(pending.length, 1, "one subscriber wants it");
-  await new Deliverer({ dataDir: dir, rules: LOOPBACK }).deliverDue();
+  await new Deliverer({ webhooks: fileWebhookStores(dir), rules: LOOPBACK }).deliverDue();
   const event = verify(secret, hook.received[0]!);
   assert.equal(event.type, "data.published");
   assert.equal(event.data.dataset, "grid.availability_weekly");
@@ -242,7 +259,7 @@ test("a pull that publishes new weeks makes one data.published event per dataset
 test("a server killed with SIGKILL between two attempts delivers after its restart, with the same webhook-id", async (t) => {
   const dir = tempDir(t);
   const hook = await receiver(t, [500, 200]);
-  const { secret } = await createSubscription(dir, { account: "a", url: hook.url, events: ["webhook.test"] });
+  const { secret } = await subscribe(dir, { account: "a", url: hook.url, events: ["webhook.test"] });
   // A second attempt 3 s after the first: the kill comes between them, once the first is recorded.
   const env = { WEBHOOK_ALLOW_PRIVATE: "1", WEBHOOK_ALLOW_HTTP: "1", WEBHOOK_RETRY_S: "0,3" };
   const first = await startServerProcess(t, dir, { env });
@@ -277,7 +294,7 @@ test(
   },
   async (t) => {
     const dir = tempDir(t);
-    await createSubscription(dir, {
+    await subscribe(dir, {
       account: "a",
       url: "https://hooks.example.org/gds",
       events: ["grid_stress.band_changed", "load_reduction.started", "load_reduction.ended"],

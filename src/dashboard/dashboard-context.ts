@@ -15,6 +15,7 @@ import type { ReadingStore } from "../store/reading-store.ts";
 import type { RequestCounter } from "../usage/request-counts.ts";
 import { publicBase } from "../http/own-origin.ts";
 import type { DestinationRules } from "../webhooks/destination.ts";
+import { fileWebhookStores, type WebhookStores } from "../webhooks/webhook-stores.ts";
 import { cookie } from "./cookies.ts";
 import type { Html } from "./html.ts";
 import type { PageContent } from "./layout.ts";
@@ -51,6 +52,8 @@ export interface DashboardOptions {
   readonly datasets?: readonly DatasetDoc[];
   /** Where webhooks may go (WEBHOOK_ALLOW_PRIVATE, WEBHOOK_ALLOW_HTTP); by default https to public addresses only. */
   readonly webhookRules?: DestinationRules;
+  /** Where the webhooks' subscriptions, outbox and sealing key are: DATA_DIR's by default, or Redis's. */
+  readonly webhooks?: WebhookStores;
 }
 
 /** The options with every default filled in, and the helpers the routes share. */
@@ -61,6 +64,7 @@ export interface DashboardContext extends DashboardOptions {
   readonly reveals: RevealStore;
   readonly logError: (error: unknown) => void;
   readonly webhookRules: DestinationRules;
+  readonly webhooks: WebhookStores;
   /** The home page's chart, redrawn only when the store changed. */
   readonly chart: () => Html;
   /** The home page's supply-margin chart, redrawn only when the store changed. */
@@ -116,14 +120,16 @@ export function queryParam(req: IncomingMessage, name: string): string | null {
 export function createDashboardContext(options: DashboardOptions): DashboardContext {
   const now = options.now ?? Date.now;
   const secure = options.secureCookies;
+  const documents = options.documents ?? fileDocuments(options.dir);
   return {
     ...options,
     now,
     throttle: options.throttle ?? createSignInThrottle({ now }),
     reveals: options.reveals ?? createRevealStore({ now }),
     logError: options.logError ?? ((error) => console.error(error)),
-    documents: options.documents ?? fileDocuments(options.dir),
+    documents,
     webhookRules: options.webhookRules ?? { allowPrivate: false, allowHttp: false },
+    webhooks: options.webhooks ?? fileWebhookStores(options.dir, documents),
     chart: createRecentMixChart(options.store),
     margin: createRecentMarginChart(options.store),
     shedding: createRecentShedding(options.store),

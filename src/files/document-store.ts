@@ -6,7 +6,7 @@
  * asks which it is. Readers read the copy in `DATA_DIR` either way.
  */
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { writeFileAtomic } from "./atomic-write.ts";
 import { withLockAsync } from "./lock-file.ts";
 
@@ -50,7 +50,7 @@ export function fileDocuments(dir: string): DocumentStore {
   return {
     dir,
     update(file, change) {
-      mkdirSync(dir, { recursive: true });
+      mkdirSync(dirname(join(dir, file.name)), { recursive: true });
       return withLockAsync(join(dir, file.lock), () => {
         const current = localText(dir, file.name);
         const { text, result } = change(current);

@@ -7,7 +7,7 @@
  * the primary sums the workers' counters; what every worker reads alike from the store is taken
  * once (`aggregator: "first"`, or the largest / smallest).
  */
-import { deliveryLog, pendingDeliveries } from "../webhooks/outbox.ts";
+import { type DeliveryCounts, fileOutbox } from "../webhooks/outbox-store.ts";
 import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
 import { httpMetrics } from "./http-metrics.ts";
 import { sourceMetrics } from "./source-metrics.ts";
@@ -59,6 +59,8 @@ export function createMetrics(options: {
   /** STALE_AFTER_H, in ms. */
   staleAfterMs: number;
   now?: () => number;
+  /** The webhook deliveries by state (DATA_DIR's outbox by default). */
+  webhookCounts?: () => Promise<DeliveryCounts>;
 }): { registry: Registry; observe: RequestMetrics } {
   const { store, datasets, dir } = options;
   const registry = new Registry();
@@ -94,6 +96,7 @@ export function createMetrics(options: {
   }
   gauges(registry, store, datasets, dir, options.redisUp);
   sourceMetrics(registry, { store, dir, staleAfterMs: options.staleAfterMs, now: options.now ?? Date.now });
+  webhookGauge(registry, options.webhookCounts ?? (() => fileOutbox(dir).counts()));
   return {
     registry,
     observe: {
@@ -174,24 +177,6 @@ function pullGauges(registry: Registry, dir: string): void {
       for (const [file, refusal] of refusedFiles(dir)) this.set({ file, kind: refusal.kind }, 1);
     },
   });
-  // The webhook deliveries in the outbox (pending) and its log (how they ended), at each scrape.
-  new Gauge({
-    name: "gds_webhook_deliveries",
-    help: "Webhook deliveries by state: pending (in the outbox), delivered, failed (past the retry schedule) or gone (410).",
-    labelNames: ["state"],
-    registers: [registry],
-    collect() {
-      this.reset();
-      const counts: Record<string, number> = {
-        pending: pendingDeliveries(dir).length,
-        delivered: 0,
-        failed: 0,
-        gone: 0,
-      };
-      for (const d of deliveryLog(dir)) counts[d.state] = (counts[d.state] ?? 0) + 1;
-      for (const [state, n] of Object.entries(counts)) this.set({ state }, n);
-    },
-  });
   // A counter the pull keeps in its own file: read at each scrape.
   new Counter({
     name: "gds_pull_runs_total",
@@ -204,6 +189,23 @@ function pullGauges(registry: Registry, dir: string): void {
       this.reset();
       this.inc({ outcome: "ok" }, runs.ok);
       this.inc({ outcome: "failed" }, runs.failed);
+    },
+  });
+}
+
+// The webhook deliveries in the outbox (pending) and its log (how they ended), at each scrape: one
+// outbox for every worker (DATA_DIR's or Redis's), so the first worker's answer is the whole.
+function webhookGauge(registry: Registry, counts: () => Promise<DeliveryCounts>): void {
+  new Gauge({
+    name: "gds_webhook_deliveries",
+    aggregator: "first",
+    help: "Webhook deliveries by state: pending (in the outbox), delivered, failed (past the retry schedule) or gone (410).",
+    labelNames: ["state"],
+    registers: [registry],
+    async collect() {
+      const now = await counts();
+      this.reset();
+      for (const [state, n] of Object.entries(now)) this.set({ state }, n);
     },
   });
 }

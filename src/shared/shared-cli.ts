@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { localText } from "../files/document-store.ts";
 import { KEYS_FILE, USAGE_FILE } from "../keys/key-file.ts";
-import { connectRedis, redactedUrl } from "./redis-connection.ts";
+import { connectRedis, type RedisConnection, redactedUrl } from "./redis-connection.ts";
 import { sharedDocuments, type SharedDocuments } from "./shared-documents.ts";
 
 export interface CliIo {
@@ -21,12 +21,12 @@ export interface CliIo {
 /** Connects the CLI to Redis (or fails in 3 s, saying so), runs `work`, disconnects. */
 export async function withSharedDocuments<T>(
   url: string,
-  work: (documents: SharedDocuments) => Promise<T>,
+  work: (documents: SharedDocuments, connection: RedisConnection) => Promise<T>,
 ): Promise<T> {
   const connection = connectRedis(url, { log: () => {}, commandTimeoutMs: 2_000 });
   try {
     if (!(await connection.ready(3_000))) throw new Error(`Redis at ${redactedUrl(url)} is unreachable`);
-    return await work(sharedDocuments(connection));
+    return await work(sharedDocuments(connection), connection);
   } finally {
     await connection.close();
   }

@@ -14,7 +14,7 @@
  *   as it is, and the follower says so once.
  */
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { Redis } from "ioredis";
 import { writeFileAtomic } from "../files/atomic-write.ts";
 import { type DocumentStore, localText } from "../files/document-store.ts";
@@ -22,9 +22,9 @@ import type { RedisConnection } from "./redis-connection.ts";
 import { SharedStateUnavailable } from "./shared-state-unavailable.ts";
 
 /**
- * The documents Redis holds, by their file name in DATA_DIR: keys, accounts and sessions, and the
- * request counts and last-use times the dashboard shows (merged by addition and by the later
- * time, so every VM's requests count).
+ * The documents Redis holds, by their path in DATA_DIR: keys, accounts and sessions, the request
+ * counts and last-use times the dashboard shows (merged by addition and by the later time, so
+ * every VM's requests count), and the webhook subscriptions.
  */
 export const SHARED_FILES = [
   "keys.json",
@@ -32,6 +32,7 @@ export const SHARED_FILES = [
   "sessions.json",
   "request-counts.json",
   "key-usage.json",
+  "webhooks/subscriptions.json",
 ] as const;
 export type SharedFile = (typeof SHARED_FILES)[number];
 
@@ -86,7 +87,7 @@ function keepBeforeRedis(dir: string, file: SharedFile, text: string, log: (line
 function writeLocal(dir: string, file: SharedFile, text: string): void {
   const path = join(dir, file);
   if (existsSync(path) && readFileSync(path, "utf8") === text) return;
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dirname(path), { recursive: true });
   writeFileAtomic(path, text, { mode: 0o600 });
 }
 

@@ -11,15 +11,15 @@ import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { VERSION } from "../version.ts";
 import { checkDestination, type DestinationRules } from "./destination.ts";
-import { type Delivery, pendingDeliveries, saveDelivery } from "./outbox.ts";
+import type { Delivery } from "./outbox.ts";
 import { signatures } from "./signature.ts";
 import {
   readSubscriptions,
   signingSecrets,
-  subscriptionOf,
   type Subscription,
   updateSubscriptions,
 } from "./subscriptions.ts";
+import type { WebhookStores } from "./webhook-stores.ts";
 
 /** The specification's schedule: the wait before each attempt after the first, in ms. */
 export const RETRY_SCHEDULE_MS = [
@@ -30,7 +30,7 @@ export const PAUSE_AFTER_MS = 24 * 3_600_000;
 const ANSWER_BYTES = 64 * 1024;
 
 export interface DelivererOptions {
-  readonly dataDir: string;
+  readonly webhooks: WebhookStores;
   readonly rules: DestinationRules;
   readonly now?: () => number;
   /** The waits before the retries, in ms (`RETRY_SCHEDULE_MS` by default). */
@@ -103,67 +103,83 @@ async function post(
   });
 }
 
-/** Sends what is due; one process per data directory does (`delivery-loop.ts` says which). */
+/**
+ * Sends what is due. Every delivery taken from the outbox is attempted by this process alone
+ * (`outbox-store.ts`); a process killed during an attempt leaves it to be taken again.
+ */
 export class Deliverer {
   readonly #options: DelivererOptions;
+  readonly #webhooks: WebhookStores;
   readonly #now: () => number;
   readonly #schedule: readonly number[];
+  readonly #timeoutMs: number;
 
   constructor(options: DelivererOptions) {
     this.#options = options;
+    this.#webhooks = options.webhooks;
     this.#now = options.now ?? Date.now;
     this.#schedule = options.scheduleMs ?? RETRY_SCHEDULE_MS;
+    this.#timeoutMs = options.timeoutMs ?? 15_000;
   }
 
   /** Attempts every delivery that is due; returns when each has its outcome. */
   async deliverDue(): Promise<number> {
-    const now = this.#now();
-    const due = pendingDeliveries(this.#options.dataDir).filter((d) => Date.parse(d.next_at) <= now);
+    // Theirs wait while a subscription is paused or disabled; each is held for as long as an attempt may take.
+    const waiting = readSubscriptions(this.#webhooks.dataDir)
+      .filter((s) => !s.enabled || s.paused !== undefined)
+      .map((s) => s.id);
+    const due = await this.#webhooks.outbox.take(this.#now(), this.#timeoutMs + 5_000, new Set(waiting));
     for (const delivery of due) await this.#attempt(delivery);
     return due.length;
   }
 
   /** When the next pending delivery is due (UTC ms), or null. */
-  nextDue(): number | null {
-    const next = pendingDeliveries(this.#options.dataDir)[0];
-    return next === undefined ? null : Date.parse(next.next_at);
+  nextDue(): Promise<number | null> {
+    return this.#webhooks.outbox.nextDue();
   }
 
   async #attempt(delivery: Delivery): Promise<void> {
-    const { dataDir } = this.#options;
-    const sub = readSubscriptions(dataDir).find((s) => s.id === delivery.subscription);
+    const sub = readSubscriptions(this.#webhooks.dataDir).find((s) => s.id === delivery.subscription);
     if (sub === undefined)
       return this.#end(delivery, "failed", { status: null, error: "the subscription was deleted" }, 0);
-    if (!sub.enabled || sub.paused !== undefined) return; // kept until it is enabled or resumed
     const started = this.#now();
     const timestamp = Math.floor(started / 1000);
     const body = JSON.stringify(delivery.event);
+    const secrets = signingSecrets(await this.#webhooks.sealingKey(), sub, started);
     const headers = {
       "content-type": "application/json",
       "user-agent": `grid-data-service/${VERSION} (webhooks)`,
       "webhook-id": delivery.id,
       "webhook-timestamp": String(timestamp),
-      "webhook-signature": signatures(signingSecrets(dataDir, sub, started), delivery.id, timestamp, body),
+      "webhook-signature": signatures(secrets, delivery.id, timestamp, body),
     };
-    const answer = await post(sub, body, headers, this.#options.rules, this.#options.timeoutMs ?? 15_000);
+    const answer = await post(sub, body, headers, this.#options.rules, this.#timeoutMs);
     const ms = this.#now() - started;
     if (answer.status !== null && answer.status >= 200 && answer.status < 300)
       return this.#end(delivery, "delivered", answer, ms);
     if (answer.status === 410) {
-      updateSubscriptions(dataDir, (all) => {
-        const s = subscriptionOf(all, sub.id);
+      const at = new Date(this.#now()).toISOString();
+      await this.#change(sub.id, (s) => {
         s.enabled = false;
-        s.paused = { at: new Date(this.#now()).toISOString(), why: "the receiver answered 410 Gone" };
+        s.paused = { at, why: "the receiver answered 410 Gone" };
       });
       return this.#end(delivery, "gone", answer, ms);
     }
-    this.#retry(delivery, sub, answer, ms);
+    return this.#retry(delivery, answer, ms);
   }
 
-  #end(delivery: Delivery, state: Delivery["state"], answer: Answer, ms: number): void {
+  // Changes one subscription, if it still exists.
+  #change(id: string, fn: (s: Subscription) => void): Promise<void> {
+    return updateSubscriptions(this.#webhooks.documents, (all) => {
+      const s = all.find((x) => x.id === id);
+      if (s !== undefined) fn(s);
+    });
+  }
+
+  async #end(delivery: Delivery, state: Delivery["state"], answer: Answer, ms: number): Promise<void> {
     const ended = { ...delivery, state, attempts: [...delivery.attempts, this.#record(answer, ms)] };
-    saveDelivery(this.#options.dataDir, ended);
-    if (state === "delivered") this.#healthy(delivery.subscription);
+    await this.#webhooks.outbox.save(ended);
+    if (state === "delivered") await this.#healthy(delivery.subscription);
     this.#options.onAttempt?.(state === "pending" ? "retry" : state, ended);
   }
 
@@ -177,23 +193,22 @@ export class Deliverer {
   }
 
   // Another attempt when the server asked (429, 503) or the schedule says; past the schedule, failed.
-  #retry(delivery: Delivery, sub: Subscription, answer: Answer, ms: number): void {
+  async #retry(delivery: Delivery, answer: Answer, ms: number): Promise<void> {
     const attempts = [...delivery.attempts, this.#record(answer, ms)];
     const asked = answer.status === 429 || answer.status === 503 ? answer.retryAfterMs : undefined;
     const wait = asked ?? this.#schedule[attempts.length];
     if (wait === undefined) return this.#end(delivery, "failed", answer, ms);
     const jitter = asked === undefined ? wait * 0.1 * (Math.random() * 2 - 1) : 0;
     const next = { ...delivery, attempts, next_at: new Date(this.#now() + wait + jitter).toISOString() };
-    saveDelivery(this.#options.dataDir, next);
-    this.#failing(sub);
+    await this.#webhooks.outbox.save(next);
+    await this.#failing(delivery.subscription);
     this.#options.onAttempt?.("retry", next);
   }
 
   // A subscription failing since more than a day is paused.
-  #failing(sub: Subscription): void {
+  #failing(id: string): Promise<void> {
     const now = this.#now();
-    updateSubscriptions(this.#options.dataDir, (all) => {
-      const s = subscriptionOf(all, sub.id);
+    return this.#change(id, (s) => {
       s.failing_since ??= new Date(now).toISOString();
       if (now - Date.parse(s.failing_since) > PAUSE_AFTER_MS && s.paused === undefined) {
         s.paused = { at: new Date(now).toISOString(), why: "its deliveries have failed for 24 hours" };
@@ -201,12 +216,9 @@ export class Deliverer {
     });
   }
 
-  #healthy(id: string): void {
-    if (readSubscriptions(this.#options.dataDir).find((s) => s.id === id)?.failing_since === undefined)
+  async #healthy(id: string): Promise<void> {
+    if (readSubscriptions(this.#webhooks.dataDir).find((s) => s.id === id)?.failing_since === undefined)
       return;
-    updateSubscriptions(this.#options.dataDir, (all) => {
-      const s = all.find((x) => x.id === id);
-      if (s !== undefined) delete s.failing_since;
-    });
+    await this.#change(id, (s) => delete s.failing_since);
   }
 }

@@ -1,14 +1,16 @@
 /**
- * The server's webhook deliveries in the background (docs/webhooks.md): one process per data
- * directory sends them, the one holding `webhooks/deliverer.pid` (a live pid; a dead one's file is
- * taken over), so that with several workers each delivery is attempted by one. Every second, or
+ * The server's webhook deliveries in the background (docs/webhooks.md). With DATA_DIR's outbox,
+ * one process per data directory sends them, the one holding `webhooks/deliverer.pid` (a live
+ * pid; a dead one's file is taken over), so that with several workers each delivery is attempted
+ * by one. With Redis's, every process sends (each delivery is taken by one), and the holder of
+ * the pid file moves the events the pull left in DATA_DIR's outbox into Redis's. Every second, or
  * sooner when a delivery falls due, what is due is sent; nothing here runs inside an API answer.
  */
 import { closeSync, existsSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { processAlive } from "../files/process-alive.ts";
 import { Deliverer, type DelivererOptions } from "./deliverer.ts";
-import { WEBHOOKS_DIR } from "./subscriptions.ts";
+import { SUBSCRIPTIONS_DOCUMENT, WEBHOOKS_DIR } from "./subscriptions.ts";
 
 const PID_FILE = "deliverer.pid";
 
@@ -42,33 +44,37 @@ export function startDeliveries(
   stop(): Promise<void>;
 } {
   const deliverer = new Deliverer(options);
-  const dir = join(options.dataDir, WEBHOOKS_DIR);
-  const pidFile = join(dir, PID_FILE);
+  const { dataDir, outbox } = options.webhooks;
+  const pidFile = join(dataDir, WEBHOOKS_DIR, PID_FILE);
   const pollMs = options.pollMs ?? 1_000;
+  const shared = outbox.absorb !== undefined;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   let holding = false;
   let said = "";
+  const round = async () => {
+    // A store without subscriptions has nothing to deliver: nothing is claimed or written.
+    if (!existsSync(join(dataDir, SUBSCRIPTIONS_DOCUMENT.name))) return;
+    holding ||= claim(pidFile);
+    if (holding && shared) await outbox.absorb!();
+    if (holding || shared) await deliverer.deliverDue();
+  };
   const tick = () => {
     void (async () => {
       try {
-        // A store without subscriptions has nothing to deliver: nothing is claimed or written.
-        if (existsSync(join(dir, "subscriptions.json"))) {
-          holding ||= claim(pidFile);
-          if (holding) await deliverer.deliverDue();
-        }
+        await round();
         said = "";
       } catch (error) {
-        // Said once while it lasts (a read-only or full disk), not every second.
+        // Said once while it lasts (a read-only or full disk, Redis away), not every second.
         const message = `Webhook deliveries: ${(error as Error).message}`;
         if (message !== said) options.log?.(message);
         said = message;
       }
       if (stopped) return;
       // What is still due now waits (a paused subscription's): the next look is a poll away.
-      const next = holding ? deliverer.nextDue() : null;
+      const next = holding || shared ? await deliverer.nextDue().catch(() => null) : null;
       const wait = next === null || next <= Date.now() ? pollMs : Math.min(pollMs, next - Date.now());
-      timer = setTimeout(tick, wait);
+      if (!stopped) timer = setTimeout(tick, wait);
     })();
   };
   tick();

@@ -51,11 +51,11 @@ const outboxDir = (dataDir: string) => join(dataDir, WEBHOOKS_DIR, OUTBOX);
 const logDir = (dataDir: string) => join(dataDir, WEBHOOKS_DIR, LOG);
 
 /**
- * Puts `event` in the outbox for every enabled subscription that wants it (a `dataset` in its
- * data must be among the subscription's datasets, when it names some), or only for `only`.
- * Returns the deliveries made.
+ * The deliveries of `event`, not yet kept: one for every enabled subscription that wants it (a
+ * `dataset` in its data must be among the subscription's datasets, when it names some), or only
+ * for `only`.
  */
-export function enqueue(
+export function deliveriesFor(
   dataDir: string,
   event: WebhookEvent,
   options: { now?: number; only?: string } = {},
@@ -67,24 +67,36 @@ export function enqueue(
       (options.only === undefined ? s.enabled && s.events.includes(event.type) : s.id === options.only) &&
       (dataset === undefined || s.datasets === undefined || s.datasets.includes(dataset)),
   );
-  if (wanting.length === 0) return [];
+  return wanting.map((s) => ({
+    id: newMessageId(),
+    subscription: s.id,
+    event: { type: event.type, timestamp: now, data: { ...event.data } },
+    created: now,
+    order: nextOrder(),
+    next_at: now,
+    state: "pending",
+    attempts: [],
+  }));
+}
+
+/** Puts `event` in DATA_DIR's outbox (`deliveriesFor` says for whom); returns the deliveries made. */
+export function enqueue(
+  dataDir: string,
+  event: WebhookEvent,
+  options: { now?: number; only?: string } = {},
+): Delivery[] {
+  const made = deliveriesFor(dataDir, event, options);
+  if (made.length === 0) return [];
   mkdirSync(outboxDir(dataDir), { recursive: true });
-  const made = wanting.map((s) => {
-    const delivery: Delivery = {
-      id: newMessageId(),
-      subscription: s.id,
-      event: { type: event.type, timestamp: now, data: { ...event.data } },
-      created: now,
-      order: nextOrder(),
-      next_at: now,
-      state: "pending",
-      attempts: [],
-    };
+  for (const delivery of made)
     writeFileAtomic(join(outboxDir(dataDir), `${delivery.id}.json`), JSON.stringify(delivery) + "\n");
-    return delivery;
-  });
   fsyncDirectory(outboxDir(dataDir));
   return made;
+}
+
+/** Takes a delivery out of DATA_DIR's outbox (moved to another, `outbox-store.ts`). */
+export function dropPending(dataDir: string, id: string): void {
+  rmSync(join(outboxDir(dataDir), `${id}.json`), { force: true });
 }
 
 function readAll(dir: string): Delivery[] {

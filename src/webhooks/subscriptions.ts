@@ -1,24 +1,27 @@
 /**
- * Webhook subscriptions (docs/webhooks.md), per account, in `DATA_DIR/webhooks/subscriptions.json`,
- * replaced atomically under a lock: a URL, the event types wanted (with an optional list of
- * datasets), enabled or paused (by its owner, by a 410, or after failing for 24 hours), and its
- * signing secrets, sealed (`sealed-secret.ts`). A rotated secret keeps the old one valid, and
- * signing, for 24 hours.
+ * Webhook subscriptions (docs/webhooks.md), per account: a URL, the event types wanted (with an
+ * optional list of datasets), enabled or paused (by its owner, by a 410, or after failing for 24
+ * hours), and its signing secrets, sealed (`sealed-secret.ts`). A rotated secret keeps the old
+ * one valid, and signing, for 24 hours. They are one kept document,
+ * `DATA_DIR/webhooks/subscriptions.json`, changed through the document store the program chose
+ * (`files/document-store.ts`: DATA_DIR's file under its lock, or Redis's copy), and read from
+ * DATA_DIR's copy.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
-import { writeFileAtomic } from "../files/atomic-write.ts";
+import type { DocumentStore, KeptFile } from "../files/document-store.ts";
 import { parseDocument } from "../files/json-document.ts";
-import { withLock, withLockAsync } from "../files/lock-file.ts";
-import { seal, sealingKey, unseal } from "./sealed-secret.ts";
+import { seal, unseal } from "./sealed-secret.ts";
 import { newSigningSecret } from "./signature.ts";
 
 export const WEBHOOKS_DIR = "webhooks";
-const FILE = "subscriptions.json";
-const LOCK = "subscriptions.lock";
-const KEY_FILE = "seal.key";
+/** The subscriptions as a kept document, by its path in DATA_DIR. */
+export const SUBSCRIPTIONS_DOCUMENT: KeptFile = {
+  name: `${WEBHOOKS_DIR}/subscriptions.json`,
+  lock: `${WEBHOOKS_DIR}/subscriptions.lock`,
+};
 /** How long a rotated secret stays valid beside the new one. */
 export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
 
@@ -53,36 +56,37 @@ const DocumentSchema = v.object({ version: v.literal(1), subscriptions: v.array(
 /** One subscription as stored. */
 export type Subscription = v.InferOutput<typeof SubscriptionSchema>;
 
-const dirOf = (dataDir: string) => join(dataDir, WEBHOOKS_DIR);
+/** The subscriptions in a document's text; throws, naming `where`, when it is damaged. */
+export function parseSubscriptionFile(text: string, where = SUBSCRIPTIONS_DOCUMENT.name): Subscription[] {
+  return parseDocument(text, DocumentSchema, where).subscriptions;
+}
 
-/** Every subscription (none when the file does not exist). */
+/** Every subscription in DATA_DIR's copy (none when there is none). */
 export function readSubscriptions(dataDir: string): Subscription[] {
-  const path = join(dirOf(dataDir), FILE);
+  const path = join(dataDir, SUBSCRIPTIONS_DOCUMENT.name);
   if (!existsSync(path)) return [];
   return parseDocument(readFileSync(path, "utf8"), DocumentSchema, path).subscriptions;
 }
 
-// The subscriptions changed by `change` and written whole (run under the lock).
-function rewrite<T>(dataDir: string, change: (subscriptions: Subscription[]) => T): T {
-  const subscriptions = readSubscriptions(dataDir);
-  const result = change(subscriptions);
-  writeFileAtomic(join(dirOf(dataDir), FILE), JSON.stringify({ version: 1, subscriptions }, null, 1) + "\n");
-  return result;
-}
-
-/** Changes the subscriptions under the lock and writes them whole; returns what `change` returns. */
-export function updateSubscriptions<T>(dataDir: string, change: (subscriptions: Subscription[]) => T): T {
-  mkdirSync(dirOf(dataDir), { recursive: true });
-  return withLock(join(dirOf(dataDir), LOCK), () => rewrite(dataDir, change));
-}
-
-/** `updateSubscriptions` for the server: waiting for the lock never blocks the event loop. */
-export function updateSubscriptionsAsync<T>(
-  dataDir: string,
+/**
+ * Changes the subscriptions and keeps them whole; returns what `change` returns. `change` may run
+ * again when another process changed them meanwhile (Redis), so it only changes what it is given.
+ */
+export function updateSubscriptions<T>(
+  documents: DocumentStore,
   change: (subscriptions: Subscription[]) => T,
 ): Promise<T> {
-  mkdirSync(dirOf(dataDir), { recursive: true });
-  return withLockAsync(join(dirOf(dataDir), LOCK), () => rewrite(dataDir, change));
+  return documents.update(SUBSCRIPTIONS_DOCUMENT, (text) => {
+    const where = `${SUBSCRIPTIONS_DOCUMENT.name} of ${documents.dir}`;
+    const subscriptions = text === null ? [] : parseDocument(text, DocumentSchema, where).subscriptions;
+    const result = change(subscriptions);
+    return { text: JSON.stringify({ version: 1, subscriptions }, null, 1) + "\n", result };
+  });
+}
+
+/** Every subscription as the document store holds it now (with Redis, Redis's text, not DATA_DIR's copy). */
+export function currentSubscriptions(documents: DocumentStore): Promise<Subscription[]> {
+  return updateSubscriptions(documents, (all) => all.map((s) => ({ ...s })));
 }
 
 /** The subscription of that id, for changing it in `updateSubscriptions`; throws when there is none. */
@@ -92,9 +96,10 @@ export function subscriptionOf(subscriptions: Subscription[], id: string): Subsc
   return found;
 }
 
-/** Creates a subscription; the secret is returned once, never again. */
+/** Creates a subscription, its secret sealed under `key`; the secret is returned once, never again. */
 export async function createSubscription(
-  dataDir: string,
+  documents: DocumentStore,
+  key: Buffer,
   options: {
     account: string;
     url: string;
@@ -113,24 +118,29 @@ export async function createSubscription(
     ...(options.datasets === undefined ? {} : { datasets: [...options.datasets] }),
     enabled: true,
     created: now,
-    secrets: [{ sealed: seal(sealingKey(join(dirOf(dataDir), KEY_FILE)), secret), created: now }],
+    secrets: [{ sealed: seal(key, secret), created: now }],
   };
-  await updateSubscriptionsAsync(dataDir, (all) => all.push(subscription));
+  await updateSubscriptions(documents, (all) => all.push({ ...subscription }));
   return { subscription, secret };
 }
 
 /** A new secret for a subscription; the old ones stay valid for `ROTATION_OVERLAP_MS`. */
-export async function rotateSecret(dataDir: string, id: string, now = new Date()): Promise<string> {
+export async function rotateSecret(
+  documents: DocumentStore,
+  key: Buffer,
+  id: string,
+  now = new Date(),
+): Promise<string> {
   const secret = newSigningSecret();
-  const key = sealingKey(join(dirOf(dataDir), KEY_FILE));
-  await updateSubscriptionsAsync(dataDir, (all) => {
+  const sealed = seal(key, secret);
+  await updateSubscriptions(documents, (all) => {
     const s = subscriptionOf(all, id);
     const expires = new Date(now.getTime() + ROTATION_OVERLAP_MS).toISOString();
     s.secrets = [
       ...s.secrets
         .filter((old) => old.expires === undefined || Date.parse(old.expires) > now.getTime())
         .map((old) => ({ ...old, expires: old.expires ?? expires })),
-      { sealed: seal(key, secret), created: now.toISOString() },
+      { sealed, created: now.toISOString() },
     ];
   });
   return secret;
@@ -156,8 +166,7 @@ export function stateOf(subscription: Subscription): string {
 }
 
 /** The secrets a subscription signs with at `now`: the newest, and any rotated one still valid. */
-export function signingSecrets(dataDir: string, subscription: Subscription, now: number): string[] {
-  const key = sealingKey(join(dirOf(dataDir), KEY_FILE));
+export function signingSecrets(key: Buffer, subscription: Subscription, now: number): string[] {
   return subscription.secrets
     .filter((s) => s.expires === undefined || Date.parse(s.expires) > now)
     .map((s) => unseal(key, s.sealed));

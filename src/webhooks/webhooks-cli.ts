@@ -4,17 +4,19 @@
  * at rotation; a URL is checked as every delivery checks it.
  */
 import { checkDestination, type DestinationRules } from "./destination.ts";
-import { deliveryLog, enqueue, pendingDeliveries, resend } from "./outbox.ts";
+import { KEPT_PER_SUBSCRIPTION } from "./outbox-store.ts";
+import type { WebhookStores } from "./webhook-stores.ts";
 import {
   createSubscription,
   EVENT_TYPES,
   type EventType,
   pause,
-  readSubscriptions,
+  currentSubscriptions,
   resume,
   rotateSecret,
   stateOf,
   subscriptionOf,
+  type Subscription,
   updateSubscriptions,
 } from "./subscriptions.ts";
 
@@ -45,7 +47,7 @@ const list = (value: string | undefined) =>
   value === undefined ? undefined : value.split(",").filter((v) => v !== "");
 
 async function create(
-  dir: string,
+  webhooks: WebhookStores,
   argv: readonly string[],
   rules: DestinationRules,
   io: WebhooksIo,
@@ -70,7 +72,7 @@ async function create(
     return 1;
   }
   const datasets = list(option(argv, "datasets"));
-  const { subscription, secret } = await createSubscription(dir, {
+  const { subscription, secret } = await createSubscription(webhooks.documents, await webhooks.sealingKey(), {
     account,
     url,
     events,
@@ -82,18 +84,17 @@ async function create(
   return 0;
 }
 
-function show(dir: string, json: boolean, io: WebhooksIo): number {
-  if (json) io.stdout(JSON.stringify(readSubscriptions(dir).map(({ secrets: _secrets, ...s }) => s)) + "\n");
+async function show(webhooks: WebhookStores, json: boolean, io: WebhooksIo): Promise<number> {
+  const all = await currentSubscriptions(webhooks.documents);
+  if (json) io.stdout(JSON.stringify(all.map(({ secrets: _secrets, ...s }) => s)) + "\n");
   else {
-    for (const s of readSubscriptions(dir))
-      io.stdout(`${s.id}  ${s.account}  ${stateOf(s)}  ${s.events.join(",")}  ${s.url}\n`);
+    for (const s of all) io.stdout(`${s.id}  ${s.account}  ${stateOf(s)}  ${s.events.join(",")}  ${s.url}\n`);
   }
   return 0;
 }
 
-function deliveries(dir: string, id: string, io: WebhooksIo): number {
-  const mine = [...pendingDeliveries(dir), ...deliveryLog(dir)].filter((d) => d.subscription === id);
-  for (const d of mine) {
+async function deliveries(webhooks: WebhookStores, id: string, io: WebhooksIo): Promise<number> {
+  for (const d of await webhooks.outbox.deliveriesOf(id, KEPT_PER_SUBSCRIPTION)) {
     const attempts = d.attempts.map((a) => `${a.at} ${a.status ?? a.error ?? "no answer"}`).join("; ");
     io.stdout(
       `${d.id}  ${d.event.type}  ${d.state}  next ${d.next_at}  attempts: ${attempts || "none yet"}\n`,
@@ -105,41 +106,46 @@ function deliveries(dir: string, id: string, io: WebhooksIo): number {
 /** Runs one command; returns the exit code. */
 export async function runWebhooksCli(
   argv: readonly string[],
-  dir: string,
+  webhooks: WebhookStores,
   rules: DestinationRules,
   io: WebhooksIo,
 ): Promise<number> {
   const [command, id] = argv;
-  const change = (fn: Parameters<typeof updateSubscriptions>[1]) => updateSubscriptions(dir, fn);
+  const change = (fn: (all: Subscription[]) => void) => updateSubscriptions(webhooks.documents, fn);
   switch (command) {
     case "create":
-      return create(dir, argv, rules, io);
+      return create(webhooks, argv, rules, io);
     case "list":
-      return show(dir, argv.includes("--json"), io);
-    case "rotate":
+      return show(webhooks, argv.includes("--json"), io);
+    case "rotate": {
+      const secret = await rotateSecret(webhooks.documents, await webhooks.sealingKey(), id!);
       io.stdout(
-        `New signing secret of ${id}, shown only this once (the old one signs too for 24 hours):\n${await rotateSecret(dir, id!)}\n`,
+        `New signing secret of ${id}, shown only this once (the old one signs too for 24 hours):\n${secret}\n`,
       );
       return 0;
+    }
     case "pause":
-      change((all) => pause(subscriptionOf(all, id!), new Date()));
+      await change((all) => pause(subscriptionOf(all, id!), new Date()));
       return 0;
     case "resume":
-      change((all) => resume(subscriptionOf(all, id!)));
+      await change((all) => resume(subscriptionOf(all, id!)));
       return 0;
     case "delete":
-      change((all) => void all.splice(all.indexOf(subscriptionOf(all, id!)), 1));
+      await change((all) => void all.splice(all.indexOf(subscriptionOf(all, id!)), 1));
       return 0;
-    case "test":
-      subscriptionOf(readSubscriptions(dir), id!);
-      io.stdout(
-        `Queued ${enqueue(dir, { type: "webhook.test", data: { subscription: id } }, { only: id })[0]!.id}\n`,
+    case "test": {
+      subscriptionOf(await currentSubscriptions(webhooks.documents), id!);
+      const [made] = await webhooks.outbox.enqueue(
+        { type: "webhook.test", data: { subscription: id } },
+        { only: id },
       );
+      io.stdout(`Queued ${made!.id}\n`);
       return 0;
+    }
     case "deliveries":
-      return deliveries(dir, id!, io);
+      return deliveries(webhooks, id!, io);
     case "resend":
-      io.stdout(`Queued ${resend(dir, id!).id} again\n`);
+      io.stdout(`Queued ${(await webhooks.outbox.resend(id!, Date.now())).id} again\n`);
       return 0;
     default:
       io.stderr(WEBHOOKS_USAGE);

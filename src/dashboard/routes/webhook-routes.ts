@@ -7,7 +7,8 @@ import type { IncomingMessage } from "node:http";
 import { HttpError } from "../../http/http-error.ts";
 import type { Route } from "../../http/router.ts";
 import { checkDestination, DestinationError } from "../../webhooks/destination.ts";
-import { type Delivery, deliveryLog, enqueue, pendingDeliveries, resend } from "../../webhooks/outbox.ts";
+import type { Delivery } from "../../webhooks/outbox.ts";
+import { KEPT_PER_SUBSCRIPTION } from "../../webhooks/outbox-store.ts";
 import {
   createSubscription,
   type EventType,
@@ -16,7 +17,7 @@ import {
   resume,
   rotateSecret,
   type Subscription,
-  updateSubscriptionsAsync,
+  updateSubscriptions,
 } from "../../webhooks/subscriptions.ts";
 import { type DashboardContext, notice, queryParam } from "../dashboard-context.ts";
 import { redirect, sendPage, type SignedIn } from "../dashboard-http.ts";
@@ -41,12 +42,7 @@ function ownSubscription(ctx: DashboardContext, who: SignedIn, id: string | null
   return found;
 }
 
-// Every delivery of the store, pending and ended, newest first.
-function allDeliveries(ctx: DashboardContext): Delivery[] {
-  return [...pendingDeliveries(ctx.dir), ...deliveryLog(ctx.dir)].sort((a, b) => b.order - a.order);
-}
-
-function listPage(
+async function listPage(
   ctx: DashboardContext,
   req: IncomingMessage,
   who: SignedIn,
@@ -54,7 +50,10 @@ function listPage(
 ) {
   const mine = readSubscriptions(ctx.dir).filter((s) => s.account === who.account.name);
   const last = new Map<string, Delivery>();
-  for (const d of allDeliveries(ctx)) if (!last.has(d.subscription)) last.set(d.subscription, d);
+  for (const s of mine) {
+    const [latest] = await ctx.webhooks.outbox.deliveriesOf(s.id, 1);
+    if (latest !== undefined) last.set(s.id, latest);
+  }
   return webhooksPage({
     viewer: who.viewer,
     subscriptions: mine,
@@ -90,11 +89,13 @@ async function formChoices(
 
 function listRoutes(ctx: DashboardContext) {
   return guarded(ctx, {
-    get: (req, reply, who) => sendPage(reply, listPage(ctx, req, who)),
+    get: async (req, reply, who) => sendPage(reply, await listPage(ctx, req, who)),
     post: async (req, reply, who, form) => {
       const { why, ...choices } = await formChoices(ctx, form);
-      if (why !== undefined) return sendPage(reply, listPage(ctx, req, who, [choices, why]), { status: 400 });
-      const { secret } = await createSubscription(ctx.dir, {
+      if (why !== undefined)
+        return sendPage(reply, await listPage(ctx, req, who, [choices, why]), { status: 400 });
+      const { webhooks } = ctx;
+      const { secret } = await createSubscription(webhooks.documents, await webhooks.sealingKey(), {
         account: who.account.name,
         url: choices.url,
         events: choices.events as EventType[],
@@ -126,18 +127,15 @@ function actionRoutes(ctx: DashboardContext) {
       },
     });
   const change = (id: string, fn: (s: Subscription) => void) =>
-    updateSubscriptionsAsync(ctx.dir, (all) => {
+    updateSubscriptions(ctx.webhooks.documents, (all) => {
       const s = all.find((x) => x.id === id);
       if (s === undefined) throw new HttpError(404, NOT_YOURS);
       fn(s);
     });
   return {
-    test: act((_who, s) => {
-      enqueue(
-        ctx.dir,
-        { type: "webhook.test", data: { subscription: s.id } },
-        { only: s.id, now: ctx.now() },
-      );
+    test: act(async (_who, s) => {
+      const event = { type: "webhook.test", data: { subscription: s.id } } as const;
+      await ctx.webhooks.outbox.enqueue(event, { only: s.id, now: ctx.now() });
       return "webhook-test";
     }),
     state: act(async (_who, s, form) => {
@@ -146,14 +144,21 @@ function actionRoutes(ctx: DashboardContext) {
       return pausing ? "webhook-paused" : "webhook-resumed";
     }),
     rotate: act(async (who, s) => {
-      const secret = await rotateSecret(ctx.dir, s.id, new Date(ctx.now()));
+      const { documents } = ctx.webhooks;
+      const secret = await rotateSecret(
+        documents,
+        await ctx.webhooks.sealingKey(),
+        s.id,
+        new Date(ctx.now()),
+      );
       await ctx.reveals.put(who.id, { kind: "webhook-secret", label: s.url, secret });
     }),
-    resend: act((_who, s, form) => {
+    resend: act(async (_who, s, form) => {
       const id = form.get("delivery") ?? "";
-      if (!deliveryLog(ctx.dir).some((d) => d.id === id && d.subscription === s.id))
+      const kept = await ctx.webhooks.outbox.deliveriesOf(s.id, KEPT_PER_SUBSCRIPTION);
+      if (!kept.some((d) => d.id === id && d.state !== "pending"))
         throw new HttpError(404, "This webhook has no ended delivery with that id.");
-      resend(ctx.dir, id, ctx.now());
+      await ctx.webhooks.outbox.resend(id, ctx.now());
       return "webhook-resent";
     }),
   };
@@ -168,11 +173,9 @@ export function webhookRoutes(ctx: DashboardContext): Route[] {
     },
   });
   const view = guarded(ctx, {
-    get: (req, reply, who) => {
+    get: async (req, reply, who) => {
       const subscription = ownSubscription(ctx, who, queryParam(req, "id"));
-      const deliveries = allDeliveries(ctx)
-        .filter((d) => d.subscription === subscription.id)
-        .slice(0, SHOWN_DELIVERIES);
+      const deliveries = await ctx.webhooks.outbox.deliveriesOf(subscription.id, SHOWN_DELIVERIES);
       sendPage(reply, webhookPage({ viewer: who.viewer, subscription, deliveries, notice: notice(req) }));
     },
   });
@@ -183,7 +186,7 @@ export function webhookRoutes(ctx: DashboardContext): Route[] {
     },
     post: async (_req, reply, who, form) => {
       const s = ownSubscription(ctx, who, form.get("id"));
-      await updateSubscriptionsAsync(ctx.dir, (all) => {
+      await updateSubscriptions(ctx.webhooks.documents, (all) => {
         const at = all.findIndex((x) => x.id === s.id);
         if (at >= 0) all.splice(at, 1);
       });

@@ -1,0 +1,83 @@
+/**
+ * Where deliveries wait and are kept, as the deliverer, the dashboard, the CLI and the metrics see
+ * it: DATA_DIR's outbox (`fileOutbox`, on `outbox.ts`'s files), or Redis's (`redis-outbox.ts`)
+ * when the state is shared, into which DATA_DIR's outbox is then emptied (the pull, a separate
+ * process without Redis, writes its events there).
+ */
+import {
+  type Delivery,
+  deliveryLog,
+  enqueue,
+  pendingDeliveries,
+  resend,
+  saveDelivery,
+  type WebhookEvent,
+} from "./outbox.ts";
+
+/** How many deliveries of one subscription Redis keeps, newest first (DATA_DIR's log keeps all). */
+export const KEPT_PER_SUBSCRIPTION = 1_000;
+
+/** How many deliveries ended, by how. */
+export type DeliveryCounts = Record<Delivery["state"], number>;
+
+export interface OutboxStore {
+  /** Puts `event` in for every enabled subscription wanting it, or for `only`; the deliveries made. */
+  enqueue(event: WebhookEvent, options?: { now?: number; only?: string }): Promise<Delivery[]>;
+  /**
+   * The deliveries due at `now`, soonest first, but none for the subscriptions in `skip` (paused
+   * or disabled: theirs wait), taken for an attempt: no other process takes them until they are
+   * saved, or for `holdMs` each (a process killed meanwhile: then they are due again).
+   */
+  take(now: number, holdMs: number, skip: ReadonlySet<string>): Promise<Delivery[]>;
+  /** A delivery after its attempt: pending again at its `next_at`, or ended and kept in the log. */
+  save(delivery: Delivery): Promise<void>;
+  /** When the soonest pending delivery is due (UTC ms), or null. */
+  nextDue(): Promise<number | null>;
+  /** A subscription's deliveries, pending and ended, newest first, at most `limit`. */
+  deliveriesOf(subscription: string, limit: number): Promise<Delivery[]>;
+  /** Puts an ended delivery back, due at `now`, with the same `webhook-id`; throws a RangeError when there is none. */
+  resend(id: string, now: number): Promise<Delivery>;
+  /** How many are pending, and how many ended in each way. */
+  counts(): Promise<DeliveryCounts>;
+  /** Moves what DATA_DIR's outbox holds into this one, each event once (Redis only); how many moved. */
+  absorb?(): Promise<number>;
+}
+
+/**
+ * DATA_DIR's outbox: one process per data directory delivers (`delivery-loop.ts`), so a taken
+ * delivery needs no hold.
+ */
+export function fileOutbox(dataDir: string): OutboxStore {
+  return {
+    enqueue: (event, options) => Promise.resolve(enqueue(dataDir, event, options)),
+    take: (now, _holdMs, skip) =>
+      Promise.resolve(
+        pendingDeliveries(dataDir).filter((d) => Date.parse(d.next_at) <= now && !skip.has(d.subscription)),
+      ),
+    save: (delivery) => Promise.resolve(saveDelivery(dataDir, delivery)),
+    nextDue() {
+      const next = pendingDeliveries(dataDir)[0];
+      return Promise.resolve(next === undefined ? null : Date.parse(next.next_at));
+    },
+    deliveriesOf(subscription, limit) {
+      const all = [...pendingDeliveries(dataDir), ...deliveryLog(dataDir)];
+      return Promise.resolve(
+        all
+          .filter((d) => d.subscription === subscription)
+          .sort((a, b) => b.order - a.order)
+          .slice(0, limit),
+      );
+    },
+    resend: (id, now) => Promise.resolve(resend(dataDir, id, now)),
+    counts() {
+      const counts: DeliveryCounts = {
+        pending: pendingDeliveries(dataDir).length,
+        delivered: 0,
+        failed: 0,
+        gone: 0,
+      };
+      for (const d of deliveryLog(dataDir)) counts[d.state] += 1;
+      return Promise.resolve(counts);
+    },
+  };
+}

@@ -1,0 +1,210 @@
+/**
+ * The webhooks' state in Redis, for several processes and VMs (docs/webhooks.md, "Across VMs"):
+ * the subscriptions are a shared document (given in), the sealing key is one Redis key, and the
+ * outbox is Redis's:
+ *
+ * - `gds:wh:d:<id>` holds a delivery's JSON; `gds:wh:due` the pending ones by when they are due
+ *   (member `<subscription> <id>`); `gds:wh:sub:<subscription>` a subscription's deliveries by
+ *   the order their events were made, its newest 1,000 kept; `gds:wh:ended` counts how they ended.
+ * - Taking is one Lua script: the due deliveries of subscriptions not paused are pushed past the
+ *   time their attempts may take, so no other process takes them meanwhile, and a process killed
+ *   during an attempt leaves them due again, sent with the same `webhook-id`.
+ * - The pull, which has no Redis, leaves its events in DATA_DIR's outbox; `absorb` moves them in,
+ *   each event once: two VMs whose pulls made the same event within 6 hours send it once.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Redis } from "ioredis";
+import { writeFileAtomic } from "../files/atomic-write.ts";
+import type { DocumentStore } from "../files/document-store.ts";
+import { type Delivery, deliveriesFor, dropPending, pendingDeliveries, type WebhookEvent } from "./outbox.ts";
+import { type DeliveryCounts, KEPT_PER_SUBSCRIPTION, type OutboxStore } from "./outbox-store.ts";
+import { WEBHOOKS_DIR } from "./subscriptions.ts";
+import { SEAL_KEY_FILE, type WebhookStores } from "./webhook-stores.ts";
+
+const PREFIX = "gds:wh:";
+const DUE = `${PREFIX}due`;
+const ENDED = `${PREFIX}ended`;
+const SEAL_KEY = "gds:webhook-seal-key";
+/** How long an event made by one VM's pull is recognised when another's makes it again. */
+const SAME_EVENT_S = 6 * 3_600;
+/** How many due deliveries one process takes at a time. */
+const TAKEN_AT_ONCE = 10;
+
+// KEYS: due. ARGV: now, until, limit, then the subscriptions to skip. The members taken.
+const TAKE = `
+local skip = {}
+for i = 4, #ARGV do skip[ARGV[i]] = true end
+local taken = {}
+for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])) do
+  if not skip[string.match(member, '^(%S+) ')] then
+    redis.call('ZADD', KEYS[1], ARGV[2], member)
+    taken[#taken + 1] = member
+    if #taken >= tonumber(ARGV[3]) then break end
+  end
+end
+return taken
+`;
+
+type Scripted = Redis & {
+  gdsWebhookTake(due: string, ...args: string[]): Promise<string[]>;
+};
+
+const deliveryKey = (id: string) => `${PREFIX}d:${id}`;
+const subscriptionKey = (id: string) => `${PREFIX}sub:${id}`;
+const dueMember = (d: Delivery) => `${d.subscription} ${d.id}`;
+
+// What makes two VMs' events the same: the subscription, the type and the data, but not when
+// each VM's pull ingested it.
+function sameness(d: Delivery): string {
+  const { ingested_at: _ingested, ...data } = d.event.data;
+  return createHash("sha256")
+    .update(JSON.stringify([d.subscription, d.event.type, data]))
+    .digest("hex");
+}
+
+function parse(text: string | null): Delivery | undefined {
+  return text === null ? undefined : (JSON.parse(text) as Delivery);
+}
+
+/** Redis's outbox; the subscriptions are read from DATA_DIR's copy, which Redis's document keeps current. */
+export class RedisOutbox implements OutboxStore {
+  readonly #redis: Scripted;
+  readonly #dataDir: string;
+
+  constructor(client: Redis, dataDir: string) {
+    this.#redis = client as Scripted;
+    this.#redis.defineCommand("gdsWebhookTake", { numberOfKeys: 1, lua: TAKE });
+    this.#dataDir = dataDir;
+  }
+
+  async enqueue(event: WebhookEvent, options?: { now?: number; only?: string }): Promise<Delivery[]> {
+    const made = deliveriesFor(this.#dataDir, event, options);
+    for (const d of made) await this.save(d);
+    return made;
+  }
+
+  async take(now: number, holdMs: number, skip: ReadonlySet<string>): Promise<Delivery[]> {
+    const until = String(now + holdMs * TAKEN_AT_ONCE);
+    const members = await this.#redis.gdsWebhookTake(DUE, String(now), until, String(TAKEN_AT_ONCE), ...skip);
+    return this.#read(members.map((m) => m.slice(m.indexOf(" ") + 1)));
+  }
+
+  async save(d: Delivery): Promise<void> {
+    const batch = this.#redis
+      .multi()
+      .set(deliveryKey(d.id), JSON.stringify(d))
+      .zadd(subscriptionKey(d.subscription), d.order, d.id);
+    if (d.state === "pending") batch.zadd(DUE, Date.parse(d.next_at), dueMember(d));
+    else batch.zrem(DUE, dueMember(d)).hincrby(ENDED, d.state, 1);
+    await batch.exec();
+    if (d.state !== "pending") await this.#prune(d.subscription);
+  }
+
+  async nextDue(): Promise<number | null> {
+    const [, score] = await this.#redis.zrange(DUE, 0, 0, "WITHSCORES");
+    return score === undefined ? null : Number(score);
+  }
+
+  async deliveriesOf(subscription: string, limit: number): Promise<Delivery[]> {
+    return this.#read(await this.#redis.zrevrange(subscriptionKey(subscription), 0, limit - 1));
+  }
+
+  async resend(id: string, now: number): Promise<Delivery> {
+    const found = parse(await this.#redis.get(deliveryKey(id)));
+    if (found === undefined || found.state === "pending")
+      throw new RangeError(`No ended delivery has the id "${id}"`);
+    const again: Delivery = { ...found, state: "pending", next_at: new Date(now).toISOString() };
+    await this.save(again);
+    return again;
+  }
+
+  async counts(): Promise<DeliveryCounts> {
+    const [pending, ended] = await Promise.all([this.#redis.zcard(DUE), this.#redis.hgetall(ENDED)]);
+    const counts: DeliveryCounts = { pending, delivered: 0, failed: 0, gone: 0 };
+    for (const state of ["delivered", "failed", "gone"] as const) counts[state] = Number(ended[state] ?? 0);
+    return counts;
+  }
+
+  /** Moves DATA_DIR's outbox (the pull's events) in; an event another VM's pull made within 6 hours is dropped. */
+  async absorb(): Promise<number> {
+    let moved = 0;
+    for (const d of pendingDeliveries(this.#dataDir)) {
+      const fresh =
+        d.event.type === "webhook.test" ||
+        (await this.#redis.set(`${PREFIX}made:${sameness(d)}`, d.id, "EX", SAME_EVENT_S, "NX")) === "OK";
+      if (fresh) {
+        await this.save(d);
+        moved += 1;
+      }
+      dropPending(this.#dataDir, d.id);
+    }
+    return moved;
+  }
+
+  // A subscription's oldest ended deliveries past the newest KEPT_PER_SUBSCRIPTION are let go.
+  async #prune(subscription: string): Promise<void> {
+    const key = subscriptionKey(subscription);
+    const extra = (await this.#redis.zcard(key)) - KEPT_PER_SUBSCRIPTION;
+    if (extra <= 0) return;
+    for (const id of await this.#redis.zrange(key, 0, extra - 1)) {
+      if ((await this.#redis.zscore(DUE, `${subscription} ${id}`)) !== null) continue; // still pending
+      await this.#redis.multi().del(deliveryKey(id)).zrem(key, id).exec();
+    }
+  }
+
+  async #read(ids: readonly string[]): Promise<Delivery[]> {
+    if (ids.length === 0) return [];
+    const texts = await this.#redis.mget(...ids.map(deliveryKey));
+    return texts.flatMap((t) => parse(t) ?? []);
+  }
+}
+
+/**
+ * The sealing key every VM shares: the first to ask stores DATA_DIR's key when it has one (so the
+ * secrets it sealed stay readable), else a new one.
+ */
+export async function redisSealingKey(client: Redis, dataDir: string): Promise<Buffer> {
+  const local = join(dataDir, SEAL_KEY_FILE);
+  const offered = existsSync(local) ? readFileSync(local, "utf8").trim() : randomBytes(32).toString("base64");
+  await client.set(SEAL_KEY, offered, "NX");
+  const text = await client.get(SEAL_KEY);
+  const key = Buffer.from(text ?? "", "base64");
+  if (key.length !== 32) throw new RangeError(`Redis's ${SEAL_KEY} is not a 32-byte key`);
+  return key;
+}
+
+/** Stores DATA_DIR's sealing key in Redis, replacing any (`shared-state -- import`); false when there is none. */
+export async function importSealingKey(client: Redis, dataDir: string): Promise<boolean> {
+  const local = join(dataDir, SEAL_KEY_FILE);
+  if (!existsSync(local)) return false;
+  await client.set(SEAL_KEY, readFileSync(local, "utf8").trim());
+  return true;
+}
+
+/** Writes Redis's sealing key into DATA_DIR (`shared-state -- export`); false when Redis holds none. */
+export async function exportSealingKey(client: Redis, dataDir: string): Promise<boolean> {
+  const text = await client.get(SEAL_KEY);
+  if (text === null) return false;
+  mkdirSync(join(dataDir, WEBHOOKS_DIR), { recursive: true });
+  writeFileAtomic(join(dataDir, SEAL_KEY_FILE), text + "\n", { mode: 0o600 });
+  return true;
+}
+
+/** Everything in Redis: `documents` must be Redis's (`shared/shared-documents.ts`). */
+export function redisWebhookStores(client: Redis, dataDir: string, documents: DocumentStore): WebhookStores {
+  let key: Promise<Buffer> | undefined;
+  return {
+    dataDir,
+    documents,
+    outbox: new RedisOutbox(client, dataDir),
+    sealingKey() {
+      key ??= redisSealingKey(client, dataDir).catch((error: unknown) => {
+        key = undefined; // asked again next time (Redis away)
+        throw error;
+      });
+      return key;
+    },
+  };
+}

@@ -1,0 +1,212 @@
+/**
+ * Webhooks with the state shared through Redis: two "VMs" (two data directories, each served by
+ * `WORKERS=2`, four processes in all) on one real redis-server. A subscription made on one is
+ * sent from all; an event both VMs' pulls made is delivered once; events made on one VM reach the
+ * receiver once each, whichever of the four processes takes them; every delivery verifies with the
+ * `standardwebhooks` package; the dashboard of either VM lists the deliveries.
+ */
+import { test, type TestContext } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { createServer, type IncomingHttpHeaders } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { existsSync, readdirSync } from "node:fs";
+import { Webhook } from "standardwebhooks";
+import { generateSampleExport } from "../src/sample/sample-export.ts";
+import { withSharedDocuments } from "../src/shared/shared-cli.ts";
+import { redisDocumentStore } from "../src/shared/shared-documents.ts";
+import { enqueue } from "../src/webhooks/outbox.ts";
+import { RedisOutbox, redisWebhookStores } from "../src/webhooks/redis-webhooks.ts";
+import {
+  createSubscription,
+  currentSubscriptions,
+  readSubscriptions,
+  signingSecrets,
+} from "../src/webhooks/subscriptions.ts";
+import { fileWebhookStores } from "../src/webhooks/webhook-stores.ts";
+import { account, Client, PASSWORD } from "./dashboard-helpers.ts";
+import { ingestTexts, startServerProcess, subscribe, tempDir, waitFor } from "./helpers.ts";
+import { REDIS_SKIP, startRedis } from "./redis-helpers.ts";
+
+/** A receiver on loopback answering 204 to everything, keeping what it got. */
+async function receiver(t: TestContext) {
+  const received: { headers: IncomingHttpHeaders; body: string }[] = [];
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk: Buffer) => (body += chunk.toString()));
+    req.on("end", () => {
+      received.push({ headers: req.headers, body });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/in`, received };
+}
+
+function vm(t: TestContext): string {
+  const dir = tempDir(t);
+  ingestTexts(dir, { "sample.csv": generateSampleExport({ firstDay: "2025-01-01", days: 3 }) });
+  return dir;
+}
+
+const spooled = (dir: string) => {
+  const outbox = join(dir, "webhooks", "outbox");
+  return existsSync(outbox) ? readdirSync(outbox).filter((n) => n.endsWith(".json")).length : 0;
+};
+
+test(
+  "two VMs of two workers on one Redis: a subscription made on one is served by all, and each event arrives once",
+  { skip: REDIS_SKIP },
+  async (t) => {
+    const redis = await startRedis(t);
+    const hook = await receiver(t);
+    const [a, b] = [vm(t), vm(t)];
+    const env = { REDIS_URL: redis.url, WORKERS: "2", WEBHOOK_ALLOW_PRIVATE: "1", WEBHOOK_ALLOW_HTTP: "1" };
+    const servers = await Promise.all([a, b].map((dir) => startServerProcess(t, dir, { env })));
+    for (const server of servers)
+      await waitFor(() => (server.stderr().match(/listening on/g) ?? []).length >= 2, "both workers listen");
+
+    // Made on VM a, as its dashboard or CLI makes one: in Redis, followed into b's DATA_DIR.
+    const { subscription, secret } = await withSharedDocuments(redis.url, async (shared, connection) => {
+      const webhooks = redisWebhookStores(connection.client, a, redisDocumentStore(shared, a));
+      return createSubscription(webhooks.documents, await webhooks.sealingKey(), {
+        account: "desk",
+        url: hook.url,
+        events: ["data.published", "source.late"],
+      });
+    });
+    await waitFor(() => readSubscriptions(b).some((s) => s.id === subscription.id), "b follows");
+
+    // Both VMs' pulls make the same event (each has its own store and pull): it is sent once.
+    const same = { dataset: "grid.system_state", file: "Station_Build_Up.csv", hours_added: 24, url: "/x" };
+    enqueue(a, { type: "data.published", data: { ...same, ingested_at: "2025-01-04T04:09:00.000Z" } });
+    enqueue(b, { type: "data.published", data: { ...same, ingested_at: "2025-01-04T04:41:00.000Z" } });
+    // And VM b's pull makes 20 more, which the four processes share out.
+    for (let n = 0; n < 20; n++)
+      enqueue(b, { type: "source.late", data: { file: `f${n}.csv`, url: "/healthz" } });
+    await waitFor(() => hook.received.length >= 21, "21 deliveries arrive");
+    await waitFor(() => spooled(a) + spooled(b) === 0, "both VMs' outboxes are emptied into Redis");
+
+    // Every pending delivery has been sent: nothing more arrives for a round of polls.
+    const client = new Client(`http://127.0.0.1:${servers[1]!.port}`);
+    await account(b, "desk");
+    await waitFor(() => existsSync(join(b, "accounts.json")), "the account is there");
+    await client.signIn("desk", PASSWORD);
+    await waitFor(
+      async () => {
+        const page = await (await client.get(`/dashboard/webhooks/view?id=${subscription.id}`)).text();
+        return (page.match(/>delivered</g) ?? []).length === 21;
+      },
+      "b's dashboard shows 21 delivered",
+      { everyMs: 200 },
+    );
+    assert.equal(hook.received.length, 21, "each event once");
+    const ids = hook.received.map((r) => r.headers["webhook-id"]);
+    assert.equal(new Set(ids).size, 21, "21 webhook-ids");
+    const types = hook.received.map((r) => {
+      const event = new Webhook(secret).verify(r.body, {
+        "webhook-id": r.headers["webhook-id"] as string,
+        "webhook-timestamp": r.headers["webhook-timestamp"] as string,
+        "webhook-signature": r.headers["webhook-signature"] as string,
+      }) as { type: string };
+      return event.type;
+    });
+    assert.equal(
+      types.filter((type) => type === "data.published").length,
+      1,
+      "the event both pulls made, once",
+    );
+  },
+);
+
+test(
+  "Redis's outbox: a taken delivery is no other process's until its hold ends, then taken again with its id; paused ones wait",
+  { skip: REDIS_SKIP },
+  async (t) => {
+    const redis = await startRedis(t);
+    const dir = tempDir(t);
+    const { subscription } = await subscribe(dir, {
+      account: "a",
+      url: "https://203.0.113.9/in",
+      events: ["webhook.test"],
+    });
+    await withSharedDocuments(redis.url, async (_shared, one) =>
+      withSharedDocuments(redis.url, async (_other, two) => {
+        const [first, second] = [new RedisOutbox(one.client, dir), new RedisOutbox(two.client, dir)];
+        const [made] = await first.enqueue(
+          { type: "webhook.test", data: {} },
+          { only: subscription.id, now: 1_000 },
+        );
+        const none = new Set<string>();
+        assert.deepEqual(
+          (await first.take(1_000, 20_000, none)).map((d) => d.id),
+          [made!.id],
+        );
+        assert.deepEqual(await second.take(1_000, 20_000, none), [], "taken: not the other's");
+        // The taker was killed before it saved: after the hold, another takes it, with the same id.
+        const again = await second.take(1_000 + 10 * 20_000, 20_000, none);
+        assert.deepEqual(
+          again.map((d) => d.id),
+          [made!.id],
+        );
+        await second.save({ ...again[0]!, next_at: new Date(500_000).toISOString() });
+        assert.deepEqual(
+          await first.take(500_000, 20_000, new Set([subscription.id])),
+          [],
+          "a paused one waits",
+        );
+        assert.equal((await first.take(500_000, 20_000, none)).length, 1, "and goes when resumed");
+        await first.save({ ...made!, state: "delivered" });
+        assert.deepEqual(await first.counts(), { pending: 0, delivered: 1, failed: 0, gone: 0 });
+        const resent = await second.resend(made!.id, 600_000);
+        assert.equal(resent.id, made!.id);
+        assert.equal((await first.deliveriesOf(subscription.id, 10))[0]!.state, "pending");
+        await assert.rejects(
+          first.resend(made!.id, 600_000),
+          /No ended delivery/,
+          "a pending one is not resent",
+        );
+      }),
+    );
+  },
+);
+
+test(
+  "shared-state import moves the subscriptions and their sealing key into Redis, and export brings them back",
+  { skip: REDIS_SKIP },
+  async (t) => {
+    const redis = await startRedis(t);
+    const [alone, other, back] = [tempDir(t), tempDir(t), tempDir(t)];
+    const { subscription, secret } = await subscribe(alone, {
+      account: "a",
+      url: "https://203.0.113.9/in",
+      events: ["data.published"],
+    });
+    const cli = (dir: string, command: string) =>
+      spawnSync(process.execPath, ["--import", "tsx", "scripts/shared-state.ts", command], {
+        cwd: join(import.meta.dirname, ".."),
+        env: { ...process.env, DATA_DIR: dir, REDIS_URL: redis.url },
+        encoding: "utf8",
+      });
+    const imported = cli(alone, "import");
+    assert.equal(imported.status, 0, imported.stderr);
+    assert.match(
+      imported.stderr,
+      /webhooks\/subscriptions\.json: imported[\s\S]*webhooks\/seal\.key: imported/,
+    );
+    // Another VM signs with the secret made on the first, read through Redis.
+    await withSharedDocuments(redis.url, async (shared, connection) => {
+      const webhooks = redisWebhookStores(connection.client, other, redisDocumentStore(shared, other));
+      const [found] = await currentSubscriptions(webhooks.documents);
+      assert.equal(found!.id, subscription.id);
+      assert.deepEqual(signingSecrets(await webhooks.sealingKey(), found!, Date.now()), [secret]);
+    });
+    const exported = cli(back, "export");
+    assert.equal(exported.status, 0, exported.stderr);
+    const webhooks = fileWebhookStores(back);
+    const [kept] = readSubscriptions(back);
+    assert.deepEqual(signingSecrets(await webhooks.sealingKey(), kept!, Date.now()), [secret]);
+  },
+);
