@@ -203,6 +203,21 @@ test(
       assert.equal(found!.id, subscription.id);
       assert.deepEqual(signingSecrets(await webhooks.sealingKey(), found!, Date.now()), [secret]);
     });
+    // The webhooks CLI with REDIS_URL, on a VM that serves no copy of the subscriptions.
+    const webhooksCli = (...args: string[]) =>
+      spawnSync(process.execPath, ["--import", "tsx", "scripts/webhooks.ts", ...args], {
+        cwd: join(import.meta.dirname, ".."),
+        env: { ...process.env, DATA_DIR: tempDir(t), REDIS_URL: redis.url },
+        encoding: "utf8",
+      });
+    assert.match(webhooksCli("list").stdout, new RegExp(`${subscription.id}  a  enabled  data.published`));
+    const queued = webhooksCli("test", subscription.id);
+    assert.equal(queued.status, 0, queued.stderr);
+    const id = /Queued (msg_\w+)/.exec(queued.stdout)![1]!;
+    assert.match(
+      webhooksCli("deliveries", subscription.id).stdout,
+      new RegExp(`${id}  webhook.test  pending`),
+    );
     const exported = cli(back, "export");
     assert.equal(exported.status, 0, exported.stderr);
     const webhooks = fileWebhookStores(back);

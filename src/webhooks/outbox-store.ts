@@ -11,6 +11,7 @@ import {
   pendingDeliveries,
   resend,
   saveDelivery,
+  type EnqueueOptions,
   type WebhookEvent,
 } from "./outbox.ts";
 
@@ -22,7 +23,7 @@ export type DeliveryCounts = Record<Delivery["state"], number>;
 
 export interface OutboxStore {
   /** Puts `event` in for every enabled subscription wanting it, or for `only`; the deliveries made. */
-  enqueue(event: WebhookEvent, options?: { now?: number; only?: string }): Promise<Delivery[]>;
+  enqueue(event: WebhookEvent, options?: EnqueueOptions): Promise<Delivery[]>;
   /**
    * The deliveries due at `now`, soonest first, but none for the subscriptions in `skip` (paused
    * or disabled: theirs wait), taken for an attempt: no other process takes them until they are

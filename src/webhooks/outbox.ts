@@ -10,7 +10,7 @@ import { join } from "node:path";
 import * as v from "valibot";
 import { fsyncDirectory, writeFileAtomic } from "../files/atomic-write.ts";
 import { newMessageId } from "./signature.ts";
-import { type EventType, readSubscriptions, WEBHOOKS_DIR } from "./subscriptions.ts";
+import { type EventType, readSubscriptions, type Subscription, WEBHOOKS_DIR } from "./subscriptions.ts";
 
 const OUTBOX = "outbox";
 const LOG = "log";
@@ -43,6 +43,13 @@ export interface WebhookEvent {
   readonly data: Readonly<Record<string, unknown>>;
 }
 
+/** When an event is made, for whom only (a test event), and among which subscriptions (DATA_DIR's copy by default). */
+export interface EnqueueOptions {
+  readonly now?: number;
+  readonly only?: string;
+  readonly subscriptions?: readonly Subscription[];
+}
+
 // Microseconds since the epoch, rising within this process: events made later sort later.
 let lastOrder = 0;
 const nextOrder = () => (lastOrder = Math.max(lastOrder + 1, Date.now() * 1000));
@@ -58,11 +65,11 @@ const logDir = (dataDir: string) => join(dataDir, WEBHOOKS_DIR, LOG);
 export function deliveriesFor(
   dataDir: string,
   event: WebhookEvent,
-  options: { now?: number; only?: string } = {},
+  options: EnqueueOptions = {},
 ): Delivery[] {
   const now = new Date(options.now ?? Date.now()).toISOString();
   const dataset = typeof event.data.dataset === "string" ? event.data.dataset : undefined;
-  const wanting = readSubscriptions(dataDir).filter(
+  const wanting = (options.subscriptions ?? readSubscriptions(dataDir)).filter(
     (s) =>
       (options.only === undefined ? s.enabled && s.events.includes(event.type) : s.id === options.only) &&
       (dataset === undefined || s.datasets === undefined || s.datasets.includes(dataset)),
@@ -80,11 +87,7 @@ export function deliveriesFor(
 }
 
 /** Puts `event` in DATA_DIR's outbox (`deliveriesFor` says for whom); returns the deliveries made. */
-export function enqueue(
-  dataDir: string,
-  event: WebhookEvent,
-  options: { now?: number; only?: string } = {},
-): Delivery[] {
+export function enqueue(dataDir: string, event: WebhookEvent, options: EnqueueOptions = {}): Delivery[] {
   const made = deliveriesFor(dataDir, event, options);
   if (made.length === 0) return [];
   mkdirSync(outboxDir(dataDir), { recursive: true });

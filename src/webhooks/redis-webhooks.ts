@@ -18,7 +18,14 @@ import { join } from "node:path";
 import type { Redis } from "ioredis";
 import { writeFileAtomic } from "../files/atomic-write.ts";
 import type { DocumentStore } from "../files/document-store.ts";
-import { type Delivery, deliveriesFor, dropPending, pendingDeliveries, type WebhookEvent } from "./outbox.ts";
+import {
+  type Delivery,
+  deliveriesFor,
+  dropPending,
+  type EnqueueOptions,
+  pendingDeliveries,
+  type WebhookEvent,
+} from "./outbox.ts";
 import { type DeliveryCounts, KEPT_PER_SUBSCRIPTION, type OutboxStore } from "./outbox-store.ts";
 import { WEBHOOKS_DIR } from "./subscriptions.ts";
 import { SEAL_KEY_FILE, type WebhookStores } from "./webhook-stores.ts";
@@ -79,7 +86,7 @@ export class RedisOutbox implements OutboxStore {
     this.#dataDir = dataDir;
   }
 
-  async enqueue(event: WebhookEvent, options?: { now?: number; only?: string }): Promise<Delivery[]> {
+  async enqueue(event: WebhookEvent, options?: EnqueueOptions): Promise<Delivery[]> {
     const made = deliveriesFor(this.#dataDir, event, options);
     for (const d of made) await this.save(d);
     return made;

@@ -134,10 +134,12 @@ export async function runWebhooksCli(
       await change((all) => void all.splice(all.indexOf(subscriptionOf(all, id!)), 1));
       return 0;
     case "test": {
-      subscriptionOf(await currentSubscriptions(webhooks.documents), id!);
+      // Among the subscriptions as the store holds them (Redis's, when this VM serves no copy).
+      const subscriptions = await currentSubscriptions(webhooks.documents);
+      subscriptionOf(subscriptions, id!);
       const [made] = await webhooks.outbox.enqueue(
         { type: "webhook.test", data: { subscription: id } },
-        { only: id },
+        { only: id, subscriptions },
       );
       io.stdout(`Queued ${made!.id}\n`);
       return 0;
