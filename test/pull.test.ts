@@ -418,9 +418,17 @@ test(
     await subscribe(dir, {
       account: "ops",
       url: "https://hooks.example.org/gds",
-      events: ["source.late", "source.stopped", "source.resumed"],
+      events: ["source.late", "source.stopped", "source.resumed", "data.published"],
     });
     assert.equal((await pull(dir, stand.root, NOW, build)).ok, true);
+    // What the first download brought: 2023-02-14 00:00 SAST to the newest hour with data.
+    const published = () => pendingDeliveries(dir).filter((d) => d.event.type === "data.published");
+    const first = published().find((d) => d.event.data.dataset === "grid.system_state")!.event.data;
+    assert.deepEqual(
+      [first.hours_added, first.hours_revised, first.first_hour, first.last_hour, first.newest_hour],
+      [144, 0, "2023-02-13T22:00:00.000Z", "2023-02-19T21:00:00.000Z", "2023-02-19T21:00:00.000Z"],
+    );
+    assert.equal(first.url, "/api/v1/grid/system-state?start=2023-02-13&end=2023-02-20");
     // The page stays up but links no file (as the capacity file's has since March 2026), and no
     // upload folder has it.
     const page = stand.pagePath("Station_Build_Up.csv");
@@ -484,14 +492,21 @@ test(
     // Late past its cadence and STALE_AFTER_H (73 h), stopped past three days gone (74 h), and
     // current again when it published (76 h): one event each, in that order, none for the pulls
     // that changed nothing.
-    const told = pendingDeliveries(dir).map((d) => [d.event.type, d.event.data.from, d.event.data.to]);
+    const told = pendingDeliveries(dir)
+      .filter((d) => d.event.type.startsWith("source."))
+      .map((d) => [d.event.type, d.event.data.from, d.event.data.to]);
     assert.deepEqual(told, [
       ["source.late", "current", "late"],
       ["source.stopped", "late", "stopped"],
       ["source.resumed", "stopped", "current"],
     ]);
-    assert.equal(pendingDeliveries(dir)[1]!.event.data.gone_since, since);
-    assert.equal(pendingDeliveries(dir)[0]!.event.timestamp, new Date(NOW + 73 * HOUR).toISOString());
+    const [late, stoppedEvent] = pendingDeliveries(dir).filter((d) => d.event.type.startsWith("source."));
+    assert.equal(stoppedEvent!.event.data.gone_since, since);
+    assert.equal(late!.event.timestamp, new Date(NOW + 73 * HOUR).toISOString());
+    // The one value changed in the file that came back: one revised hour, named.
+    const revised = published().filter((d) => d.event.data.dataset === "grid.system_state")[1]!.event.data;
+    assert.equal(revised.hours_revised, 1);
+    assert.equal(revised.first_hour, revised.last_hour);
   },
 );
 

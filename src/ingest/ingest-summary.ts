@@ -12,6 +12,9 @@ export interface IngestSummary {
   readonly hoursAdded: number;
   /** Hours whose stored values changed (a value filled in or corrected). */
   readonly hoursRevised: number;
+  /** The first and last hour added or revised (UTC ms), or null when none was. */
+  readonly firstChanged: number | null;
+  readonly lastChanged: number | null;
   readonly daysTouched: number;
   readonly daysWritten: number;
   /** Rows not stored, by reason (`SkipReason`). */

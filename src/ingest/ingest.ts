@@ -197,7 +197,10 @@ function ingest(
     let hoursChanged = 0;
     for (const { file, fill } of files) hoursChanged += mergeFile(file, loaded.loadDay, fill);
     const keys = [...loaded.days.keys()].filter((k) => !loaded.corrupt.has(k)).sort();
-    const { changes, created, hoursAdded, hoursRevised } = collectChanges(keys, loaded.days);
+    const { changes, created, hoursAdded, hoursRevised, firstChanged, lastChanged } = collectChanges(
+      keys,
+      loaded.days,
+    );
     recordRevisions(dir, now(), changes, created);
     failpoint("ingest:revisions-recorded");
     const daysWritten = writeDays(dir, keys, loaded, sample, onProgress);
@@ -211,6 +214,8 @@ function ingest(
       hoursChanged,
       hoursAdded,
       hoursRevised,
+      firstChanged,
+      lastChanged,
       daysTouched: keys.length,
       daysWritten,
       skipped,

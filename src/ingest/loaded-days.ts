@@ -2,6 +2,7 @@
  * The days an ingest touches, each loaded once from the store (a damaged one recovered from the
  * revision history, an unreadable one left alone), and what merging changed in them.
  */
+import { HOUR_MS } from "../time.ts";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Day, dayFileName, emptyDay, parseDay } from "../store/day-file.ts";
@@ -65,18 +66,36 @@ export function dayLoader(
   return { days, corrupt, loadDay };
 }
 
-/** What the ingest changes, for the revision history: per existing day its old values, and the days it creates. */
+/** What an ingest changed: per existing day its old values, the days it creates, and its hours. */
+export interface Changes {
+  readonly changes: Map<string, DayChange>;
+  readonly created: string[];
+  readonly hoursAdded: number;
+  readonly hoursRevised: number;
+  /** The first and last hour added or revised (UTC ms), or null when none was. */
+  readonly firstChanged: number | null;
+  readonly lastChanged: number | null;
+}
+
+/** What the ingest changes, for the revision history and the webhooks' `data.published`. */
 export function collectChanges(
   keys: readonly string[],
   days: ReadonlyMap<string, { day: Day; old: Day | undefined }>,
-): { changes: Map<string, DayChange>; created: string[]; hoursAdded: number; hoursRevised: number } {
+): Changes {
   const changes = new Map<string, DayChange>();
   const created: string[] = [];
+  let firstChanged: number | null = null;
+  let lastChanged: number | null = null;
+  const changed = (hour: number) => {
+    if (firstChanged === null || hour < firstChanged) firstChanged = hour;
+    if (lastChanged === null || hour > lastChanged) lastChanged = hour;
+  };
   let hoursAdded = 0;
   let hoursRevised = 0;
   for (const key of keys) {
     const { day, old } = days.get(key)!;
     if (old === undefined) {
+      day.hours.forEach((h, i) => h !== undefined && changed(day.start + i * HOUR_MS));
       if (day.hours.some((h) => h !== undefined)) created.push(key);
       hoursAdded += day.hours.filter((h) => h !== undefined).length;
       continue;
@@ -84,12 +103,13 @@ export function collectChanges(
     const change = diffDay(old, day);
     if (change === undefined) continue;
     changes.set(key, change);
-    for (const hour of Object.values(change)) {
+    for (const [ts, hour] of Object.entries(change)) {
+      changed(Date.parse(ts));
       if (hour === null) hoursAdded++;
       else hoursRevised++;
     }
   }
-  return { changes, created, hoursAdded, hoursRevised };
+  return { changes, created, hoursAdded, hoursRevised, firstChanged, lastChanged };
 }
 
 function cloneDay(day: Day): Day {

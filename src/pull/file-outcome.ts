@@ -30,6 +30,8 @@ export interface FileOutcome {
   readonly linkChanged?: { readonly from: string; readonly to: string };
   readonly hoursAdded?: number;
   readonly hoursRevised?: number;
+  /** The first and last hour it added or revised, when it did. */
+  readonly hoursChanged?: { readonly first: string; readonly last: string };
   /** A file of weeks or months: the periods it added and revised. */
   readonly periodsAdded?: number;
   readonly periodsRevised?: number;
@@ -169,6 +171,9 @@ export function settle(
     link: kept.link,
     hoursAdded: summary.hoursAdded,
     hoursRevised: summary.hoursRevised,
+    ...(summary.firstChanged === null || summary.lastChanged === null
+      ? {}
+      : { hoursChanged: { first: iso(summary.firstChanged), last: iso(summary.lastChanged) } }),
     rowsRead: summary.rowsRead,
     skipped: summary.skipped,
     skippedFirst: summary.skippedFirst,

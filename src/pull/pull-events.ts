@@ -38,13 +38,22 @@ const PATHS: Readonly<Record<string, string>> = Object.fromEntries(
 
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-// The API URL of a dataset's records around its newest hour: the week up to it.
-function recordsUrl(dataset: string, newest: string | undefined): string {
+// The API URL of a dataset's records: the hours changed, at most their last 31 days; else the
+// week (for weeks and months, the year) up to the newest hour.
+function recordsUrl(
+  dataset: string,
+  newest: string | undefined,
+  changed?: { first: string; last: string },
+): string {
   const path = PATHS[dataset] ?? "/api/v1/datasets";
-  if (newest === undefined) return path;
-  const end = Date.parse(newest) + HOUR_MS;
+  const last = changed?.last ?? newest;
+  if (last === undefined) return path;
+  const end = Date.parse(last) + HOUR_MS;
   const periods = dataset === availabilityWeekly.id || dataset === availabilityMonthly.id;
-  const start = end - (periods ? 366 : 7) * DAY_MS;
+  const start =
+    changed === undefined
+      ? end - (periods ? 366 : 7) * DAY_MS
+      : Math.max(Date.parse(changed.first), end - 31 * DAY_MS);
   return `${path}?start=${day(start)}&end=${day(end + DAY_MS)}`;
 }
 
@@ -64,9 +73,12 @@ export function fileEvents(outcome: FileOutcome, state: FileState): WebhookEvent
           file: outcome.file,
           [`${unit}_added`]: added,
           [`${unit}_revised`]: revised,
+          ...(outcome.hoursChanged === undefined
+            ? {}
+            : { first_hour: outcome.hoursChanged.first, last_hour: outcome.hoursChanged.last }),
           newest_hour: state.newest ?? null,
           ingested_at: state.ingested ?? null,
-          url: recordsUrl(dataset, state.newest),
+          url: recordsUrl(dataset, state.newest, outcome.hoursChanged),
         },
       });
     }
@@ -115,9 +127,18 @@ export function ingestEvents(changed: {
   hoursAdded: number;
   hoursRevised: number;
   newestObserved: number | null;
+  firstChanged: number | null;
+  lastChanged: number | null;
 }): WebhookEvent[] {
   if (changed.hoursAdded + changed.hoursRevised === 0) return [];
   const newest = changed.newestObserved === null ? undefined : new Date(changed.newestObserved).toISOString();
+  const span =
+    changed.firstChanged === null || changed.lastChanged === null
+      ? undefined
+      : {
+          first: new Date(changed.firstChanged).toISOString(),
+          last: new Date(changed.lastChanged).toISOString(),
+        };
   const hourly = [
     systemState,
     generationMix,
@@ -134,8 +155,9 @@ export function ingestEvents(changed: {
       file: "npm run ingest",
       hours_added: changed.hoursAdded,
       hours_revised: changed.hoursRevised,
+      ...(span === undefined ? {} : { first_hour: span.first, last_hour: span.last }),
       newest_hour: newest ?? null,
-      url: recordsUrl(d.id, newest),
+      url: recordsUrl(d.id, newest, span),
     },
   }));
 }
