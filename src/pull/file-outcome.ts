@@ -120,6 +120,21 @@ function periodsOf(taken: Extract<Taken, { result: "periods" }>) {
   return { fields, changed: taken.added + taken.revised > 0, newest };
 }
 
+// What an ingest of hours tells of itself.
+function hoursOf(summary: IngestSummary): Partial<FileOutcome> {
+  return {
+    hoursAdded: summary.hoursAdded,
+    hoursRevised: summary.hoursRevised,
+    ...(summary.firstChanged === null || summary.lastChanged === null
+      ? {}
+      : { hoursChanged: { first: iso(summary.firstChanged), last: iso(summary.lastChanged) } }),
+    rowsRead: summary.rowsRead,
+    skipped: summary.skipped,
+    skippedFirst: summary.skippedFirst,
+    ...(summary.sampleDaysRemoved > 0 ? { sampleDaysRemoved: summary.sampleDaysRemoved } : {}),
+  };
+}
+
 /** The outcome of a taken body, and the file's state after it. */
 export function settle(
   file: string,
@@ -169,16 +184,8 @@ export function settle(
     file,
     result: "ingested",
     link: kept.link,
-    hoursAdded: summary.hoursAdded,
-    hoursRevised: summary.hoursRevised,
-    ...(summary.firstChanged === null || summary.lastChanged === null
-      ? {}
-      : { hoursChanged: { first: iso(summary.firstChanged), last: iso(summary.lastChanged) } }),
-    rowsRead: summary.rowsRead,
-    skipped: summary.skipped,
-    skippedFirst: summary.skippedFirst,
+    ...hoursOf(summary),
     ...resumed,
-    ...(summary.sampleDaysRemoved > 0 ? { sampleDaysRemoved: summary.sampleDaysRemoved } : {}),
     ...(problems.length > 0 ? { error: problems.join("; ") } : {}),
   };
   return { outcome, state: { ...published(base, kept.at, changed, summary.newestObserved), ...ingested } };
