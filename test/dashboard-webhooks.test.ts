@@ -52,7 +52,8 @@ test("a private URL is refused with the form kept; a public one is made and its 
   const made = await client.post("/dashboard/webhooks", {
     csrf,
     url: "https://203.0.113.7/in",
-    events: "forecast.issued",
+    events: "grid_stress.band_changed",
+    min_band: "critical",
   });
   assert.equal(made.status, 303);
   assert.equal(made.headers.get("location"), "/dashboard/webhooks/new", "the secret is never in a URL");
@@ -63,8 +64,8 @@ test("a private URL is refused with the form kept; a public one is made and its 
   assert.ok(!again.includes(secret) && /shown already/.test(again));
   const [stored] = readSubscriptions(dir);
   assert.deepEqual(
-    [stored!.account, stored!.url, stored!.events],
-    ["analyst", "https://203.0.113.7/in", ["forecast.issued"]],
+    [stored!.account, stored!.url, stored!.events, stored!.min_band],
+    ["analyst", "https://203.0.113.7/in", ["grid_stress.band_changed"], "critical"],
   );
   assert.ok(!JSON.stringify(stored).includes(secret.slice(6)), "the secret is stored sealed");
   const list = await (await client.get("/dashboard/webhooks")).text();

@@ -20,7 +20,8 @@ import { Deliverer } from "../src/webhooks/deliverer.ts";
 import { checkDestination, isPrivateAddress } from "../src/webhooks/destination.ts";
 import { deliveryLog, enqueue, pendingDeliveries } from "../src/webhooks/outbox.ts";
 import { signatures } from "../src/webhooks/signature.ts";
-import { readSubscriptions, rotateSecret } from "../src/webhooks/subscriptions.ts";
+import { readSubscriptions, rotateSecret, STRESS_BAND_NAMES } from "../src/webhooks/subscriptions.ts";
+import { STRESS_BANDS } from "../src/features/stress-formula.ts";
 import { existsSync, readFileSync } from "node:fs";
 import { gridEvents } from "../src/pull/grid-events.ts";
 import { formatInstant } from "../src/time.ts";
@@ -345,3 +346,31 @@ test(
     assert.equal(gridEvents(dir), 0);
   },
 );
+
+test("a band threshold keeps the band changes that reach it: into, within and out of the bands at or above", async (t) => {
+  const dir = tempDir(t);
+  await subscribe(dir, {
+    account: "a",
+    url: "https://hooks.example.org/gds",
+    events: ["grid_stress.band_changed"],
+    minBand: "high",
+  });
+  assert.equal(readSubscriptions(dir)[0]!.min_band, "high");
+  const change = (from: string, to: string) =>
+    enqueue(dir, { type: "grid_stress.band_changed", data: { from, to, hour: "2022-05-18T15:00:00Z" } })
+      .length;
+  assert.deepEqual(
+    [
+      change("low", "moderate"),
+      change("moderate", "high"),
+      change("high", "critical"),
+      change("high", "moderate"),
+    ],
+    [0, 1, 1, 1],
+  );
+  assert.deepEqual(
+    [...STRESS_BAND_NAMES],
+    STRESS_BANDS.map(([name]) => name),
+    "the bands a subscription names are grid stress's own",
+  );
+});

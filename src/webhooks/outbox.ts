@@ -10,7 +10,13 @@ import { join } from "node:path";
 import * as v from "valibot";
 import { fsyncDirectory, writeFileAtomic } from "../files/atomic-write.ts";
 import { newMessageId } from "./signature.ts";
-import { type EventType, readSubscriptions, type Subscription, WEBHOOKS_DIR } from "./subscriptions.ts";
+import {
+  type EventType,
+  reachesBand,
+  readSubscriptions,
+  type Subscription,
+  WEBHOOKS_DIR,
+} from "./subscriptions.ts";
 
 const OUTBOX = "outbox";
 const LOG = "log";
@@ -59,8 +65,8 @@ const logDir = (dataDir: string) => join(dataDir, WEBHOOKS_DIR, LOG);
 
 /**
  * The deliveries of `event`, not yet kept: one for every enabled subscription that wants it (a
- * `dataset` in its data must be among the subscription's datasets, when it names some), or only
- * for `only`.
+ * `dataset` in its data must be among the subscription's datasets, when it names some; a band
+ * change must reach its threshold, when it has one), or only for `only`.
  */
 export function deliveriesFor(
   dataDir: string,
@@ -72,7 +78,8 @@ export function deliveriesFor(
   const wanting = (options.subscriptions ?? readSubscriptions(dataDir)).filter(
     (s) =>
       (options.only === undefined ? s.enabled && s.events.includes(event.type) : s.id === options.only) &&
-      (dataset === undefined || s.datasets === undefined || s.datasets.includes(dataset)),
+      (dataset === undefined || s.datasets === undefined || s.datasets.includes(dataset)) &&
+      (event.type !== "grid_stress.band_changed" || reachesBand(s.min_band, event.data.from, event.data.to)),
   );
   return wanting.map((s) => ({
     id: newMessageId(),

@@ -1,6 +1,6 @@
 /**
  * Webhook subscriptions (docs/webhooks.md), per account: a URL, the event types wanted (with an
- * optional list of datasets), enabled or paused (by its owner, by a 410, or after failing for 24
+ * optional list of datasets and a grid-stress band threshold), enabled or paused (by its owner, by a 410, or after failing for 24
  * hours), and its signing secrets, sealed (`sealed-secret.ts`). A rotated secret keeps the old
  * one valid, and signing, for 24 hours. They are one kept document,
  * `DATA_DIR/webhooks/subscriptions.json`, changed through the document store the program chose
@@ -39,12 +39,27 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
+/** The grid-stress bands, lowest first (`features/stress-formula.ts`), for a subscription's threshold. */
+export const STRESS_BAND_NAMES = ["low", "moderate", "high", "critical"] as const;
+
+/**
+ * Whether a band change reaches a subscription's threshold: into, out of, or within the bands at
+ * or above it. Without a threshold, every change does.
+ */
+export function reachesBand(minBand: string | undefined, from: unknown, to: unknown): boolean {
+  if (minBand === undefined) return true;
+  const rank = (band: unknown) => STRESS_BAND_NAMES.indexOf(band as (typeof STRESS_BAND_NAMES)[number]);
+  return Math.max(rank(from), rank(to)) >= rank(minBand);
+}
+
 const SubscriptionSchema = v.object({
   id: v.pipe(v.string(), v.regex(/^wh_[0-9a-f]{16}$/)),
   account: v.string(),
   url: v.string(),
   events: v.array(v.picklist(EVENT_TYPES)),
   datasets: v.optional(v.array(v.string())),
+  /** `grid_stress.band_changed` only when it reaches this band (`reachesBand`). */
+  min_band: v.optional(v.picklist(STRESS_BAND_NAMES)),
   enabled: v.boolean(),
   paused: v.optional(v.object({ at: v.string(), why: v.string() })),
   created: v.string(),
@@ -105,6 +120,7 @@ export async function createSubscription(
     url: string;
     events: readonly EventType[];
     datasets?: readonly string[];
+    minBand?: Subscription["min_band"];
     now?: Date;
   },
 ): Promise<{ subscription: Subscription; secret: string }> {
@@ -116,6 +132,7 @@ export async function createSubscription(
     url: options.url,
     events: [...options.events],
     ...(options.datasets === undefined ? {} : { datasets: [...options.datasets] }),
+    ...(options.minBand === undefined ? {} : { min_band: options.minBand }),
     enabled: true,
     created: now,
     secrets: [{ sealed: seal(key, secret), created: now }],

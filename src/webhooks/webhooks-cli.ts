@@ -15,14 +15,16 @@ import {
   resume,
   rotateSecret,
   stateOf,
+  STRESS_BAND_NAMES,
   subscriptionOf,
   type Subscription,
   updateSubscriptions,
 } from "./subscriptions.ts";
 
 export const WEBHOOKS_USAGE = `Usage: npm run --silent webhooks -- COMMAND
-  create --account NAME --url URL [--events TYPE,...] [--datasets ID,...]
-                       a subscription; prints its id, then its signing secret (once)
+  create --account NAME --url URL [--events TYPE,...] [--datasets ID,...] [--min-band BAND]
+                       a subscription; prints its id, then its signing secret (once);
+                       --min-band: band changes only when they reach BAND (${STRESS_BAND_NAMES.join(", ")})
   list [--json]        every subscription: id, account, state, events, URL
   rotate ID            a new secret (printed once); the old one signs too for 24 hours
   pause ID | resume ID | delete ID
@@ -65,6 +67,11 @@ async function create(
     io.stderr(`Unknown event type ${unknown.join(", ")}; the types are ${EVENT_TYPES.join(", ")}\n`);
     return 2;
   }
+  const minBand = option(argv, "min-band");
+  if (minBand !== undefined && !(STRESS_BAND_NAMES as readonly string[]).includes(minBand)) {
+    io.stderr(`Unknown band ${minBand}; the bands are ${STRESS_BAND_NAMES.join(", ")}\n`);
+    return 2;
+  }
   try {
     await checkDestination(url, rules);
   } catch (error) {
@@ -77,6 +84,7 @@ async function create(
     url,
     events,
     ...(datasets ? { datasets } : {}),
+    ...(minBand === undefined ? {} : { minBand: minBand as Subscription["min_band"] }),
   });
   io.stdout(
     `Created ${subscription.id} for ${account}: ${url}\nIts signing secret, shown only this once:\n${secret}\n`,

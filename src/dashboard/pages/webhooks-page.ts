@@ -4,7 +4,7 @@
  * the confirmation before one is deleted.
  */
 import type { Delivery } from "../../webhooks/outbox.ts";
-import { EVENT_TYPES, stateOf, type Subscription } from "../../webhooks/subscriptions.ts";
+import { EVENT_TYPES, stateOf, STRESS_BAND_NAMES, type Subscription } from "../../webhooks/subscriptions.ts";
 import { type Html, html } from "../html.ts";
 import { csrfField, layout, type PageContent, type Viewer } from "../layout.ts";
 import { when } from "./format.ts";
@@ -17,9 +17,11 @@ export interface WebhookForm {
   readonly url: string;
   readonly events: readonly string[];
   readonly datasets: readonly string[];
+  /** The grid-stress band a band change must reach; "" for every change. */
+  readonly minBand: string;
 }
 
-const EMPTY_FORM: WebhookForm = { url: "", events: CHOSEN_EVENTS, datasets: [] };
+const EMPTY_FORM: WebhookForm = { url: "", events: CHOSEN_EVENTS, datasets: [], minBand: "" };
 
 const VERIFY_LINK = "https://www.standardwebhooks.com/";
 
@@ -63,6 +65,16 @@ function createSection(viewer: Viewer, form: WebhookForm, datasets: readonly str
         <legend>Events</legend>
         ${CHOSEN_EVENTS.map((t) => box("events", t, form.events.includes(t)))}
       </fieldset>
+      <label for="webhook-band">Grid-stress band changes</label>
+      <select id="webhook-band" name="min_band">
+        <option value="">every change</option>
+        ${STRESS_BAND_NAMES.slice(1).map(
+          (band) =>
+            html`<option value="${band}" ${form.minBand === band ? html`selected` : ""}>
+              only when it reaches ${band} or above
+            </option>`,
+        )}
+      </select>
       <fieldset>
         <legend>Datasets (none ticked: all)</legend>
         ${datasets.map((d) => box("datasets", d, form.datasets.includes(d)))}
@@ -234,7 +246,8 @@ export function webhookPage(options: {
         <p><code class="url">${s.url}</code></p>
         <p class="lead">
           ${stateBadge(s)} · events ${s.events.join(", ")} · datasets ${s.datasets?.join(", ") ?? "all"} ·
-          created ${when(s.created)}
+          ${s.min_band === undefined ? "" : html`band changes reaching ${s.min_band} ·`} created
+          ${when(s.created)}
           ${rotated.map((x) => html` · a rotated secret signs too until ${when(x.expires!)}`)}
         </p>
         ${actions(viewer, s)}

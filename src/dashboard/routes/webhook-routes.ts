@@ -16,6 +16,7 @@ import {
   readSubscriptions,
   resume,
   rotateSecret,
+  STRESS_BAND_NAMES,
   type Subscription,
   updateSubscriptions,
 } from "../../webhooks/subscriptions.ts";
@@ -75,6 +76,9 @@ async function formChoices(
     url: (form.get("url") ?? "").trim(),
     events: form.getAll("events").filter((e) => (CHOSEN_EVENTS as readonly string[]).includes(e)),
     datasets: form.getAll("datasets").filter((d) => known.has(d)),
+    minBand: (STRESS_BAND_NAMES as readonly string[]).includes(form.get("min_band") ?? "")
+      ? form.get("min_band")!
+      : "",
   };
   if (choices.url.length > 2000) return { ...choices, why: "The URL is longer than 2,000 characters." };
   if (choices.events.length === 0) return { ...choices, why: "Tick at least one event." };
@@ -100,6 +104,7 @@ function listRoutes(ctx: DashboardContext) {
         url: choices.url,
         events: choices.events as EventType[],
         ...(choices.datasets.length === 0 ? {} : { datasets: choices.datasets }),
+        ...(choices.minBand === "" ? {} : { minBand: choices.minBand as Subscription["min_band"] }),
         now: new Date(ctx.now()),
       });
       // Shown on the next page, once, as a new key is.
