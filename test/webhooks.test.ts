@@ -374,3 +374,34 @@ test("a band threshold keeps the band changes that reach it: into, within and ou
     "the bands a subscription names are grid stress's own",
   );
 });
+
+test("a receiver that does not answer holds only its own deliveries: another subscription's go out meanwhile", async (t) => {
+  const dir = tempDir(t);
+  const fast = await receiver(t, [204]);
+  // The slow receiver holds its requests open until the test lets it answer.
+  let held: (() => void)[] = [];
+  let answering = false;
+  const slow = createServer((req, res) => {
+    req.resume();
+    if (answering) res.writeHead(204).end();
+    else held.push(() => res.writeHead(204).end());
+  });
+  await new Promise<void>((resolve) => slow.listen(0, "127.0.0.1", resolve));
+  t.after(() => new Promise<void>((resolve) => slow.close(() => resolve())));
+  const slowUrl = `http://127.0.0.1:${(slow.address() as AddressInfo).port}/hooks`;
+  await subscribe(dir, { account: "a", url: slowUrl, events: ["source.late"] });
+  await subscribe(dir, { account: "b", url: fast.url, events: ["source.late"] });
+  enqueue(dir, { type: "source.late", data: { file: "a.csv" } });
+  enqueue(dir, { type: "source.late", data: { file: "b.csv" } });
+  const round = new Deliverer({ webhooks: fileWebhookStores(dir), rules: LOOPBACK }).deliverDue();
+  // Both events reach the fast receiver while the slow one still holds the first.
+  await waitFor(() => held.length === 1 && fast.received.length === 2, "the fast receiver has both events");
+  answering = true;
+  for (const answer of held) answer();
+  held = [];
+  assert.equal(await round, 4);
+  assert.deepEqual(
+    deliveryLog(dir).map((d) => d.state),
+    ["delivered", "delivered", "delivered", "delivered"],
+  );
+});

@@ -5,7 +5,9 @@
  * it says, anything else (an error, a timeout, a redirect, which is never followed) on the
  * specification's schedule with jitter: at once, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h,
  * 24 h, then failed. A subscription failing for 24 hours is paused. A request has 15 s, and reads
- * at most 64 KB of the answer; deliveries run beside the server, never in an API answer's way.
+ * at most 64 KB of the answer; up to 8 subscriptions are sent to at once, each in its events'
+ * order, so a slow receiver delays only its own. Deliveries run beside the server, never in an
+ * API answer's way.
  */
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
@@ -28,6 +30,8 @@ export const RETRY_SCHEDULE_MS = [
 /** A subscription failing this long is paused. */
 export const PAUSE_AFTER_MS = 24 * 3_600_000;
 const ANSWER_BYTES = 64 * 1024;
+/** How many subscriptions are sent to at once. */
+const LANES = 8;
 
 export interface DelivererOptions {
   readonly webhooks: WebhookStores;
@@ -129,7 +133,16 @@ export class Deliverer {
       .filter((s) => !s.enabled || s.paused !== undefined)
       .map((s) => s.id);
     const due = await this.#webhooks.outbox.take(this.#now(), this.#timeoutMs + 5_000, new Set(waiting));
-    for (const delivery of due) await this.#attempt(delivery);
+    // One lane per subscription, in the order its events were made; a slow receiver holds only its own.
+    const bySubscription = new Map<string, Delivery[]>();
+    for (const d of due)
+      bySubscription.set(d.subscription, [...(bySubscription.get(d.subscription) ?? []), d]);
+    const queues = [...bySubscription.values()];
+    const lane = async () => {
+      for (let queue = queues.shift(); queue !== undefined; queue = queues.shift())
+        for (const delivery of queue) await this.#attempt(delivery);
+    };
+    await Promise.all(Array.from({ length: Math.min(LANES, queues.length) }, lane));
     return due.length;
   }
 
