@@ -22,7 +22,8 @@ import { deliveryLog, enqueue, pendingDeliveries } from "../src/webhooks/outbox.
 import { signatures } from "../src/webhooks/signature.ts";
 import { readSubscriptions, rotateSecret, STRESS_BAND_NAMES } from "../src/webhooks/subscriptions.ts";
 import { STRESS_BANDS } from "../src/features/stress-formula.ts";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { generateSampleExport } from "../src/sample/sample-export.ts";
 import { gridEvents } from "../src/pull/grid-events.ts";
 import { formatInstant } from "../src/time.ts";
 import {
@@ -281,6 +282,24 @@ test("a server killed with SIGKILL between two attempts delivers after its resta
     deliveryLog(dir)[0]!.attempts.map((a) => a.status),
     [500, 200],
   );
+
+  // An ingest beside the running server: a data.published per hourly dataset, sent by the server.
+  const published = await subscribe(dir, { account: "b", url: hook.url, events: ["data.published"] });
+  const file = join(tempDir(t), "day.csv");
+  writeFileSync(file, generateSampleExport({ firstDay: "2025-03-01", days: 1 }));
+  const ingest = spawnSync(process.execPath, ["--import", "tsx", "scripts/ingest.ts", file], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: dir },
+    encoding: "utf8",
+  });
+  assert.equal(ingest.status, 0, ingest.stderr);
+  await waitFor(() => hook.received.length === 2 + 7, "seven data.published deliveries");
+  const events = hook.received.slice(2).map((r) => verify(published.secret, r));
+  assert.deepEqual(
+    events.map((e) => [e.type, e.data.hours_added, e.data.first_hour, e.data.last_hour]),
+    events.map(() => ["data.published", 24, "2025-02-28T22:00:00.000Z", "2025-03-01T21:00:00.000Z"]),
+  );
+  assert.equal(new Set(events.map((e) => e.data.dataset)).size, 7);
 });
 
 const EXPORT = join(REAL_DATA_DIR, "export_2020-04_2022-06.csv");
