@@ -4,11 +4,11 @@
  * `webhook-id`; 410, Retry-After, private addresses; the pull's events; the CLI; and a server
  * killed with SIGKILL between two attempts, whose delivery arrives after the restart.
  */
-import { test, type TestContext } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { fileWebhookStores } from "../src/webhooks/webhook-stores.ts";
 import { spawnSync } from "node:child_process";
-import { createServer, type IncomingHttpHeaders } from "node:http";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
@@ -36,37 +36,10 @@ import {
   subscribe,
 } from "./helpers.ts";
 import { startPortal } from "./portal-stand-in.ts";
+import { receiver, verify } from "./webhook-receiver.ts";
 
 const LOOPBACK = { allowPrivate: true, allowHttp: true };
 const ROOT = join(import.meta.dirname, "..");
-
-interface Received {
-  readonly headers: IncomingHttpHeaders;
-  readonly body: string;
-}
-
-/** A receiver on loopback answering each request with the next of `statuses` (the last repeats). */
-async function receiver(t: TestContext, statuses: number[], headers: Record<string, string> = {}) {
-  const received: Received[] = [];
-  const server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (chunk: Buffer) => (body += chunk.toString()));
-    req.on("end", () => {
-      received.push({ headers: req.headers, body });
-      res.writeHead(statuses.length > 1 ? statuses.shift()! : statuses[0]!, headers).end("ok");
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, received, statuses };
-}
-
-const verify = (secret: string, r: Received) =>
-  new Webhook(secret).verify(r.body, {
-    "webhook-id": r.headers["webhook-id"] as string,
-    "webhook-timestamp": r.headers["webhook-timestamp"] as string,
-    "webhook-signature": r.headers["webhook-signature"] as string,
-  }) as { type: string; data: Record<string, unknown> };
 
 test("a signature standardwebhooks verifies; a rotated secret signs beside the new one for a day", async (t) => {
   const dir = tempDir(t);
