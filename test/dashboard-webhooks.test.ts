@@ -149,4 +149,16 @@ test("pause, resume, rotate and delete; another account's webhook is a 404 that 
     readSubscriptions(dir).map((s) => s.id),
     [theirs.id],
   );
+
+  // Each event goes to each webhook: an account may have 20.
+  for (let n = 0; n < 20; n++)
+    await subscribe(dir, { account: "analyst", url: `https://203.0.113.7/${n}`, events: ["data.published"] });
+  const more = await client.post("/dashboard/webhooks", {
+    csrf,
+    url: "https://203.0.113.7/x",
+    events: "data.published",
+  });
+  assert.equal(more.status, 400);
+  assert.match(await more.text(), /You have 20 webhooks, the most an account may have; delete one first\./);
+  assert.equal(readSubscriptions(dir).length, 21);
 });

@@ -1,6 +1,6 @@
 /**
  * Where deliveries wait and are kept, as the deliverer, the dashboard, the CLI and the metrics see
- * it: DATA_DIR's outbox (`fileOutbox`, on `outbox.ts`'s files), or Redis's (`redis-outbox.ts`)
+ * it: DATA_DIR's outbox (`fileOutbox`, on `outbox.ts`'s files), or Redis's (`redis-webhooks.ts`)
  * when the state is shared, into which DATA_DIR's outbox is then emptied (the pull, a separate
  * process without Redis, writes its events there).
  */

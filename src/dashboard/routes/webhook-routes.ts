@@ -34,6 +34,8 @@ import {
 
 /** How many deliveries one webhook's page lists, newest first. */
 const SHOWN_DELIVERIES = 100;
+/** How many webhooks one account may have: each event goes to each of them. */
+export const WEBHOOKS_PER_ACCOUNT = 20;
 const NOT_YOURS = "You have no webhook with that id.";
 
 // Another account's webhook gets the same answer as an id that does not exist.
@@ -95,7 +97,12 @@ function listRoutes(ctx: DashboardContext) {
   return guarded(ctx, {
     get: async (req, reply, who) => sendPage(reply, await listPage(ctx, req, who)),
     post: async (req, reply, who, form) => {
-      const { why, ...choices } = await formChoices(ctx, form);
+      const choices = await formChoices(ctx, form);
+      const many = readSubscriptions(ctx.dir).filter((s) => s.account === who.account.name).length;
+      const why =
+        many >= WEBHOOKS_PER_ACCOUNT
+          ? `You have ${many} webhooks, the most an account may have; delete one first.`
+          : choices.why;
       if (why !== undefined)
         return sendPage(reply, await listPage(ctx, req, who, [choices, why]), { status: 400 });
       const { webhooks } = ctx;
