@@ -34,6 +34,8 @@ export interface OutboxStore {
   save(delivery: Delivery): Promise<void>;
   /** When the soonest pending delivery is due (UTC ms), or null. */
   nextDue(): Promise<number | null>;
+  /** One delivery, pending or ended, by its id. */
+  delivery(id: string): Promise<Delivery | undefined>;
   /** A subscription's deliveries, pending and ended, newest first, at most `limit`. */
   deliveriesOf(subscription: string, limit: number): Promise<Delivery[]>;
   /** Puts an ended delivery back, due at `now`, with the same `webhook-id`; throws a RangeError when there is none. */
@@ -60,6 +62,8 @@ export function fileOutbox(dataDir: string): OutboxStore {
       const next = pendingDeliveries(dataDir)[0];
       return Promise.resolve(next === undefined ? null : Date.parse(next.next_at));
     },
+    delivery: (id) =>
+      Promise.resolve([...pendingDeliveries(dataDir), ...deliveryLog(dataDir)].find((d) => d.id === id)),
     deliveriesOf(subscription, limit) {
       const all = [...pendingDeliveries(dataDir), ...deliveryLog(dataDir)];
       return Promise.resolve(

@@ -1,5 +1,5 @@
 /**
- * The webhooks' state in Redis, for several processes and VMs (docs/webhooks.md, "Across VMs"):
+ * The webhooks' state in Redis, for several processes and VMs (docs/webhooks.md, "Across cores and VMs"):
  * the subscriptions are a shared document (given in), the sealing key is one Redis key, and the
  * outbox is Redis's:
  *
@@ -114,12 +114,16 @@ export class RedisOutbox implements OutboxStore {
     return score === undefined ? null : Number(score);
   }
 
+  async delivery(id: string): Promise<Delivery | undefined> {
+    return parse(await this.#redis.get(deliveryKey(id)));
+  }
+
   async deliveriesOf(subscription: string, limit: number): Promise<Delivery[]> {
     return this.#read(await this.#redis.zrevrange(subscriptionKey(subscription), 0, limit - 1));
   }
 
   async resend(id: string, now: number): Promise<Delivery> {
-    const found = parse(await this.#redis.get(deliveryKey(id)));
+    const found = await this.delivery(id);
     if (found === undefined || found.state === "pending")
       throw new RangeError(`No ended delivery has the id "${id}"`);
     const again: Delivery = { ...found, state: "pending", next_at: new Date(now).toISOString() };

@@ -8,7 +8,6 @@ import { HttpError } from "../../http/http-error.ts";
 import type { Route } from "../../http/router.ts";
 import { checkDestination, DestinationError } from "../../webhooks/destination.ts";
 import type { Delivery } from "../../webhooks/outbox.ts";
-import { KEPT_PER_SUBSCRIPTION } from "../../webhooks/outbox-store.ts";
 import {
   createSubscription,
   type EventType,
@@ -167,8 +166,8 @@ function actionRoutes(ctx: DashboardContext) {
     }),
     resend: act(async (_who, s, form) => {
       const id = form.get("delivery") ?? "";
-      const kept = await ctx.webhooks.outbox.deliveriesOf(s.id, KEPT_PER_SUBSCRIPTION);
-      if (!kept.some((d) => d.id === id && d.state !== "pending"))
+      const found = await ctx.webhooks.outbox.delivery(id);
+      if (found === undefined || found.subscription !== s.id || found.state === "pending")
         throw new HttpError(404, "This webhook has no ended delivery with that id.");
       await ctx.webhooks.outbox.resend(id, ctx.now());
       return "webhook-resent";
