@@ -208,6 +208,11 @@ test("latest: the newest hours without knowing when, as the range ending after t
 });
 
 test("a 400-day hourly range streams as Parquet and CSV; DuckDB reads the Parquet with its types, and its values are the JSON answers'", async (t) => {
+  // A long stream waits for the client many times: each wait leaves no listener behind.
+  const warnings: string[] = [];
+  const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+  process.on("warning", onWarning);
+  t.after(() => process.off("warning", onWarning));
   const server = await setUp(t);
   const range = "start=2024-01-01T00:00Z&end=2025-02-01T00:00Z";
   const json = [
@@ -270,4 +275,5 @@ test("a 400-day hourly range streams as Parquet and CSV; DuckDB reads the Parque
     dateType.map((c) => c.column_type),
     ["DATE", "INTEGER"],
   );
+  assert.deepEqual(warnings, [], "no listener piles up on a response");
 });

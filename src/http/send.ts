@@ -229,9 +229,15 @@ export async function sendStream(
     await body.write(async (bytes) => {
       if (res.destroyed) throw new ClientGone();
       if (sink.write(bytes)) return;
+      // Whichever comes first; the other listener goes with it, so a long stream adds none.
       await new Promise<void>((resolve) => {
-        sink.once("drain", resolve);
-        res.once("close", resolve);
+        const go = () => {
+          sink.off("drain", go);
+          res.off("close", go);
+          resolve();
+        };
+        sink.once("drain", go);
+        res.once("close", go);
       });
       if (res.destroyed) throw new ClientGone();
     });
