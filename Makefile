@@ -10,7 +10,7 @@ export GDS_NODE_FLAGS := --max-old-space-size=$(NODE_HEAP_MB) --max-semi-space-s
 SLOW_TESTS := test/shared-state.test.ts test/dashboard-sessions.test.ts test/scripts.test.ts test/dashboard-explore.test.ts \
 	test/server-lifecycle.test.ts test/ingest-kill.test.ts test/python-client.test.ts test/ingest-faults.test.ts \
 	test/dashboard-http.test.ts test/dashboard-browser.test.ts test/damaged-store.test.ts test/upgrade.test.ts \
-	test/whole-history.test.ts test/queries.test.ts test/mcp.test.ts
+	test/whole-history.test.ts test/queries.test.ts test/mcp.test.ts test/webhooks-redis.test.ts
 ALL_TESTS := $(sort $(wildcard test/*.test.ts))
 TESTS := $(filter $(ALL_TESTS),$(SLOW_TESTS)) $(filter-out $(SLOW_TESTS),$(ALL_TESTS))
 
