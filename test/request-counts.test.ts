@@ -70,7 +70,7 @@ test("a damaged counts file is reported and replaced; the counts of a failed wri
   const other = tempDir(t);
   const missing = createRequestCounter({
     dir: other,
-    documents: { dir: other, update: () => Promise.reject(full) },
+    documents: { dir: other, update: () => Promise.reject(full), read: () => Promise.resolve(null) },
     onError: (e) => errors.push(e),
   });
   t.after(() => missing.close());

@@ -17,6 +17,7 @@ import { portalFile } from "../src/pull/portal-files.ts";
 import { samplePeriodFiles } from "../src/sample/sample-periods.ts";
 import { sampleHours } from "../src/sample/seed-sample-periods.ts";
 import { Deliverer } from "../src/webhooks/deliverer.ts";
+import { runWebhooksCli } from "../src/webhooks/webhooks-cli.ts";
 import { checkDestination, isPrivateAddress } from "../src/webhooks/destination.ts";
 import { deliveryLog, enqueue, pendingDeliveries } from "../src/webhooks/outbox.ts";
 import { signatures } from "../src/webhooks/signature.ts";
@@ -396,4 +397,52 @@ test("a receiver that does not answer holds only its own deliveries: another sub
     deliveryLog(dir).map((d) => d.state),
     ["delivered", "delivered", "delivered", "delivered"],
   );
+});
+
+test("the webhooks CLI: create (checked), list, pause, resume, test, deliveries, rotate, delete; an empty store is left as it is", async (t) => {
+  const dir = tempDir(t);
+  const run = async (...argv: string[]) => {
+    const out = { stdout: "", stderr: "" };
+    const code = await runWebhooksCli(argv, fileWebhookStores(dir), LOOPBACK, {
+      stdout: (text) => void (out.stdout += text),
+      stderr: (text) => void (out.stderr += text),
+    });
+    return { code, ...out };
+  };
+  assert.equal((await run("list")).stdout, "");
+  assert.ok(!existsSync(join(dir, "webhooks")), "listing an empty store writes nothing");
+  const url = "https://203.0.113.7/in";
+  assert.match(
+    (await run("create", "--account", "a", "--url", url, "--events", "data.sent")).stderr,
+    /Unknown event type data\.sent/,
+  );
+  assert.match(
+    (await run("create", "--account", "a", "--url", url, "--min-band", "severe")).stderr,
+    /Unknown band severe/,
+  );
+  const refused = await runWebhooksCli(
+    ["create", "--account", "a", "--url", "https://10.0.0.8/in"],
+    fileWebhookStores(dir),
+    { allowPrivate: false, allowHttp: false },
+    { stdout: () => {}, stderr: () => {} },
+  );
+  assert.equal(refused, 1, "a private address is refused by default");
+  const created = await run("create", "--account", "a", "--url", url, "--min-band", "high");
+  assert.equal(created.code, 0);
+  const [, id, secret] = /Created (wh_\w+)[\s\S]*\n(whsec_\S+)\n$/.exec(created.stdout)!;
+  assert.match((await run("list")).stdout, new RegExp(`^${id}  a  enabled  data.published,.*  ${url}\\n$`));
+  const listed = JSON.parse((await run("list", "--json")).stdout) as Record<string, unknown>[];
+  assert.equal(listed[0]!.min_band, "high");
+  assert.ok(!("secrets" in listed[0]!) && !JSON.stringify(listed).includes(secret!), "no secret is listed");
+  await run("pause", id!);
+  assert.match((await run("list")).stdout, /paused \(paused by its owner\)/);
+  await run("resume", id!);
+  const queued = /Queued (msg_\w+)/.exec((await run("test", id!)).stdout)![1]!;
+  assert.match((await run("deliveries", id!)).stdout, new RegExp(`${queued}  webhook.test  pending`));
+  const rotated = (await run("rotate", id!)).stdout.trim().split("\n").at(-1)!;
+  assert.match(rotated, /^whsec_/);
+  assert.equal(readSubscriptions(dir)[0]!.secrets.length, 2);
+  await run("delete", id!);
+  assert.deepEqual(readSubscriptions(dir), []);
+  assert.equal((await run("nonsense")).code, 2);
 });

@@ -32,6 +32,8 @@ export interface DocumentStore {
    * nothing kept before is lost.
    */
   update<T>(file: KeptFile, change: (text: string | null) => Changed<T>): Promise<T>;
+  /** One document's text as the store holds it now (null when there is none); nothing is written. */
+  read(file: KeptFile): Promise<string | null>;
 }
 
 /** The text of `name` in `dir`, or null when there is no such file. */
@@ -58,5 +60,6 @@ export function fileDocuments(dir: string): DocumentStore {
         return result;
       });
     },
+    read: (file) => Promise.resolve(localText(dir, file.name)),
   };
 }

@@ -219,5 +219,10 @@ export function redisDocumentStore(shared: SharedDocuments, dir: string): Docume
       }
       return shared.update(file.name as SharedFile, dir, (text) => change(text ?? localText(dir, file.name)));
     },
+    async read(file) {
+      // Before Redis holds the document, DATA_DIR's is the one a change would start from.
+      const { text } = await shared.read(file.name as SharedFile);
+      return text ?? localText(dir, file.name);
+    },
   };
 }

@@ -92,16 +92,21 @@ export function updateSubscriptions<T>(
   change: (subscriptions: Subscription[]) => T,
 ): Promise<T> {
   return documents.update(SUBSCRIPTIONS_DOCUMENT, (text) => {
-    const where = `${SUBSCRIPTIONS_DOCUMENT.name} of ${documents.dir}`;
-    const subscriptions = text === null ? [] : parseDocument(text, DocumentSchema, where).subscriptions;
+    const subscriptions =
+      text === null ? [] : parseSubscriptionFile(text, `${SUBSCRIPTIONS_DOCUMENT.name} of ${documents.dir}`);
     const result = change(subscriptions);
+    // None before and none after: nothing is written (a store without subscriptions has no file).
+    if (text === null && subscriptions.length === 0) return { text: null, result };
     return { text: JSON.stringify({ version: 1, subscriptions }, null, 1) + "\n", result };
   });
 }
 
 /** Every subscription as the document store holds it now (with Redis, Redis's text, not DATA_DIR's copy). */
-export function currentSubscriptions(documents: DocumentStore): Promise<Subscription[]> {
-  return updateSubscriptions(documents, (all) => all.map((s) => ({ ...s })));
+export async function currentSubscriptions(documents: DocumentStore): Promise<Subscription[]> {
+  const text = await documents.read(SUBSCRIPTIONS_DOCUMENT);
+  return text === null
+    ? []
+    : parseSubscriptionFile(text, `${SUBSCRIPTIONS_DOCUMENT.name} of ${documents.dir}`);
 }
 
 /** The subscription of that id, for changing it in `updateSubscriptions`; throws when there is none. */
