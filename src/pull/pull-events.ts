@@ -21,19 +21,19 @@ import { DATASET_SOURCES } from "./portal-files.ts";
 import type { FileState } from "./pull-state.ts";
 import type { SourceFreshness, SourceState } from "./source-freshness.ts";
 
+// The hourly datasets an ingest of hours feeds (the service's list, `service.ts`, is a floor above).
+const HOURLY = [
+  systemState,
+  generationMix,
+  gridStress,
+  loadReduction,
+  availability,
+  supplyMargin,
+  pumpedStorage,
+];
+
 const PATHS: Readonly<Record<string, string>> = Object.fromEntries(
-  [
-    systemState,
-    generationMix,
-    gridStress,
-    loadReduction,
-    availability,
-    supplyMargin,
-    pumpedStorage,
-    availabilityWeekly,
-    availabilityMonthly,
-    forecastDemand,
-  ].map((d) => [d.id, d.path]),
+  [...HOURLY, availabilityWeekly, availabilityMonthly, forecastDemand].map((d) => [d.id, d.path]),
 );
 
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -139,16 +139,7 @@ export function ingestEvents(changed: {
           first: new Date(changed.firstChanged).toISOString(),
           last: new Date(changed.lastChanged).toISOString(),
         };
-  const hourly = [
-    systemState,
-    generationMix,
-    gridStress,
-    loadReduction,
-    availability,
-    supplyMargin,
-    pumpedStorage,
-  ];
-  return hourly.map((d) => ({
+  return HOURLY.map((d) => ({
     type: "data.published",
     data: {
       dataset: d.id,

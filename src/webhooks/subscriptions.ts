@@ -80,7 +80,7 @@ export function parseSubscriptionFile(text: string, where = SUBSCRIPTIONS_DOCUME
 export function readSubscriptions(dataDir: string): Subscription[] {
   const path = join(dataDir, SUBSCRIPTIONS_DOCUMENT.name);
   if (!existsSync(path)) return [];
-  return parseDocument(readFileSync(path, "utf8"), DocumentSchema, path).subscriptions;
+  return parseSubscriptionFile(readFileSync(path, "utf8"), path);
 }
 
 /**
