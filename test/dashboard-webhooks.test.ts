@@ -118,6 +118,11 @@ test("pause, resume, rotate and delete; another account's webhook is a 404 that 
     theirs,
   );
   assert.equal(pendingDeliveries(dir).length, 0);
+  // Their delivery, named through my webhook's form, is not mine to resend.
+  const [their] = enqueue(dir, { type: "webhook.test", data: {} }, { only: theirs.id });
+  const sneaked = await client.post("/dashboard/webhooks/resend", { csrf, id: mine.id, delivery: their!.id });
+  assert.equal(sneaked.status, 404);
+  assert.equal(pendingDeliveries(dir)[0]!.attempts.length, 0, "and nothing changed");
 
   await client.post("/dashboard/webhooks/state", { csrf, id: mine.id, action: "pause" });
   assert.equal(readSubscriptions(dir)[0]!.paused?.why, "paused by its owner");
