@@ -14,6 +14,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
 import { withSharedDocuments } from "../src/shared/shared-cli.ts";
 import { redisDocumentStore } from "../src/shared/shared-documents.ts";
+import { Deliverer } from "../src/webhooks/deliverer.ts";
 import { enqueue } from "../src/webhooks/outbox.ts";
 import { RedisOutbox, redisWebhookStores } from "../src/webhooks/redis-webhooks.ts";
 import {
@@ -149,6 +150,33 @@ test(
         );
       }),
     );
+  },
+);
+
+test(
+  "a process whose DATA_DIR has not yet followed a new subscription delivers its events, not fails them",
+  { skip: REDIS_SKIP },
+  async (t) => {
+    const redis = await startRedis(t);
+    const hook = await receiver(t, [204]);
+    const [made, behind] = [tempDir(t), tempDir(t)];
+    await withSharedDocuments(redis.url, async (shared, connection) => {
+      // Made on one VM; the other's copy in its DATA_DIR has not followed yet (a notice in flight).
+      const here = redisWebhookStores(connection.client, made, redisDocumentStore(shared, made));
+      const { subscription } = await createSubscription(here.documents, await here.sealingKey(), {
+        account: "desk",
+        url: hook.url,
+        events: ["source.late"],
+      });
+      await here.outbox.enqueue({ type: "source.late", data: { file: "f.csv" } });
+      assert.deepEqual(readSubscriptions(behind), [], "the other VM's copy is behind");
+      const there = redisWebhookStores(connection.client, behind, redisDocumentStore(shared, behind));
+      const rules = { allowPrivate: true, allowHttp: true };
+      assert.equal(await new Deliverer({ webhooks: there, rules }).deliverDue(), 1);
+      assert.equal(hook.received.length, 1, "delivered");
+      const [delivery] = await there.outbox.deliveriesOf(subscription.id, 10);
+      assert.equal(delivery!.state, "delivered");
+    });
   },
 );
 

@@ -16,6 +16,7 @@ import { checkDestination, type DestinationRules } from "./destination.ts";
 import type { Delivery } from "./outbox.ts";
 import { signatures } from "./signature.ts";
 import {
+  currentSubscriptions,
   readSubscriptions,
   signingSecrets,
   type Subscription,
@@ -152,7 +153,7 @@ export class Deliverer {
   }
 
   async #attempt(delivery: Delivery): Promise<void> {
-    const sub = readSubscriptions(this.#webhooks.dataDir).find((s) => s.id === delivery.subscription);
+    const sub = await this.#subscription(delivery.subscription);
     if (sub === undefined)
       return this.#end(delivery, "failed", { status: null, error: "the subscription was deleted" }, 0);
     const started = this.#now();
@@ -179,6 +180,15 @@ export class Deliverer {
       return this.#end(delivery, "gone", answer, ms);
     }
     return this.#retry(delivery, answer, ms);
+  }
+
+  // DATA_DIR's copy, or, when it has not yet followed a subscription just made on another VM, the
+  // store's own text: a delivery is never failed for a subscription that exists.
+  async #subscription(id: string): Promise<Subscription | undefined> {
+    return (
+      readSubscriptions(this.#webhooks.dataDir).find((s) => s.id === id) ??
+      (await currentSubscriptions(this.#webhooks.documents)).find((s) => s.id === id)
+    );
   }
 
   // Changes one subscription, if it still exists.
