@@ -13,7 +13,10 @@ export interface Received {
   readonly body: string;
 }
 
-/** A receiver answering each request with the next of `statuses` (the last repeats); closed after the test. */
+/**
+ * A receiver answering each request with the next of `statuses` (the last repeats), counting the
+ * connections opened to it; closed after the test.
+ */
 export async function receiver(
   t: TestContext,
   statuses: number[] = [204],
@@ -28,9 +31,12 @@ export async function receiver(
       res.writeHead(statuses.length > 1 ? statuses.shift()! : statuses[0]!, headers).end("ok");
     });
   });
+  const connections = { opened: 0 };
+  server.on("connection", () => (connections.opened += 1));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, received, statuses };
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+  return { url, received, statuses, connections };
 }
 
 /** The event a request carried, its signature verified under `secret` (throws when it does not verify). */

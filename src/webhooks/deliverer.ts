@@ -71,6 +71,10 @@ async function post(
       method: "POST",
       headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
       timeout: timeoutMs,
+      // A connection of its own per attempt: a kept-alive one that the receiver closes as it is
+      // reused (Node's servers close idle ones after 5 s, the first retry's very wait) fails an
+      // attempt that never reached the receiver, and the next waits 5 minutes.
+      agent: false,
       // The address checked, whichever form the connection asks for (one, or all with autoSelectFamily).
       lookup: (_host, options, done) =>
         options.all === true
