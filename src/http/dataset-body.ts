@@ -20,7 +20,6 @@ import { nextPeriod, periodRange, ZONE_OFFSET_MS } from "../periods.ts";
 import { project } from "./columns.ts";
 import { recordsToCsv } from "./csv.ts";
 import type { Format } from "./negotiation.ts";
-import { ParquetEncoder, parquetColumns } from "./parquet.ts";
 import type { ParsedRange } from "./range-query.ts";
 import { type RenderSlots, yieldToLoop } from "./render-slots.ts";
 import type { BodySource } from "./send.ts";
@@ -194,6 +193,8 @@ export class DatasetBody implements BodySource {
   }
 
   async #parquet(out: (bytes: Buffer) => void | Promise<void>): Promise<void> {
+    // The Parquet writer is loaded by the first Parquet answer: most servers never give one.
+    const { ParquetEncoder, parquetColumns } = await import("./parquet.ts");
     const encoder = new ParquetEncoder(parquetColumns(this.fields, this.#include()), this.#parts.meta(), out);
     for (const piece of pieces(this.#parts.range)) {
       await yieldToLoop();

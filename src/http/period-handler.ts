@@ -16,7 +16,6 @@ import { EntityTag } from "./entity-tag.ts";
 import { badRequest, HttpError } from "./http-error.ts";
 import type { Instant } from "./instant.ts";
 import { chooseFormat, type Format } from "./negotiation.ts";
-import { ParquetEncoder, parquetColumns } from "./parquet.ts";
 import { type ParsedRange, parseRangeQuery } from "./range-query.ts";
 import type { Handler } from "./router.ts";
 import { send, VARY_ACCEPT } from "./send.ts";
@@ -98,6 +97,7 @@ function answer(dataset: PeriodDataset, sources: Sources, range: ParsedRange, as
 }
 
 async function parquetBody(a: Answer): Promise<Buffer> {
+  const { ParquetEncoder, parquetColumns } = await import("./parquet.ts"); // loaded by the first Parquet answer
   const parts: Buffer[] = [];
   const encoder = new ParquetEncoder(parquetColumns(a.fields), JSON.stringify(a.meta), (bytes) => {
     parts.push(bytes);

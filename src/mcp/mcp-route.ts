@@ -7,14 +7,17 @@
  * the key's limits in the dataset's scope, and refused (429, revoked) as the API refuses it.
  */
 import type { IncomingMessage } from "node:http";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { DatasetDoc } from "../datasets/dataset.ts";
 import { HttpError } from "../http/http-error.ts";
 import { ownOrigin } from "../http/own-origin.ts";
 import type { Route } from "../http/router.ts";
 import type { KeyRegistry } from "../keys/key-registry.ts";
 import { apiCaller } from "./api-caller.ts";
-import { createMcpServer } from "./mcp-server.ts";
+
+// The SDK (with zod and ajv: a quarter of the modules a server loads, about 0.6 s of CPU) is
+// loaded by the first request to /mcp, so a server nobody asks over MCP starts without it.
+const loadSdk = () =>
+  Promise.all([import("@modelcontextprotocol/sdk/server/streamableHttp.js"), import("./mcp-server.ts")]);
 
 /** Where the endpoint is. */
 export const MCP_PATH = "/mcp";
@@ -48,6 +51,7 @@ export function mcpRoute(options: {
         throw new HttpError(401, detail, { headers: { "WWW-Authenticate": "Bearer" } });
       }
       ctx.keyPrefix = auth.caller.prefix;
+      const [{ StreamableHTTPServerTransport }, { createMcpServer }] = await loadSdk();
       const api = apiCaller(ownOrigin(req), key!, options.publicBase(req));
       const mcp = createMcpServer(options.datasets, api);
       const transport = new StreamableHTTPServerTransport({
