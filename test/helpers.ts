@@ -1,5 +1,7 @@
 /** Shared test fixtures: temp stores, CSV builders and a real server on port 0. */
+import { createHash } from "node:crypto";
 import {
+  cpSync,
   existsSync,
   mkdtempSync,
   readdirSync,
@@ -96,8 +98,33 @@ export function writeFile(dir: string, name: string, text: string): string {
   return path;
 }
 
-/** Ingests CSV texts (written to temp files in order) into `dataDir`, asserting no failures. */
+// The stores ingested in this process, by their texts: a test file that makes the same store for
+// many tests ingests it once and copies it after (an ingest fsyncs every day file; a copy need not).
+const madeStores = new Map<string, { dir: string; summary: ReturnType<typeof ingestFiles> }>();
+process.on("exit", () => {
+  for (const { dir } of madeStores.values()) rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * Ingests CSV texts (written to temp files in order) into `dataDir`, asserting no failures. Into an
+ * empty directory, texts this process has ingested before are copied from that store instead.
+ */
 export function ingestTexts(dataDir: string, texts: Record<string, string>): ReturnType<typeof ingestFiles> {
+  if (existsSync(dataDir) && readdirSync(dataDir).length > 0) return ingestNow(dataDir, texts);
+  const hash = createHash("sha256");
+  for (const [name, text] of Object.entries(texts)) hash.update(`${name}\0${text}\0`);
+  const key = hash.digest("hex");
+  let made = madeStores.get(key);
+  if (made === undefined) {
+    const dir = mkdtempSync(join(tmpdir(), "gds-made-"));
+    made = { dir, summary: ingestNow(dir, texts) };
+    madeStores.set(key, made);
+  }
+  cpSync(made.dir, dataDir, { recursive: true });
+  return structuredClone(made.summary);
+}
+
+function ingestNow(dataDir: string, texts: Record<string, string>): ReturnType<typeof ingestFiles> {
   const sources = mkdtempSync(join(tmpdir(), "gds-src-"));
   try {
     const paths = Object.entries(texts).map(([name, text]) => writeFile(sources, name, text));
