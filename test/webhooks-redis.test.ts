@@ -35,6 +35,15 @@ function vm(t: TestContext): string {
   return dir;
 }
 
+// A subscription's deliveries in Redis's outbox: event, state, next attempt and attempts so far.
+async function outboxState(url: string, dir: string, subscription: string): Promise<string> {
+  return withSharedDocuments(url, async (_shared, { client }) =>
+    (await new RedisOutbox(client, dir).deliveriesOf(subscription, 100))
+      .map((d) => `${d.id} ${d.event.type} ${d.state} next ${d.next_at} ${JSON.stringify(d.attempts)}`)
+      .join("\n"),
+  );
+}
+
 const spooled = (dir: string) => {
   const outbox = join(dir, "webhooks", "outbox");
   return existsSync(outbox) ? readdirSync(outbox).filter((n) => n.endsWith(".json")).length : 0;
@@ -73,7 +82,14 @@ test(
     // And VM b's pull makes 20 more, which the three processes share out.
     for (let n = 0; n < 20; n++)
       enqueue(b, { type: "source.late", data: { file: `f${n}.csv`, url: "/healthz" } });
-    await waitFor(() => hook.received.length >= 21, "21 deliveries arrive");
+    await waitFor(() => hook.received.length >= 21, "21 deliveries arrive").catch(async (error: Error) => {
+      // What each delivery went through, and what the servers said: for a failure on a busy machine.
+      const said = servers.map((s) => s.stderr()).join("\n");
+      const counts = `${hook.received.length} received, ${spooled(a) + spooled(b)} spooled`;
+      throw new Error(
+        `${error.message}: ${counts}\n${await outboxState(redis.url, a, subscription.id)}\n${said}`,
+      );
+    });
     await waitFor(() => spooled(a) + spooled(b) === 0, "both VMs' outboxes are emptied into Redis");
 
     // Every pending delivery has been sent: nothing more arrives for a round of polls.
