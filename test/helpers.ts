@@ -23,7 +23,6 @@ import { createKey } from "../src/keys/key-admin.ts";
 import { createKeyRegistry } from "../src/keys/key-registry.ts";
 import { createLimiter } from "../src/limits/limiter.ts";
 import { DEFAULT_LIMITS, SCOPES } from "../src/limits/scopes.ts";
-import { createService } from "../src/service.ts";
 import { createReadingStore } from "../src/store/reading-store.ts";
 import { createChangeGate } from "../src/files/change-gate.ts";
 import { createAccountRegistry } from "../src/accounts/account-registry.ts";
@@ -215,6 +214,8 @@ export async function startServer(
   dataDir: string,
   options: TestServerOptions = {},
 ): Promise<TestServer> {
+  // The whole service (about a second of CPU to load under tsx), loaded by the test files that serve.
+  const { createService } = await import("../src/service.ts");
   const logs: Record<string, unknown>[] = [];
   const errors: unknown[] = [];
   // As in production: one stat of the directory per request gates the store's and registries' rereads.
