@@ -26,6 +26,8 @@ import { ingestTexts, startServer, tempDir, TEST_KEY_ACCOUNT, type TestServerOpt
 
 const HOUR = 3_600_000;
 const LAST_HOUR = Date.parse("2026-01-31T21:00:00Z");
+// The year the explorer shows, made once for the file's tests.
+const YEAR = generateSampleExport({ lastHour: LAST_HOUR, days: 366 });
 const browser = sharedBrowser();
 /** Limits no test of many views reaches (the account's page views count as a key's requests). */
 const PLENTY = { normalized_data: 1000, features: 1000 };
@@ -33,7 +35,7 @@ const PLENTY = { normalized_data: 1000, features: 1000 };
 /** A year of sample hours, its forecast issues and its weekly and monthly figures, served. */
 async function explorer(t: TestContext, options: TestServerOptions = { limits: PLENTY }) {
   const dir = tempDir(t);
-  ingestTexts(dir, { "sample.csv": generateSampleExport({ lastHour: LAST_HOUR, days: 366 }) });
+  ingestTexts(dir, { "sample.csv": YEAR });
   const issues = new ForecastIssues(dir);
   for (const { text, receivedAt } of generateSampleForecastIssues(LAST_HOUR + 2 * HOUR, 4)) {
     issues.add(text, { name: SAMPLE_FORECAST_NAME, receivedAt, sha256: String(receivedAt), sample: true });

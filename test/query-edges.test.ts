@@ -14,9 +14,12 @@ const PARQUET = "application/vnd.apache.parquet";
 // 400 days: longer than JSON's 366, so CSV and Parquet stream.
 const LONG = "start=2024-01-01T00:00Z&end=2025-02-04T00:00Z";
 
+// 400 sample days, made once for the file's tests.
+const SAMPLE = generateSampleExport({ firstDay: "2024-01-01", days: 400 });
+
 async function sampleServer(t: Parameters<typeof tempDir>[0]) {
   const dir = tempDir(t);
-  ingestTexts(dir, { "sample.csv": generateSampleExport({ firstDay: "2024-01-01", days: 400 }) });
+  ingestTexts(dir, { "sample.csv": SAMPLE });
   return { dir, server: await startServer(t, dir) };
 }
 
@@ -150,7 +153,7 @@ test("the forecast names what it does not take: tz, agg, columns, Parquet and th
 
 test("a long range counts as one request per 366 days it spans, and RateLimit says what is left", async (t) => {
   const dir = tempDir(t);
-  ingestTexts(dir, { "sample.csv": generateSampleExport({ firstDay: "2024-01-01", days: 400 }) });
+  ingestTexts(dir, { "sample.csv": SAMPLE });
   const { key } = createKey(dir, { name: "quota", account: "tests", limits: { normalized_data: 10 } });
   const server = await startServer(t, dir);
   const get = (query: string) =>

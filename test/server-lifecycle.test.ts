@@ -15,12 +15,14 @@ import { freePort, ingestTexts, tempDir, waitFor } from "./helpers.ts";
 import { readdirSync } from "node:fs";
 
 const ROOT = join(import.meta.dirname, "..");
+// A year of sample data, made once for the file's tests.
+const YEAR = generateSampleExport({ firstDay: "2025-01-01", days: 366 });
 const BIG = "/api/v1/grid/system-state?start=2025-01-01&end=2026-01-01&format=csv";
 
 /** Starts `src/main.ts` on a free port over a year of sample data; resolves once it listens. */
 async function startProcess(t: TestContext, env: Record<string, string> = {}) {
   const dir = tempDir(t);
-  ingestTexts(dir, { "sample.csv": generateSampleExport({ firstDay: "2025-01-01", days: 366 }) });
+  ingestTexts(dir, { "sample.csv": YEAR });
   const { key } = createKey(dir, {
     name: "load",
     account: "tests",
@@ -165,7 +167,7 @@ async function startMakeServe(t: TestContext, dir: string) {
 /** A year of sample data and a key without limits. */
 function yearStore(t: TestContext) {
   const dir = tempDir(t);
-  ingestTexts(dir, { "sample.csv": generateSampleExport({ firstDay: "2025-01-01", days: 366 }) });
+  ingestTexts(dir, { "sample.csv": YEAR });
   const { key } = createKey(dir, { name: "load", account: "tests", limits: { normalized_data: 1_000_000 } });
   return { dir, key };
 }
