@@ -8,6 +8,7 @@ import { createMetrics } from "./metrics/metrics.ts";
 import { startMetricsServer } from "./metrics/metrics-server.ts";
 import type { ReadingStore } from "./store/reading-store.ts";
 import cluster from "node:cluster";
+import { setTimeout as delay } from "node:timers/promises";
 import { getHeapStatistics } from "node:v8";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import type { Config } from "./config.ts";
@@ -187,11 +188,11 @@ async function dashboardOptions(
 // At a stop: last-used times, request counts, sessions and the access log are written before the
 // exit. What could not be written is said, and the exit is then not 0, so a supervisor sees it.
 async function writeState(stores: ReturnType<typeof openStores>, redis: RedisConnection | undefined) {
-  const written = await Promise.allSettled([
-    stores.registry.flushUsage(),
-    stores.counter.flush(),
-    stores.sessions.flush(),
-  ]);
+  const written = await Promise.allSettled(
+    [() => stores.registry.flushUsage(), () => stores.counter.flush(), () => stores.sessions.flush()].map(
+      (flush) => (redis === undefined ? flush() : tried(flush)),
+    ),
+  );
   await redis?.close();
   stores.counter.close();
   await stdout.drained();
@@ -201,6 +202,20 @@ async function writeState(stores: ReturnType<typeof openStores>, redis: RedisCon
       : [],
   );
   if (failed.length > 0) throw new Error(failed.join("; "));
+}
+
+// A stop's writes to Redis are tried again: each command has 100 ms (a request never waits longer
+// on Redis), which a busy machine can miss, and a stop loses what it does not write. Each flush
+// keeps what it could not write for the next.
+async function tried(flush: () => Promise<void>, tries = 5): Promise<void> {
+  for (let n = 1; ; n++) {
+    try {
+      return await flush();
+    } catch (error) {
+      if (n >= tries) throw error;
+      await delay(100 * n);
+    }
+  }
 }
 
 // The temp files of writers that were killed (a CLI, a server, an ingest or a pull), which nothing

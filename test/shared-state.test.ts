@@ -402,7 +402,8 @@ test(
     const allowed = Object.values(counts.days)
       .flatMap((keys) => Object.values(keys))
       .reduce((sum, scopes) => sum + (scopes.normalized_data?.[0] ?? 0), 0);
-    assert.equal(allowed, 5, "3 on A and 2 on B, added up across both VMs");
+    const said = [vmA, vmB].map((vm) => vm.stderr()).join("\n");
+    assert.equal(allowed, 5, `3 on A and 2 on B, added up across both VMs; the servers said:\n${said}`);
     const usage = JSON.parse(readFileSync(join(back, "key-usage.json"), "utf8")) as Record<string, string>;
     assert.equal(Object.keys(usage).length, 1, "the key's last use, from whichever VM saw it last");
   },
