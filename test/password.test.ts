@@ -1,8 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import * as v from "valibot";
 import {
+  decoyHash,
   generatePassword,
   hashPassword,
+  PasswordHashSchema,
   passwordProblem,
   SCRYPT_PARAMS,
   verifyPassword,
@@ -29,6 +32,18 @@ test("a hash made with other parameters still verifies: they are read from the s
     false,
     "the parameters are part of the hash",
   );
+});
+
+test("the decoy for unknown usernames is a stored form with the current parameters that nothing matches", async () => {
+  const decoy = decoyHash();
+  assert.deepEqual(v.parse(PasswordHashSchema, decoy), decoy);
+  assert.deepEqual({ N: decoy.N, r: decoy.r, p: decoy.p }, SCRYPT_PARAMS, "checked at a real hash's cost");
+  assert.equal(
+    Buffer.from(decoy.hash, "base64").length,
+    Buffer.from((await hashPassword("x")).hash, "base64").length,
+  );
+  for (const guess of ["", "correct horse battery"]) assert.equal(await verifyPassword(guess, decoy), false);
+  assert.notEqual(decoyHash().hash, decoy.hash, "random each time");
 });
 
 test("passwords need 12 characters, at most 256, and no surrounding spaces", () => {

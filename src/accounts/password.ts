@@ -65,6 +65,20 @@ export async function hashPassword(password: string): Promise<PasswordHash> {
   };
 }
 
+/**
+ * A stored hash no password matches, with the current parameters: random bytes stand for the
+ * derived key. Checking a password against it costs what checking one against a real hash does,
+ * so an unknown username answers in the time of a wrong password, and making it costs nothing.
+ */
+export function decoyHash(): PasswordHash {
+  return {
+    algorithm: "scrypt",
+    ...SCRYPT_PARAMS,
+    salt: randomBytes(16).toString("base64"),
+    hash: randomBytes(KEY_LENGTH).toString("base64"),
+  };
+}
+
 /** Whether `password` matches `stored`, compared in constant time. */
 export async function verifyPassword(password: string, stored: PasswordHash): Promise<boolean> {
   const expected = Buffer.from(stored.hash, "base64");

@@ -5,7 +5,7 @@ import { type DocumentStore, fileDocuments } from "../files/document-store.ts";
 import type { IncomingMessage } from "node:http";
 import { randomBytes } from "node:crypto";
 import type { AccountRegistry } from "../accounts/account-registry.ts";
-import { hashPassword, type PasswordHash } from "../accounts/password.ts";
+import { decoyHash, type PasswordHash } from "../accounts/password.ts";
 import { LIFETIME_MS, type SessionStore } from "../accounts/session-store.ts";
 import type { KeyRecord } from "../keys/key-file.ts";
 import type { KeyRegistry } from "../keys/key-registry.ts";
@@ -72,7 +72,7 @@ export interface DashboardContext extends DashboardOptions {
   /** The home page's load-shedding bars, redrawn only when the store changed. */
   readonly shedding: () => Html;
   /** A hash unknown usernames are checked against, so a sign-in takes as long either way. */
-  readonly decoy: Promise<PasswordHash>;
+  readonly decoy: PasswordHash;
   readonly secret: Uint8Array;
   /** `Set-Cookie` for a new session, and for deleting a cookie. */
   sessionCookie(id: string): string;
@@ -133,7 +133,7 @@ export function createDashboardContext(options: DashboardOptions): DashboardCont
     chart: createRecentMixChart(options.store),
     margin: createRecentMarginChart(options.store),
     shedding: createRecentShedding(options.store),
-    decoy: hashPassword(randomBytes(16).toString("hex")),
+    decoy: decoyHash(),
     secret: options.secret ?? randomBytes(32),
     sessionCookie: (id) => cookie("gds_session", id, { maxAge: LIFETIME_MS / 1000, secure }),
     clearCookie: (name) => cookie(name, "", { maxAge: 0, secure }),

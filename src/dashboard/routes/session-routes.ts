@@ -59,7 +59,7 @@ async function signIn(ctx: DashboardContext, req: IncomingMessage, reply: Reply)
   const verdict = await ctx.throttle.begin(username, address);
   if (!verdict.allowed) return tooMany(reply, verdict.retryAfter, null);
   const account = ctx.accounts.get(username);
-  const matches = await verifyPassword(form.get("password") ?? "", account?.password ?? (await ctx.decoy));
+  const matches = await verifyPassword(form.get("password") ?? "", account?.password ?? ctx.decoy);
   if (account === undefined || !matches) {
     return showSignIn(ctx, reply, { username: typed, error: "Incorrect username or password." });
   }
