@@ -25,6 +25,10 @@ test("a hashed password verifies, another does not, and the stored form carries 
 });
 
 test("a hash made with other parameters still verifies: they are read from the stored form", async () => {
+  const cheap = await hashPassword("correct horse battery", { N: 1024, r: 8, p: 1 });
+  assert.deepEqual({ N: cheap.N, r: cheap.r, p: cheap.p }, { N: 1024, r: 8, p: 1 });
+  assert.equal(await verifyPassword("correct horse battery", cheap), true);
+  assert.equal(await verifyPassword("correct horse batterY", cheap), false);
   const stored = await hashPassword("correct horse battery");
   const weaker = { ...stored, N: 1024 };
   assert.equal(

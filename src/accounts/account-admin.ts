@@ -5,7 +5,7 @@
  */
 import { type DocumentStore, fileDocuments } from "../files/document-store.ts";
 import { ACCOUNT_NAME, type AccountRecord, readAccounts, updateAccounts } from "./account-file.ts";
-import { generatePassword, hashPassword, passwordProblem } from "./password.ts";
+import { generatePassword, hashPassword, passwordProblem, type ScryptParams } from "./password.ts";
 import { guessable } from "./guessable.ts";
 
 /** A request about accounts that cannot be carried out: the message says why, for the user. */
@@ -35,13 +35,13 @@ function find(accounts: AccountRecord[], name: string): AccountRecord {
 
 // A chosen password is checked (its form, then how guessable it is for `name`); none means a
 // generated one-time password the user must change.
-async function newPassword(chosen: string | undefined, name: string) {
+async function newPassword(chosen: string | undefined, name: string, params?: ScryptParams) {
   if (chosen !== undefined) {
     const problem = passwordProblem(chosen) ?? (await guessable(chosen, name));
     if (problem !== undefined) throw new AccountError(problem);
   }
   const password = chosen ?? generatePassword();
-  return { password, oneTime: chosen === undefined, hash: await hashPassword(password) };
+  return { password, oneTime: chosen === undefined, hash: await hashPassword(password, params) };
 }
 
 /** What creating an account or resetting its password gives: the one-time password, if generated. */
@@ -51,13 +51,23 @@ export interface PasswordOutcome {
   readonly oneTimePassword: string | undefined;
 }
 
-/** Creates an account; without `password` it gets a one-time password to change at first sign-in. */
+/**
+ * Creates an account; without `password` it gets a one-time password to change at first sign-in.
+ * `scrypt` is for tests, whose accounts need not cost a real hash's 32 MiB and 170 ms per sign-in.
+ */
 export async function createAccount(
   dir: string,
-  options: { name: string; admin?: boolean; password?: string; now?: Date; documents?: DocumentStore },
+  options: {
+    name: string;
+    admin?: boolean;
+    password?: string;
+    now?: Date;
+    documents?: DocumentStore;
+    scrypt?: ScryptParams;
+  },
 ): Promise<PasswordOutcome> {
   const name = normalizeAccountName(options.name);
-  const { password, oneTime, hash } = await newPassword(options.password, name);
+  const { password, oneTime, hash } = await newPassword(options.password, name, options.scrypt);
   const stamp = (options.now ?? new Date()).toISOString();
   const account: AccountRecord = {
     name,
