@@ -18,7 +18,8 @@ import { createKeyRegistry } from "./keys/key-registry.ts";
 import type { RedisConnection } from "./shared/redis-connection.ts";
 import type { DocumentStore } from "./files/document-store.ts";
 import { createRedisRevealStore } from "./dashboard/redis-reveals.ts";
-import { createService, DATASETS } from "./service.ts";
+import { createService } from "./service.ts";
+import { HOURLY_DATASETS } from "./features/hourly-datasets.ts";
 import { warmUp } from "./datasets/warm-up.ts";
 import { createReadingStore } from "./store/reading-store.ts";
 import { createAccountRegistry } from "./accounts/account-registry.ts";
@@ -99,7 +100,7 @@ function checkStore(store: ReturnType<typeof openStores>["store"]): void {
   if (blocked !== undefined) log(`WARNING: ${blocked.message}; every dataset request answers 503 until then`);
   for (const [day, why] of store.verify()) log(`Damaged stored day ${day}: ${why}`);
   try {
-    const ms = warmUp(store, DATASETS);
+    const ms = warmUp(store, HOURLY_DATASETS);
     log(`Checked the store: the newest week reads in ${ms.toFixed(0)} ms`);
   } catch (error) {
     // Serve anyway: /healthz and the requests that need the broken days will say what is wrong.
@@ -130,7 +131,7 @@ function startMetrics(
   if (config.metrics === undefined) return undefined;
   const { registry, observe } = createMetrics({
     store,
-    datasets: DATASETS,
+    datasets: HOURLY_DATASETS,
     dir: config.dataDir,
     redisUp: redis === undefined ? undefined : () => redis.up,
     linesLost: () => ({ stdout: stdout.lost?.lines ?? 0, stderr: stderr.lost?.lines ?? 0 }),

@@ -2,10 +2,6 @@
 import { createRenderSlots } from "./http/render-slots.ts";
 import type { RequestMetrics } from "./metrics/metrics.ts";
 import { docsRoutes } from "./docs/docs-routes.ts";
-import { loadReduction } from "./datasets/load-reduction.ts";
-import { availability } from "./datasets/availability.ts";
-import { supplyMargin } from "./datasets/supply-margin.ts";
-import { pumpedStorage } from "./datasets/pumped-storage.ts";
 import type { Dataset, DatasetDoc } from "./datasets/dataset.ts";
 import { forecastDemand } from "./forecasts/forecast-dataset.ts";
 import { ForecastIssues } from "./forecasts/forecast-issues.ts";
@@ -14,9 +10,7 @@ import { PERIOD_DATASETS, type PeriodDataset } from "./datasets/availability-per
 import { periodHandler } from "./http/period-handler.ts";
 import { PeriodRevisions } from "./store/period-revisions.ts";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { generationMix } from "./datasets/generation-mix.ts";
-import { gridStress } from "./features/grid-stress.ts";
-import { systemState } from "./datasets/system-state.ts";
+import { HOURLY_DATASETS } from "./features/hourly-datasets.ts";
 import { createApp } from "./http/app.ts";
 import type { AccessLogEntry } from "./http/access-log.ts";
 import { CATALOG_OPERATION, catalogHandler } from "./http/catalog-handler.ts";
@@ -43,19 +37,8 @@ import type { ChangeGate } from "./files/change-gate.ts";
 
 const READ_METHODS = ["GET", "HEAD"];
 
-/** Every dataset the service serves from the reading store. */
-export const DATASETS = [
-  systemState,
-  generationMix,
-  gridStress,
-  loadReduction,
-  availability,
-  supplyMargin,
-  pumpedStorage,
-];
-
 /** Every dataset the catalog, the OpenAPI document and the API reference describe. */
-export const DOCUMENTED: readonly DatasetDoc[] = [...DATASETS, ...PERIOD_DATASETS, forecastDemand];
+export const DOCUMENTED: readonly DatasetDoc[] = [...HOURLY_DATASETS, ...PERIOD_DATASETS, forecastDemand];
 
 export interface ServiceOptions {
   readonly store: ReadingStore;
@@ -161,7 +144,7 @@ function apiRoutes(options: ServiceOptions): Route[] {
   const forecasts = options.forecasts ?? new ForecastIssues(store.dir);
   const shared = { now, records, responses, slots, compressions, streams };
   const routes: Route[] = [
-    ...DATASETS.flatMap((dataset) => datasetRoutes(dataset, store, shared)),
+    ...HOURLY_DATASETS.flatMap((dataset) => datasetRoutes(dataset, store, shared)),
     {
       path: forecastDemand.path,
       methods: READ_METHODS,

@@ -12,7 +12,7 @@ import { createRecordCache } from "../src/datasets/record-cache.ts";
 import { createReadingStore } from "../src/store/reading-store.ts";
 import { storeAsOf } from "../src/store/as-of-view.ts";
 import { readHistory } from "../src/store/revisions.ts";
-import { DATASETS } from "../src/service.ts";
+import { HOURLY_DATASETS } from "../src/features/hourly-datasets.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
 import type { ParsedRange } from "../src/http/range-query.ts";
 import { ingestTexts, tempDir } from "./helpers.ts";
@@ -59,7 +59,7 @@ test("every dataset's body in pieces is the body of the whole range, JSON and CS
   const asOf = storeAsOf(store, readHistory(dir), Date.now());
   const slots = createRenderSlots(2);
   // Grid stress in both versions: each has its own fields.
-  const cases = DATASETS.flatMap((dataset) =>
+  const cases = HOURLY_DATASETS.flatMap((dataset) =>
     dataset.id.includes("stress")
       ? [
           { dataset, options: { components: true } },
@@ -108,7 +108,7 @@ test("rendering yields to the event loop between pieces, and a change of the sto
   const dir = tempDir(t);
   ingestTexts(dir, { "a.csv": generateSampleExport({ firstDay: "2025-01-01", days: 60 }) });
   const store = createReadingStore({ dir });
-  const dataset = DATASETS[0]!;
+  const dataset = HOURLY_DATASETS[0]!;
   const make = (version: number) =>
     new DatasetBody({
       dataset,

@@ -5,7 +5,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fieldTableCells, withFieldTables } from "../src/datasets/field-tables.ts";
 import type { Dataset } from "../src/datasets/dataset.ts";
-import { DATASETS, DOCUMENTED } from "../src/service.ts";
+import { DOCUMENTED } from "../src/service.ts";
+import { HOURLY_DATASETS } from "../src/features/hourly-datasets.ts";
 
 const PAGE = readFileSync(join(import.meta.dirname, "..", "docs", "api.md"), "utf8");
 
@@ -30,12 +31,12 @@ test("every dataset and interval has a field table in docs/api.md equal to its f
 
 test("a generated table lists nested fields by path and escapes pipes", () => {
   const cells = fieldTableCells(
-    withFieldTables("<!-- fields: features.grid_stress_index 1h -->\n<!-- /fields -->", DATASETS),
+    withFieldTables("<!-- fields: features.grid_stress_index 1h -->\n<!-- /fields -->", HOURLY_DATASETS),
   );
   const rows = cells.get("features.grid_stress_index 1h")!;
   assert.deepEqual(rows[0], ["field", "unit", "meaning"]);
   assert.ok(rows.some(([name, unit]) => name === "`components.reserve_margin`" && unit === "index"));
-  const dataset: Dataset = DATASETS[0]!;
+  const dataset: Dataset = HOURLY_DATASETS[0]!;
   const piped = {
     ...dataset,
     id: "x",
@@ -46,7 +47,7 @@ test("a generated table lists nested fields by path and escapes pipes", () => {
 
 test("a marker naming no dataset is refused", () => {
   assert.throws(
-    () => withFieldTables("<!-- fields: nope 1h -->\n<!-- /fields -->", DATASETS),
+    () => withFieldTables("<!-- fields: nope 1h -->\n<!-- /fields -->", HOURLY_DATASETS),
     /names nope, which is no dataset/,
   );
 });

@@ -25,7 +25,7 @@ import {
 } from "../src/features/stress-reference.ts";
 import { gridStress } from "../src/features/grid-stress.ts";
 import { buildOpenApi } from "../src/http/openapi.ts";
-import { DATASETS } from "../src/service.ts";
+import { HOURLY_DATASETS } from "../src/features/hourly-datasets.ts";
 import { tableCells } from "../src/datasets/field-tables.ts";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -238,7 +238,7 @@ test("the published formula is the computed one: docs/api.md's table and /docs's
   for (const [name, weight] of Object.entries(STRESS_WEIGHTS)) {
     assert.ok(table.includes(`\`${name}\` (${weight.toFixed(2)})`), name);
   }
-  const routes = DATASETS.map((dataset) => ({
+  const routes = HOURLY_DATASETS.map((dataset) => ({
     ...dataset,
     methods: ["GET"],
     handler: () => {},

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { createKey } from "../src/keys/key-admin.ts";
 import { collectExamples, EXAMPLE_SAMPLE, EXAMPLES } from "../src/http/openapi-examples.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
-import { DATASETS } from "../src/service.ts";
+import { HOURLY_DATASETS } from "../src/features/hourly-datasets.ts";
 import { ingestTexts, startServer, tempDir } from "./helpers.ts";
 
 test("the document's examples are what the service answers today", async (t) => {
@@ -24,7 +24,7 @@ test("the document's examples are what the service answers today", async (t) => 
     server.raw(path, { headers: key === undefined ? {} : { "X-API-KEY": key } });
   const fresh = await collectExamples(
     get,
-    DATASETS.map((d) => d.path),
+    HOURLY_DATASETS.map((d) => d.path),
     { key: server.key, limited },
   );
   assert.deepEqual(fresh, EXAMPLES, "run npm run openapi-examples after changing an answer");
@@ -39,7 +39,7 @@ test("every dataset operation shows a JSON and a CSV example, and the 400, 401 a
     >;
     components: { responses: Record<string, { content: Record<string, { example?: unknown }> }> };
   };
-  for (const dataset of DATASETS) {
+  for (const dataset of HOURLY_DATASETS) {
     const ok = doc.paths[dataset.path]!.get.responses["200"]!.content!;
     assert.ok(ok["application/json"]!.examples, `${dataset.path} has a JSON example`);
     assert.match(String(ok["text/csv"]!.example), /^(ts|date),/, `${dataset.path} has a CSV example`);

@@ -10,7 +10,7 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
 import { ingestTexts, startServer, tempDir } from "./helpers.ts";
-import { DATASETS } from "../src/service.ts";
+import { HOURLY_DATASETS } from "../src/features/hourly-datasets.ts";
 
 type Doc = Record<string, any>;
 
@@ -108,7 +108,7 @@ function checker(doc: Doc) {
 test("every real response matches its documented schema and headers", async (t) => {
   const { dir, server, doc } = await served(t);
   const check = checker(doc);
-  const datasets = DATASETS.map((d) => d.path);
+  const datasets = HOURLY_DATASETS.map((d) => d.path);
   const range = "start=2025-05-31T20:00:00Z&end=2025-06-02T02:00:00Z";
   const months = "start=2025-05-01&end=2025-06-15";
   for (const path of datasets) {

@@ -4,18 +4,22 @@ import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { warmUp } from "../src/datasets/warm-up.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
-import { DATASETS } from "../src/service.ts";
+import { HOURLY_DATASETS } from "../src/features/hourly-datasets.ts";
 import { createReadingStore } from "../src/store/reading-store.ts";
 import { ingestTexts, tempDir } from "./helpers.ts";
 
 test("the start-up check reads the newest week through every dataset", (t) => {
   const dir = tempDir(t);
-  assert.equal(warmUp(createReadingStore({ dir }), DATASETS), 0, "an empty store has nothing to check");
+  assert.equal(
+    warmUp(createReadingStore({ dir }), HOURLY_DATASETS),
+    0,
+    "an empty store has nothing to check",
+  );
   ingestTexts(dir, { "s.csv": generateSampleExport({ firstDay: "2025-01-01", days: 40 }) });
   const store = createReadingStore({ dir });
   const read = new Set<string>();
   const counting = { ...store, day: (key: string) => (read.add(key), store.day(key)) };
-  warmUp(counting, DATASETS);
+  warmUp(counting, HOURLY_DATASETS);
   const newest = [...store.refresh().manifest.keys()].slice(-7);
   for (const key of newest) assert.ok(read.has(key), `the newest week's ${key} was read`);
   const first = [...store.refresh().manifest.keys()][0]!;
@@ -31,7 +35,7 @@ test("the start-up check reports a damaged day file", (t) => {
   rmSync(join(dir, "readings", "2025-01.pack"));
   writeFileSync(join(dir, "readings", "2025-01-10.jsonl"), "{ not json\n");
   assert.throws(
-    () => warmUp(createReadingStore({ dir }), DATASETS),
+    () => warmUp(createReadingStore({ dir }), HOURLY_DATASETS),
     /The stored day 2025-01-10 is damaged \(readings\/2025-01-10.jsonl: its content does not match/,
   );
 });

@@ -6,13 +6,7 @@
  * Each carries the API URL of the records, never the records.
  */
 import { availabilityMonthly, availabilityWeekly } from "../datasets/availability-periods.ts";
-import { availability } from "../datasets/availability.ts";
-import { generationMix } from "../datasets/generation-mix.ts";
-import { loadReduction } from "../datasets/load-reduction.ts";
-import { pumpedStorage } from "../datasets/pumped-storage.ts";
-import { supplyMargin } from "../datasets/supply-margin.ts";
-import { systemState } from "../datasets/system-state.ts";
-import { gridStress } from "../features/grid-stress.ts";
+import { HOURLY_DATASETS } from "../features/hourly-datasets.ts";
 import { forecastDemand } from "../forecasts/forecast-dataset.ts";
 import { DAY_MS, HOUR_MS } from "../time.ts";
 import type { WebhookEvent } from "../webhooks/outbox.ts";
@@ -21,19 +15,8 @@ import { DATASET_SOURCES } from "./portal-files.ts";
 import type { FileState } from "./pull-state.ts";
 import type { SourceFreshness, SourceState } from "./source-freshness.ts";
 
-// The hourly datasets an ingest of hours feeds (the service's list, `service.ts`, is a floor above).
-const HOURLY = [
-  systemState,
-  generationMix,
-  gridStress,
-  loadReduction,
-  availability,
-  supplyMargin,
-  pumpedStorage,
-];
-
 const PATHS: Readonly<Record<string, string>> = Object.fromEntries(
-  [...HOURLY, availabilityWeekly, availabilityMonthly, forecastDemand].map((d) => [d.id, d.path]),
+  [...HOURLY_DATASETS, availabilityWeekly, availabilityMonthly, forecastDemand].map((d) => [d.id, d.path]),
 );
 
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -139,7 +122,7 @@ export function ingestEvents(changed: {
           first: new Date(changed.firstChanged).toISOString(),
           last: new Date(changed.lastChanged).toISOString(),
         };
-  return HOURLY.map((d) => ({
+  return HOURLY_DATASETS.map((d) => ({
     type: "data.published",
     data: {
       dataset: d.id,
