@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { existsSync, readdirSync } from "node:fs";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
 import { withSharedDocuments } from "../src/shared/shared-cli.ts";
+import { connectRedis } from "../src/shared/redis-connection.ts";
 import { redisDocumentStore } from "../src/shared/shared-documents.ts";
 import { Deliverer } from "../src/webhooks/deliverer.ts";
 import { enqueue } from "../src/webhooks/outbox.ts";
@@ -166,6 +167,46 @@ test(
         );
       }),
     );
+  },
+);
+
+test(
+  "Redis's outbox: a take whose answer was lost (a timed-out command) is asked again and gets the same deliveries",
+  { skip: REDIS_SKIP },
+  async (t) => {
+    const redis = await startRedis(t);
+    const dir = tempDir(t);
+    const { subscription } = await subscribe(dir, {
+      account: "a",
+      url: "https://203.0.113.9/in",
+      events: ["webhook.test"],
+    });
+    // The server's own timeout for one side, a patient one for the other and for pausing Redis.
+    const quick = connectRedis(redis.url, { log: () => {} });
+    const patient = connectRedis(redis.url, { log: () => {}, commandTimeoutMs: 10_000 });
+    t.after(() => Promise.all([quick.close(), patient.close()]));
+    assert.ok((await quick.ready(3_000)) && (await patient.ready(3_000)));
+    const [taker, other] = [new RedisOutbox(quick.client, dir), new RedisOutbox(patient.client, dir)];
+    const none = new Set<string>();
+    assert.deepEqual(await taker.take(500, 20_000, none), [], "nothing due yet (and the script is loaded)");
+    const [made] = await other.enqueue(
+      { type: "webhook.test", data: {} },
+      { only: subscription.id, now: 1_000 },
+    );
+
+    // Redis is busy for 2 s: the take runs when it can, after the taker has given up on its answer.
+    await patient.client.call("CLIENT", "PAUSE", "2000", "ALL");
+    await assert.rejects(taker.take(1_000, 20_000, none), /timed out/);
+    assert.deepEqual(await other.take(1_000, 20_000, none), [], "held by the lost take, as it ran");
+    // Its taker asks again and attempts it now, rather than after the hold (10 x 20 s).
+    const again = await taker.take(2_000, 20_000, none);
+    assert.deepEqual(
+      again.map((d) => d.id),
+      [made!.id],
+    );
+    assert.deepEqual(await taker.take(3_000, 20_000, none), [], "asked once more: nothing new is due");
+    await taker.save({ ...again[0]!, state: "delivered" });
+    assert.deepEqual(await other.counts(), { pending: 0, delivered: 1, failed: 0, gone: 0 });
   },
 );
 

@@ -8,7 +8,9 @@
  *   the order their events were made, its newest 1,000 kept; `gds:wh:ended` counts how they ended.
  * - Taking is one Lua script: the due deliveries of subscriptions not paused are pushed past the
  *   time their attempts may take, so no other process takes them meanwhile, and a process killed
- *   during an attempt leaves them due again, sent with the same `webhook-id`.
+ *   during an attempt leaves them due again, sent with the same `webhook-id`. Each take is kept
+ *   under its own key for its hold, so a take whose answer was lost is asked again and answers
+ *   the same deliveries.
  * - The pull, which has no Redis, leaves its events in DATA_DIR's outbox; `absorb` moves them in,
  *   each event once: two VMs whose pulls made the same event within 6 hours send it once.
  */
@@ -39,8 +41,19 @@ const SAME_EVENT_S = 6 * 3_600;
 /** How many due deliveries one process takes at a time. */
 const TAKEN_AT_ONCE = 10;
 
-// KEYS: due. ARGV: now, until, limit, then the subscriptions to skip. The members taken.
+// KEYS: due, the take's own key. ARGV: now, until, limit, then the subscriptions to skip. The
+// members taken; asked again under the same key, the members of that take still held by it.
 const TAKE = `
+local earlier = redis.call('LRANGE', KEYS[2], 0, -1)
+if #earlier > 0 then
+  local held = {}
+  for i = 2, #earlier do
+    if tonumber(redis.call('ZSCORE', KEYS[1], earlier[i])) == tonumber(earlier[1]) then
+      held[#held + 1] = earlier[i]
+    end
+  end
+  return held
+end
 local skip = {}
 for i = 4, #ARGV do skip[ARGV[i]] = true end
 local taken = {}
@@ -51,11 +64,15 @@ for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])) d
     if #taken >= tonumber(ARGV[3]) then break end
   end
 end
+if #taken > 0 then
+  redis.call('RPUSH', KEYS[2], ARGV[2], unpack(taken))
+  redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[2]) - tonumber(ARGV[1]))
+end
 return taken
 `;
 
 type Scripted = Redis & {
-  gdsWebhookTake(due: string, ...args: string[]): Promise<string[]>;
+  gdsWebhookTake(due: string, take: string, ...args: string[]): Promise<string[]>;
 };
 
 const deliveryKey = (id: string) => `${PREFIX}d:${id}`;
@@ -79,10 +96,11 @@ function parse(text: string | null): Delivery | undefined {
 export class RedisOutbox implements OutboxStore {
   readonly #redis: Scripted;
   readonly #dataDir: string;
+  #unanswered: string | undefined;
 
   constructor(client: Redis, dataDir: string) {
     this.#redis = client as Scripted;
-    this.#redis.defineCommand("gdsWebhookTake", { numberOfKeys: 1, lua: TAKE });
+    this.#redis.defineCommand("gdsWebhookTake", { numberOfKeys: 2, lua: TAKE });
     this.#dataDir = dataDir;
   }
 
@@ -93,9 +111,21 @@ export class RedisOutbox implements OutboxStore {
   }
 
   async take(now: number, holdMs: number, skip: ReadonlySet<string>): Promise<Delivery[]> {
+    // A take whose answer never came (a command timed out while Redis was busy, and ran later) is
+    // asked again under its key: its deliveries are attempted now, not after their hold.
+    const key = (this.#unanswered ??= `${PREFIX}take:${randomBytes(12).toString("base64url")}`);
     const until = String(now + holdMs * TAKEN_AT_ONCE);
-    const members = await this.#redis.gdsWebhookTake(DUE, String(now), until, String(TAKEN_AT_ONCE), ...skip);
-    return this.#read(members.map((m) => m.slice(m.indexOf(" ") + 1)));
+    const members = await this.#redis.gdsWebhookTake(
+      DUE,
+      key,
+      String(now),
+      until,
+      String(TAKEN_AT_ONCE),
+      ...skip,
+    );
+    const taken = await this.#read(members.map((m) => m.slice(m.indexOf(" ") + 1)));
+    this.#unanswered = undefined;
+    return taken;
   }
 
   async save(d: Delivery): Promise<void> {
