@@ -211,6 +211,33 @@ test(
 );
 
 test(
+  "Redis's outbox: the pull's event is moved in once even when Redis answers too late, never dropped",
+  { skip: REDIS_SKIP },
+  async (t) => {
+    const redis = await startRedis(t);
+    const dir = tempDir(t);
+    await subscribe(dir, { account: "a", url: "https://203.0.113.9/in", events: ["source.late"] });
+    const quick = connectRedis(redis.url, { log: () => {} });
+    const patient = connectRedis(redis.url, { log: () => {}, commandTimeoutMs: 10_000 });
+    t.after(() => Promise.all([quick.close(), patient.close()]));
+    assert.ok((await quick.ready(3_000)) && (await patient.ready(3_000)));
+    const [mover, other] = [new RedisOutbox(quick.client, dir), new RedisOutbox(patient.client, dir)];
+    // The pull's event, in DATA_DIR's outbox.
+    const [made] = enqueue(dir, { type: "source.late", data: { file: "Hourly_Generation.csv" } });
+
+    // Redis is busy for 2 s: the mark "this event was made" is written after the mover gave up.
+    await patient.client.call("CLIENT", "PAUSE", "2000", "ALL");
+    await assert.rejects(mover.absorb(), /timed out/);
+    assert.deepEqual(await other.counts(), { pending: 0, delivered: 0, failed: 0, gone: 0 });
+    // Moved in when it is asked again: the mark is its own, not another VM's.
+    assert.equal(await mover.absorb(), 1);
+    assert.equal((await other.delivery(made!.id))?.state, "pending");
+    assert.equal(await mover.absorb(), 0, "and only once");
+    assert.equal((await other.counts()).pending, 1);
+  },
+);
+
+test(
   "a process whose DATA_DIR has not yet followed a new subscription delivers its events, not fails them",
   { skip: REDIS_SKIP },
   async (t) => {

@@ -172,16 +172,23 @@ export class RedisOutbox implements OutboxStore {
   async absorb(): Promise<number> {
     let moved = 0;
     for (const d of pendingDeliveries(this.#dataDir)) {
-      const fresh =
-        d.event.type === "webhook.test" ||
-        (await this.#redis.set(`${PREFIX}made:${sameness(d)}`, d.id, "EX", SAME_EVENT_S, "NX")) === "OK";
-      if (fresh) {
+      const fresh = d.event.type === "webhook.test" || (await this.#firstMade(d));
+      // Already in (a move whose answer was lost): kept as it is now, perhaps delivered since.
+      if (fresh && (await this.#redis.exists(deliveryKey(d.id))) === 0) {
         await this.save(d);
         moved += 1;
       }
       dropPending(this.#dataDir, d.id);
     }
     return moved;
+  }
+
+  // Whether no other VM's pull made this event within 6 hours. The mark names the delivery that
+  // set it, so a mark set by a command whose answer was lost (Redis busy) is known as this one's.
+  async #firstMade(d: Delivery): Promise<boolean> {
+    const mark = `${PREFIX}made:${sameness(d)}`;
+    if ((await this.#redis.set(mark, d.id, "EX", SAME_EVENT_S, "NX")) === "OK") return true;
+    return (await this.#redis.get(mark)) === d.id;
   }
 
   // A subscription's oldest ended deliveries past the newest KEPT_PER_SUBSCRIPTION are let go.
