@@ -21,6 +21,7 @@ import { RedisOutbox, redisWebhookStores } from "../src/webhooks/redis-webhooks.
 import {
   createSubscription,
   currentSubscriptions,
+  type EventType,
   readSubscriptions,
   signingSecrets,
 } from "../src/webhooks/subscriptions.ts";
@@ -49,6 +50,25 @@ const spooled = (dir: string) => {
   const outbox = join(dir, "webhooks", "outbox");
   return existsSync(outbox) ? readdirSync(outbox).filter((n) => n.endsWith(".json")).length : 0;
 };
+
+// A fresh redis-server and two connections to it: `quick` has the server's own 100 ms a command,
+// `patient` outlasts `busy()`, which holds every command for 2 s (CLIENT PAUSE) as a busy Redis would.
+async function quickAndPatient(t: TestContext) {
+  const redis = await startRedis(t);
+  const quick = connectRedis(redis.url, { log: () => {} });
+  const patient = connectRedis(redis.url, { log: () => {}, commandTimeoutMs: 10_000 });
+  t.after(() => Promise.all([quick.close(), patient.close()]));
+  assert.ok((await quick.ready(3_000)) && (await patient.ready(3_000)));
+  return {
+    quick: quick.client,
+    patient: patient.client,
+    busy: () => patient.client.call("CLIENT", "PAUSE", "2000", "ALL"),
+  };
+}
+
+/** A subscription to `events` in `dir`, to an address no test sends to. */
+const subscribeTo = (dir: string, events: EventType[]) =>
+  subscribe(dir, { account: "a", url: "https://203.0.113.9/in", events });
 
 test(
   "two VMs on one Redis, one of two workers: a subscription made on one is served by all, and each event arrives once",
@@ -124,11 +144,7 @@ test(
   async (t) => {
     const redis = await startRedis(t);
     const dir = tempDir(t);
-    const { subscription } = await subscribe(dir, {
-      account: "a",
-      url: "https://203.0.113.9/in",
-      events: ["webhook.test"],
-    });
+    const { subscription } = await subscribeTo(dir, ["webhook.test"]);
     await withSharedDocuments(redis.url, async (_shared, one) =>
       withSharedDocuments(redis.url, async (_other, two) => {
         const [first, second] = [new RedisOutbox(one.client, dir), new RedisOutbox(two.client, dir)];
@@ -174,19 +190,10 @@ test(
   "Redis's outbox: a take whose answer was lost (a timed-out command) is asked again and gets the same deliveries",
   { skip: REDIS_SKIP },
   async (t) => {
-    const redis = await startRedis(t);
+    const { quick, patient, busy } = await quickAndPatient(t);
     const dir = tempDir(t);
-    const { subscription } = await subscribe(dir, {
-      account: "a",
-      url: "https://203.0.113.9/in",
-      events: ["webhook.test"],
-    });
-    // The server's own timeout for one side, a patient one for the other and for pausing Redis.
-    const quick = connectRedis(redis.url, { log: () => {} });
-    const patient = connectRedis(redis.url, { log: () => {}, commandTimeoutMs: 10_000 });
-    t.after(() => Promise.all([quick.close(), patient.close()]));
-    assert.ok((await quick.ready(3_000)) && (await patient.ready(3_000)));
-    const [taker, other] = [new RedisOutbox(quick.client, dir), new RedisOutbox(patient.client, dir)];
+    const { subscription } = await subscribeTo(dir, ["webhook.test"]);
+    const [taker, other] = [new RedisOutbox(quick, dir), new RedisOutbox(patient, dir)];
     const none = new Set<string>();
     assert.deepEqual(await taker.take(500, 20_000, none), [], "nothing due yet (and the script is loaded)");
     const [made] = await other.enqueue(
@@ -195,7 +202,7 @@ test(
     );
 
     // Redis is busy for 2 s: the take runs when it can, after the taker has given up on its answer.
-    await patient.client.call("CLIENT", "PAUSE", "2000", "ALL");
+    await busy();
     await assert.rejects(taker.take(1_000, 20_000, none), /timed out/);
     assert.deepEqual(await other.take(1_000, 20_000, none), [], "held by the lost take, as it ran");
     // Its taker asks again and attempts it now, rather than after the hold (10 x 20 s).
@@ -214,19 +221,15 @@ test(
   "Redis's outbox: the pull's event is moved in once even when Redis answers too late, never dropped",
   { skip: REDIS_SKIP },
   async (t) => {
-    const redis = await startRedis(t);
+    const { quick, patient, busy } = await quickAndPatient(t);
     const dir = tempDir(t);
-    await subscribe(dir, { account: "a", url: "https://203.0.113.9/in", events: ["source.late"] });
-    const quick = connectRedis(redis.url, { log: () => {} });
-    const patient = connectRedis(redis.url, { log: () => {}, commandTimeoutMs: 10_000 });
-    t.after(() => Promise.all([quick.close(), patient.close()]));
-    assert.ok((await quick.ready(3_000)) && (await patient.ready(3_000)));
-    const [mover, other] = [new RedisOutbox(quick.client, dir), new RedisOutbox(patient.client, dir)];
+    await subscribeTo(dir, ["source.late"]);
+    const [mover, other] = [new RedisOutbox(quick, dir), new RedisOutbox(patient, dir)];
     // The pull's event, in DATA_DIR's outbox.
     const [made] = enqueue(dir, { type: "source.late", data: { file: "Hourly_Generation.csv" } });
 
     // Redis is busy for 2 s: the mark "this event was made" is written after the mover gave up.
-    await patient.client.call("CLIENT", "PAUSE", "2000", "ALL");
+    await busy();
     await assert.rejects(mover.absorb(), /timed out/);
     assert.deepEqual(await other.counts(), { pending: 0, delivered: 0, failed: 0, gone: 0 });
     // Moved in when it is asked again: the mark is its own, not another VM's.
