@@ -22,14 +22,8 @@ import {
 import { type DashboardContext, notice, queryParam } from "../dashboard-context.ts";
 import { redirect, sendPage, type SignedIn } from "../dashboard-http.ts";
 import { guarded } from "../guarded.ts";
-import {
-  CHOSEN_EVENTS,
-  deleteWebhookPage,
-  type WebhookForm,
-  webhookPage,
-  webhookSecretPage,
-  webhooksPage,
-} from "../pages/webhooks-page.ts";
+import { deleteWebhookPage, webhookPage } from "../pages/webhook-page.ts";
+import { CHOSEN_EVENTS, type WebhookForm, webhookSecretPage, webhooksPage } from "../pages/webhooks-page.ts";
 
 /** How many deliveries one webhook's page lists, newest first. */
 const SHOWN_DELIVERIES = 100;
