@@ -2,8 +2,11 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createRequestCounter, lastDays } from "../src/usage/request-counts.ts";
+import { connectRedis } from "../src/shared/redis-connection.ts";
+import { redisDocumentStore, sharedDocuments } from "../src/shared/shared-documents.ts";
+import { COUNTS_FILE, createRequestCounter, lastDays } from "../src/usage/request-counts.ts";
 import { tempDir } from "./helpers.ts";
+import { REDIS_SKIP, startRedis } from "./redis-helpers.ts";
 
 const DAY = 86_400_000;
 
@@ -99,3 +102,45 @@ test("allowed requests per key add every scope over the days asked for, stored a
   ]);
   assert.deepEqual([...counter.allowedByKey(lastDays(c.now(), 1))], [["key_a", 1]]);
 });
+
+test(
+  "with Redis, a flush whose write ran after its answer timed out is not added twice",
+  { skip: REDIS_SKIP },
+  async (t) => {
+    const redis = await startRedis(t);
+    const dir = tempDir(t);
+    // The server's own 100 ms a command for the counter; a patient connection pauses Redis's writes.
+    const quick = connectRedis(redis.url, { log: () => {} });
+    const patient = connectRedis(redis.url, { log: () => {}, commandTimeoutMs: 10_000 });
+    t.after(() => Promise.all([quick.close(), patient.close()]));
+    assert.ok((await quick.ready(3_000)) && (await patient.ready(3_000)));
+    const shared = sharedDocuments(quick);
+    const errors: unknown[] = [];
+    const c = clock();
+    const documents = redisDocumentStore(shared, dir);
+    const counter = createRequestCounter({ dir, now: c.now, documents, onError: (e) => errors.push(e) });
+    t.after(() => counter.close());
+    const allowed = async () => {
+      const text = (await sharedDocuments(patient).read(COUNTS_FILE)).text ?? '{"days":{}}';
+      const { days } = JSON.parse(text) as { days: Record<string, Record<string, Record<string, number[]>>> };
+      return days["2026-03-10"]?.key_a?.normalized_data?.[0];
+    };
+    for (let i = 0; i < 3; i++) counter.count("key_a", "normalized_data", true);
+    await counter.flush();
+    assert.equal(await allowed(), 3);
+
+    for (let i = 0; i < 2; i++) counter.count("key_a", "normalized_data", true);
+    // Writes wait 2 s: the counter reads, and its compare-and-set runs after it gave up on the answer.
+    await patient.client.call("CLIENT", "PAUSE", "2000", "WRITE");
+    await assert.rejects(counter.flush(), /out of reach/);
+    await patient.client.set("pause-over", "1"); // a write: answered once the pause is over
+    assert.equal(await allowed(), 5, "the late write was applied");
+    await counter.flush(); // the batch again, under its name
+    assert.equal(await allowed(), 5, "and not added a second time");
+    assert.equal(
+      counter.totals(new Set(["key_a"]), ["2026-03-10"])["2026-03-10"]!.normalized_data!.allowed,
+      5,
+    );
+    assert.equal(errors.length, 1);
+  },
+);

@@ -29,9 +29,11 @@ export interface DocumentStore {
    * Changes one document. `change` gets its current text (null when there is none) and may run
    * more than once when another process changed the document meanwhile; only the run whose text
    * was kept counts. With Redis, before Redis holds the document the text is `DATA_DIR`'s, so
-   * nothing kept before is lost.
+   * nothing kept before is lost. `once` names a change that must not be applied twice (counts
+   * added in): made again after its answer was lost (Redis busy), with the same name, a change that
+   * was applied is not applied again. A file's change is applied or not when `update` returns.
    */
-  update<T>(file: KeptFile, change: (text: string | null) => Changed<T>): Promise<T>;
+  update<T>(file: KeptFile, change: (text: string | null) => Changed<T>, once?: string): Promise<T>;
   /** One document's text as the store holds it now (null when there is none); nothing is written. */
   read(file: KeptFile): Promise<string | null>;
 }

@@ -37,10 +37,16 @@ export const SHARED_FILES = [
 export type SharedFile = (typeof SHARED_FILES)[number];
 
 const CHANNEL = "gds:docs";
-// KEYS: the document, its version. ARGV: the version read, the new text. 1 when set, 0 on a race.
+/** How long a marked change is known as applied: a retry comes within the minute after. */
+const APPLIED_S = 3_600;
+// KEYS: the document, its version, the change's own mark. ARGV: the version read, the new text,
+// the file, and whether the change is marked. 1 when set, 0 on a race, 2 when the marked change
+// was applied already (its answer was lost, and it is made again).
 const COMPARE_AND_SET = `
+if ARGV[4] == '1' and redis.call('EXISTS', KEYS[3]) == 1 then return 2 end
 local current = redis.call('GET', KEYS[2]) or '0'
 if current ~= ARGV[1] then return 0 end
+if ARGV[4] == '1' then redis.call('SET', KEYS[3], '1', 'EX', ${APPLIED_S}) end
 redis.call('SET', KEYS[1], ARGV[2])
 redis.call('INCR', KEYS[2])
 redis.call('PUBLISH', '${CHANNEL}', ARGV[3])
@@ -48,7 +54,15 @@ return 1
 `;
 
 type Scripted = Redis & {
-  gdsCompareAndSet(doc: string, version: string, read: string, text: string, file: string): Promise<number>;
+  gdsCompareAndSet(
+    doc: string,
+    version: string,
+    mark: string,
+    read: string,
+    text: string,
+    file: string,
+    marked: "0" | "1",
+  ): Promise<number>;
 };
 
 export interface SharedDocuments {
@@ -57,6 +71,7 @@ export interface SharedDocuments {
     file: SharedFile,
     dir: string,
     change: (text: string | null) => { text: string | null; result: T },
+    once?: string,
   ): Promise<T>;
   /** The document's text and version in Redis. */
   read(file: SharedFile): Promise<{ text: string | null; version: string }>;
@@ -151,10 +166,18 @@ function follower(
   };
 }
 
+// Stores `text` if the document is still at `version`: 1 when set, 0 on a race, 2 when the change
+// named `once` was applied already.
+function compareAndSet(redis: Scripted, file: SharedFile, version: string, text: string, once?: string) {
+  const [mark, marked] =
+    once === undefined ? ["doc:applied:", "0" as const] : [`doc:applied:${once}`, "1" as const];
+  return redis.gdsCompareAndSet(docKey(file), versionKey(file), mark, version, text, file, marked);
+}
+
 /** The shared documents on `connection`. */
 export function sharedDocuments(connection: RedisConnection): SharedDocuments {
   const redis = connection.client as Scripted;
-  redis.defineCommand("gdsCompareAndSet", { numberOfKeys: 2, lua: COMPARE_AND_SET });
+  redis.defineCommand("gdsCompareAndSet", { numberOfKeys: 3, lua: COMPARE_AND_SET });
 
   async function read(file: SharedFile) {
     const [text, version] = await redis.mget(docKey(file), versionKey(file));
@@ -165,15 +188,17 @@ export function sharedDocuments(connection: RedisConnection): SharedDocuments {
     file: SharedFile,
     dir: string,
     change: (text: string | null) => { text: string | null; result: T },
+    once: string | undefined,
   ) {
     for (let attempt = 0; attempt < 20; attempt++) {
       const current = await read(file);
       const { text, result } = change(current.text);
       if (text === null || text === current.text) return result; // nothing changed: no write, no notice
-      if ((await redis.gdsCompareAndSet(docKey(file), versionKey(file), current.version, text, file)) === 1) {
-        writeLocal(dir, file, text);
-        return result;
-      }
+      const set = await compareAndSet(redis, file, current.version, text, once);
+      if (set === 0) continue; // another process changed it meanwhile: again, from its text
+      // Set, or set already by the try whose answer was lost (the text read holds that change).
+      writeLocal(dir, file, set === 1 ? text : (current.text ?? text));
+      return result;
     }
     throw new Error(`${file} in Redis kept changing under this update; try again`);
   }
@@ -183,9 +208,10 @@ export function sharedDocuments(connection: RedisConnection): SharedDocuments {
     file: SharedFile,
     dir: string,
     change: (text: string | null) => { text: string | null; result: T },
+    once?: string,
   ): Promise<T> {
     try {
-      return await tryUpdate(file, dir, change);
+      return await tryUpdate(file, dir, change, once);
     } catch (error) {
       if (error instanceof SharedStateUnavailable) throw error;
       // ioredis says a command timed out, or the socket is not writeable, only in its message.
@@ -200,7 +226,7 @@ export function sharedDocuments(connection: RedisConnection): SharedDocuments {
     read,
     async replace(file, text) {
       const current = await read(file);
-      await redis.gdsCompareAndSet(docKey(file), versionKey(file), current.version, text, file);
+      await compareAndSet(redis, file, current.version, text, undefined);
     },
     follow: (dir, log) => follower(connection, read, dir, log),
   };
@@ -213,11 +239,12 @@ export function sharedDocuments(connection: RedisConnection): SharedDocuments {
 export function redisDocumentStore(shared: SharedDocuments, dir: string): DocumentStore {
   return {
     dir,
-    update(file, change) {
+    update(file, change, once) {
       if (!(SHARED_FILES as readonly string[]).includes(file.name)) {
         throw new RangeError(`${file.name} is not a document Redis holds`);
       }
-      return shared.update(file.name as SharedFile, dir, (text) => change(text ?? localText(dir, file.name)));
+      const name = file.name as SharedFile;
+      return shared.update(name, dir, (text) => change(text ?? localText(dir, file.name)), once);
     },
     async read(file) {
       // Before Redis holds the document, DATA_DIR's is the one a change would start from.

@@ -5,6 +5,7 @@
  * addition, so a second process's counts are merged rather than overwritten; with REDIS_URL they
  * are added into Redis's copy instead, which every VM follows. The file keeps the last 35 days.
  */
+import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { fileStamp } from "../files/file-stamp.ts";
 import * as v from "valibot";
@@ -94,6 +95,8 @@ export function lastDays(t: number, n: number): string[] {
 interface OpenCounter extends KeptDocument {
   /** Counts not yet written. */
   pending: Counts;
+  /** A batch whose write failed, and the name it is written under until it is known to be in. */
+  unsent: { counts: Counts; once: string } | undefined;
   /** The file's counts as last read, by the file's identity then. */
   stored: { stamp: string; counts: Counts };
   /** The UTC day of `now`, formatted once a day rather than once a request. */
@@ -111,6 +114,7 @@ export function createRequestCounter(options: {
   const open: OpenCounter = {
     ...keptDocument(options, COUNTS_FILE),
     pending: {},
+    unsent: undefined,
     stored: { stamp: "", counts: {} },
     day: { key: "", start: Infinity, end: -Infinity },
   };
@@ -119,8 +123,8 @@ export function createRequestCounter(options: {
     count(keyId, scope, allowed) {
       cellOf(open.pending, today(open), keyId, scope)[allowed ? 0 : 1]++;
     },
-    totals: (keyIds, days) => totals([storedCounts(open), open.pending], keyIds, days),
-    allowedByKey: (days) => allowedByKey([storedCounts(open), open.pending], days),
+    totals: (keyIds, days) => totals(sources(open), keyIds, days),
+    allowedByKey: (days) => allowedByKey(sources(open), days),
     flush: () => flush(open),
     close: () => clearInterval(timer),
   };
@@ -148,27 +152,41 @@ function storedCounts(open: OpenCounter): Counts {
   return open.stored.counts;
 }
 
+// The stored counts and those not yet written.
+function sources(open: OpenCounter): Counts[] {
+  return [storedCounts(open), open.pending, open.unsent?.counts ?? {}];
+}
+
 async function flush(open: OpenCounter): Promise<void> {
+  // A batch whose write failed goes first, under its name: when that write was applied after all
+  // (Redis ran it after its answer timed out), it is not added twice.
+  if (open.unsent !== undefined) await write(open, open.unsent);
+  open.unsent = undefined;
   if (Object.keys(open.pending).length === 0) return;
-  const batch = open.pending;
+  open.unsent = { counts: open.pending, once: randomUUID() };
   open.pending = {};
+  await write(open, open.unsent);
+  open.unsent = undefined;
+}
+
+// Adds `batch` into the stored counts (with Redis, the copy every VM adds into). A failure is
+// reported and thrown, the batch kept for the next flush (the timer's, a minute on): a stop must know.
+async function write(open: OpenCounter, batch: { counts: Counts; once: string }): Promise<void> {
   const { documents, now, onError } = open;
+  const change = (text: string | null) => {
+    let counts: Counts = {};
+    try {
+      if (text !== null) counts = parseCounts(text);
+    } catch (error) {
+      // A damaged file is replaced rather than blocking every later count; say so.
+      onError(error);
+    }
+    return { text: merged(counts, batch.counts, now()), result: undefined };
+  };
   try {
-    // Added into the stored counts (with Redis, the copy every VM adds into).
-    await documents.update(COUNTS_DOCUMENT, (text) => {
-      let counts: Counts = {};
-      try {
-        if (text !== null) counts = parseCounts(text);
-      } catch (error) {
-        // A damaged file is replaced rather than blocking every later count; say so.
-        onError(error);
-      }
-      return { text: merged(counts, batch, now()), result: undefined };
-    });
+    await documents.update(COUNTS_DOCUMENT, change, batch.once);
   } catch (error) {
-    // Kept for the next flush (the timer's, a minute on), reported, and thrown: a stop must know.
     onError(error);
-    addAll(open.pending, batch);
     throw error;
   }
 }
