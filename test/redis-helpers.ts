@@ -7,6 +7,7 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import type { TestContext } from "node:test";
+import { connectRedis, type RedisConnection } from "../src/shared/redis-connection.ts";
 import { freePort, skipUnless, tempDir } from "./helpers.ts";
 
 function which(command: string): string | undefined {
@@ -64,4 +65,23 @@ export async function startRedis(t: TestContext): Promise<TestRedis> {
   await start();
   t.after(stop);
   return { url: `redis://127.0.0.1:${port}`, stop, start };
+}
+
+/**
+ * A fresh redis-server and two connections to it: `quick` has the service's own 100 ms a command,
+ * `patient` outlasts `busy`, which holds Redis's commands (all, or only writes) for 2 s with
+ * CLIENT PAUSE, as a busy Redis would: a command of `quick`'s times out there, and runs after.
+ */
+export async function quickAndPatient(t: TestContext): Promise<{
+  quick: RedisConnection;
+  patient: RedisConnection;
+  busy: (mode?: "ALL" | "WRITE") => Promise<unknown>;
+}> {
+  const redis = await startRedis(t);
+  const quick = connectRedis(redis.url, { log: () => {} });
+  const patient = connectRedis(redis.url, { log: () => {}, commandTimeoutMs: 10_000 });
+  t.after(() => Promise.all([quick.close(), patient.close()]));
+  if (!((await quick.ready(3_000)) && (await patient.ready(3_000))))
+    throw new Error("redis-server did not answer");
+  return { quick, patient, busy: (mode = "ALL") => patient.client.call("CLIENT", "PAUSE", "2000", mode) };
 }

@@ -2,11 +2,10 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { connectRedis } from "../src/shared/redis-connection.ts";
 import { redisDocumentStore, sharedDocuments } from "../src/shared/shared-documents.ts";
 import { COUNTS_FILE, createRequestCounter, lastDays } from "../src/usage/request-counts.ts";
 import { tempDir } from "./helpers.ts";
-import { REDIS_SKIP, startRedis } from "./redis-helpers.ts";
+import { quickAndPatient, REDIS_SKIP } from "./redis-helpers.ts";
 
 const DAY = 86_400_000;
 
@@ -107,13 +106,8 @@ test(
   "with Redis, a flush whose write ran after its answer timed out is not added twice",
   { skip: REDIS_SKIP },
   async (t) => {
-    const redis = await startRedis(t);
+    const { quick, patient, busy } = await quickAndPatient(t);
     const dir = tempDir(t);
-    // The server's own 100 ms a command for the counter; a patient connection pauses Redis's writes.
-    const quick = connectRedis(redis.url, { log: () => {} });
-    const patient = connectRedis(redis.url, { log: () => {}, commandTimeoutMs: 10_000 });
-    t.after(() => Promise.all([quick.close(), patient.close()]));
-    assert.ok((await quick.ready(3_000)) && (await patient.ready(3_000)));
     const shared = sharedDocuments(quick);
     const errors: unknown[] = [];
     const c = clock();
@@ -131,7 +125,7 @@ test(
 
     for (let i = 0; i < 2; i++) counter.count("key_a", "normalized_data", true);
     // Writes wait 2 s: the counter reads, and its compare-and-set runs after it gave up on the answer.
-    await patient.client.call("CLIENT", "PAUSE", "2000", "WRITE");
+    await busy("WRITE");
     await assert.rejects(counter.flush(), /out of reach/);
     await patient.client.set("pause-over", "1"); // a write: answered once the pause is over
     assert.equal(await allowed(), 5, "the late write was applied");

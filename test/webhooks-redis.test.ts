@@ -13,7 +13,6 @@ import { join } from "node:path";
 import { existsSync, readdirSync } from "node:fs";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
 import { withSharedDocuments } from "../src/shared/shared-cli.ts";
-import { connectRedis } from "../src/shared/redis-connection.ts";
 import { redisDocumentStore } from "../src/shared/shared-documents.ts";
 import { Deliverer } from "../src/webhooks/deliverer.ts";
 import { enqueue } from "../src/webhooks/outbox.ts";
@@ -28,7 +27,7 @@ import {
 import { fileWebhookStores } from "../src/webhooks/webhook-stores.ts";
 import { account, Client, PASSWORD } from "./dashboard-helpers.ts";
 import { ingestTexts, startServerProcess, subscribe, tempDir, waitFor } from "./helpers.ts";
-import { REDIS_SKIP, startRedis } from "./redis-helpers.ts";
+import { quickAndPatient, REDIS_SKIP, startRedis } from "./redis-helpers.ts";
 import { receiver, verify } from "./webhook-receiver.ts";
 
 function vm(t: TestContext): string {
@@ -50,21 +49,6 @@ const spooled = (dir: string) => {
   const outbox = join(dir, "webhooks", "outbox");
   return existsSync(outbox) ? readdirSync(outbox).filter((n) => n.endsWith(".json")).length : 0;
 };
-
-// A fresh redis-server and two connections to it: `quick` has the server's own 100 ms a command,
-// `patient` outlasts `busy()`, which holds every command for 2 s (CLIENT PAUSE) as a busy Redis would.
-async function quickAndPatient(t: TestContext) {
-  const redis = await startRedis(t);
-  const quick = connectRedis(redis.url, { log: () => {} });
-  const patient = connectRedis(redis.url, { log: () => {}, commandTimeoutMs: 10_000 });
-  t.after(() => Promise.all([quick.close(), patient.close()]));
-  assert.ok((await quick.ready(3_000)) && (await patient.ready(3_000)));
-  return {
-    quick: quick.client,
-    patient: patient.client,
-    busy: () => patient.client.call("CLIENT", "PAUSE", "2000", "ALL"),
-  };
-}
 
 /** A subscription to `events` in `dir`, to an address no test sends to. */
 const subscribeTo = (dir: string, events: EventType[]) =>
@@ -193,7 +177,7 @@ test(
     const { quick, patient, busy } = await quickAndPatient(t);
     const dir = tempDir(t);
     const { subscription } = await subscribeTo(dir, ["webhook.test"]);
-    const [taker, other] = [new RedisOutbox(quick, dir), new RedisOutbox(patient, dir)];
+    const [taker, other] = [new RedisOutbox(quick.client, dir), new RedisOutbox(patient.client, dir)];
     const none = new Set<string>();
     assert.deepEqual(await taker.take(500, 20_000, none), [], "nothing due yet (and the script is loaded)");
     const [made] = await other.enqueue(
@@ -224,7 +208,7 @@ test(
     const { quick, patient, busy } = await quickAndPatient(t);
     const dir = tempDir(t);
     await subscribeTo(dir, ["source.late"]);
-    const [mover, other] = [new RedisOutbox(quick, dir), new RedisOutbox(patient, dir)];
+    const [mover, other] = [new RedisOutbox(quick.client, dir), new RedisOutbox(patient.client, dir)];
     // The pull's event, in DATA_DIR's outbox.
     const [made] = enqueue(dir, { type: "source.late", data: { file: "Hourly_Generation.csv" } });
 
