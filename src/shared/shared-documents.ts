@@ -37,7 +37,7 @@ export const SHARED_FILES = [
 export type SharedFile = (typeof SHARED_FILES)[number];
 
 const CHANNEL = "gds:docs";
-/** How long a marked change is known as applied: a retry comes within the minute after. */
+/** How long a marked change is known as applied: its retry comes at the next flush, a minute on. */
 const APPLIED_S = 3_600;
 // KEYS: the document, its version, the change's own mark. ARGV: the version read, the new text,
 // the file, and whether the change is marked. 1 when set, 0 on a race, 2 when the marked change
