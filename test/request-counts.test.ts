@@ -114,8 +114,9 @@ test(
     const documents = redisDocumentStore(shared, dir);
     const counter = createRequestCounter({ dir, now: c.now, documents, onError: (e) => errors.push(e) });
     t.after(() => counter.close());
+    const inRedis = sharedDocuments(patient);
     const allowed = async () => {
-      const text = (await sharedDocuments(patient).read(COUNTS_FILE)).text ?? '{"days":{}}';
+      const text = (await inRedis.read(COUNTS_FILE)).text ?? '{"days":{}}';
       const { days } = JSON.parse(text) as { days: Record<string, Record<string, Record<string, number[]>>> };
       return days["2026-03-10"]?.key_a?.normalized_data?.[0];
     };

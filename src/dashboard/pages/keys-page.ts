@@ -1,6 +1,7 @@
 /** The API keys pages: the list with the create form, the one-time display, the revoke confirmation. */
 import { type Html, html } from "../html.ts";
 import { csrfField, layout, type PageContent, type Viewer } from "../layout.ts";
+import { confirmPage } from "./confirm-page.ts";
 import { when } from "./format.ts";
 
 /** A key as the list shows it. */
@@ -155,27 +156,18 @@ export function keyCreatedPage(options: {
 
 /** The confirmation step before a key is revoked. */
 export function revokePage(options: { viewer: Viewer; key: KeyRow }): string {
-  const { viewer, key } = options;
-  return layout({
-    title: "Revoke key",
-    viewer,
+  const { key } = options;
+  return confirmPage({
+    viewer: options.viewer,
     current: "keys",
-    body: html`<section class="card narrow">
-      <h1>Revoke this key?</h1>
-      <p class="lead">
-        <strong>${key.name}</strong> · <code>${key.prefix}…</code> · created ${when(key.created)} · last used
-        ${when(key.lastUsed)}
-      </p>
-      <p class="warning">
-        Revocation is immediate and cannot be undone: the next request with this key gets
-        <code>401 Invalid API key.</code>
-      </p>
-      <form method="post" action="/dashboard/keys/revoke" class="buttons">
-        ${csrfField(viewer)}
-        <input type="hidden" name="id" value="${key.id}" />
-        <button type="submit" class="danger">Revoke key</button>
-        <a class="button secondary" href="/dashboard/keys">Cancel</a>
-      </form>
-    </section>`,
+    title: "Revoke key",
+    question: "Revoke this key?",
+    lead: html`<strong>${key.name}</strong> · <code>${key.prefix}…</code> · created ${when(key.created)} ·
+      last used ${when(key.lastUsed)}`,
+    warning: html`Revocation is immediate and cannot be undone: the next request with this key gets
+      <code>401 Invalid API key.</code>`,
+    action: "/dashboard/keys/revoke",
+    id: key.id,
+    cancel: "/dashboard/keys",
   });
 }

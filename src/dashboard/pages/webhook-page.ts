@@ -6,6 +6,7 @@ import type { Delivery } from "../../webhooks/outbox.ts";
 import { stateOf, type Subscription } from "../../webhooks/subscriptions.ts";
 import { type Html, html } from "../html.ts";
 import { csrfField, layout, type PageContent, type Viewer } from "../layout.ts";
+import { confirmPage } from "./confirm-page.ts";
 import { when } from "./format.ts";
 
 /** A subscription's state: enabled, paused or disabled. */
@@ -124,23 +125,16 @@ export function webhookPage(options: {
 
 /** The confirmation step before a webhook is deleted. */
 export function deleteWebhookPage(options: { viewer: Viewer; subscription: Subscription }): string {
-  const { viewer, subscription: s } = options;
-  return layout({
-    title: "Delete webhook",
-    viewer,
+  const { subscription: s } = options;
+  return confirmPage({
+    viewer: options.viewer,
     current: "webhooks",
-    body: html`<section class="card narrow">
-      <h1>Delete this webhook?</h1>
-      <p class="lead"><code class="url">${s.url}</code> · ${s.events.join(", ")}</p>
-      <p class="warning">
-        Nothing more is sent to it, and deliveries waiting for it are given up. This cannot be undone.
-      </p>
-      <form method="post" action="/dashboard/webhooks/delete" class="buttons">
-        ${csrfField(viewer)}
-        <input type="hidden" name="id" value="${s.id}" />
-        <button type="submit" class="danger">Delete webhook</button>
-        <a class="button secondary" href="/dashboard/webhooks/view?id=${s.id}">Cancel</a>
-      </form>
-    </section>`,
+    title: "Delete webhook",
+    question: "Delete this webhook?",
+    lead: html`<code class="url">${s.url}</code> · ${s.events.join(", ")}`,
+    warning: "Nothing more is sent to it, and deliveries waiting for it are given up. This cannot be undone.",
+    action: "/dashboard/webhooks/delete",
+    id: s.id,
+    cancel: `/dashboard/webhooks/view?id=${s.id}`,
   });
 }
