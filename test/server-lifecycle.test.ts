@@ -299,10 +299,12 @@ test("one address holds at most its share of connections", async (t) => {
   const sockets = Array.from({ length: 4 }, () => connect(port, "127.0.0.1"));
   for (const s of sockets) s.on("error", () => {});
   t.after(() => sockets.forEach((s) => s.destroy()));
+  let timer: NodeJS.Timeout | undefined;
   const closed = await new Promise<number>((resolve) => {
     sockets[3]!.on("close", () => resolve(3));
-    setTimeout(() => resolve(-1), 30_000);
+    timer = setTimeout(() => resolve(-1), 30_000);
   });
+  clearTimeout(timer);
   assert.equal(closed, 3, "the fourth is closed at once");
   assert.equal(sockets.slice(0, 3).filter((s) => s.destroyed).length, 0);
 });
