@@ -46,11 +46,8 @@ export function writeError(reply: Reply, error: unknown): void {
   const body =
     known.code === undefined ? { detail: known.detail } : { error: known.code, detail: known.detail };
   const payload = JSON.stringify(body);
-  reply
-    .writeHead(known.status, {
-      ...known.headers,
-      "Content-Type": "application/json",
-      "Content-Length": Buffer.byteLength(payload),
-    })
-    .end(payload);
+  for (const name in known.headers) reply.header(name, known.headers[name]!);
+  reply.header("Content-Type", "application/json");
+  reply.header("Content-Length", Buffer.byteLength(payload));
+  reply.writeHead(known.status).end(payload);
 }

@@ -5,7 +5,7 @@
  * from an earlier answer is written at once; a new one is rendered (perhaps in pieces) and
  * compressed on libuv's thread pool, so the event loop answers other requests meanwhile.
  */
-import type { IncomingMessage, OutgoingHttpHeaders } from "node:http";
+import type { IncomingMessage } from "node:http";
 import type { Writable } from "node:stream";
 import { finished } from "node:stream/promises";
 import { promisify } from "node:util";
@@ -101,14 +101,14 @@ function varyOf(reply: Reply, rep: Pick<Representation, "vary">): string {
   return earlier === undefined ? own : `${earlier}, ${own}`;
 }
 
-// The head's fields every 200 and 304 carries.
-function headOf(reply: Reply, rep: Omit<Representation, "body">): OutgoingHttpHeaders {
-  const head: OutgoingHttpHeaders = { ...rep.headers, Vary: varyOf(reply, rep) };
+// Sets the head's fields every 200 and 304 carries on the reply.
+function setHead(reply: Reply, rep: Omit<Representation, "body">): void {
+  for (const name in rep.headers) reply.header(name, rep.headers[name]!);
+  reply.header("Vary", varyOf(reply, rep));
   if (rep.lastModified !== undefined && rep.lastModified !== null) {
-    head["Last-Modified"] = new Date(rep.lastModified).toUTCString();
+    reply.header("Last-Modified", new Date(rep.lastModified).toUTCString());
   }
-  if (rep.cacheControl !== undefined) head["Cache-Control"] = rep.cacheControl;
-  return head;
+  if (rep.cacheControl !== undefined) reply.header("Cache-Control", rep.cacheControl);
 }
 
 /**
@@ -116,7 +116,7 @@ function headOf(reply: Reply, rep: Omit<Representation, "body">): OutgoingHttpHe
  * kept body answers, else a promise of the answer (which rejects when rendering fails).
  */
 export function send(req: IncomingMessage, reply: Reply, rep: Representation): void | Promise<void> {
-  const head = headOf(reply, rep);
+  setHead(reply, rep);
   // A body compressed inside (Parquet) is sent as it is.
   const preferred = rep.compress === false ? "identity" : chooseEncoding(req.headers["accept-encoding"]);
   const etag = rep.etag;
@@ -125,39 +125,33 @@ export function send(req: IncomingMessage, reply: Reply, rep: Representation): v
     // The ETag a 200 would carry: its coding depends on the body's size, known once it is cached.
     const size = etag === undefined ? undefined : rep.cache?.get(etag.value)?.length;
     const coding = size !== undefined && size < COMPRESS_MIN_BYTES ? "identity" : preferred;
-    if (etag !== undefined) head["ETag"] = etag.text(coding);
-    reply.writeHead(304, head).end();
+    if (etag !== undefined) reply.header("ETag", etag.text(coding));
+    reply.writeHead(304).end();
     return;
   }
   const cache = etag === undefined ? undefined : rep.cache;
   const raw =
     cache?.get(etag!.value) ??
     (typeof rep.body === "string" ? Buffer.from(rep.body) : Buffer.isBuffer(rep.body) ? rep.body : undefined);
-  if (raw === undefined) return sendRendered(reply, rep, head, preferred);
+  if (raw === undefined) return sendRendered(reply, rep, preferred);
   const encoding = raw.length >= COMPRESS_MIN_BYTES ? preferred : "identity";
   const kept = encoding === "identity" ? raw : cache?.get(etag!.key(encoding));
-  if (kept !== undefined) return write(reply, head, rep, encoding, kept);
-  return compressAndWrite(reply, rep, head, raw, encoding);
+  if (kept !== undefined) return write(reply, rep, encoding, kept);
+  return compressAndWrite(reply, rep, raw, encoding);
 }
 
 // A body rendered now (in pieces, perhaps), kept, then compressed and written.
-async function sendRendered(
-  reply: Reply,
-  rep: Representation,
-  head: OutgoingHttpHeaders,
-  preferred: Encoding,
-): Promise<void> {
+async function sendRendered(reply: Reply, rep: Representation, preferred: Encoding): Promise<void> {
   const computed = await (rep.body as BodySource).render();
   const raw = typeof computed === "string" ? Buffer.from(computed) : computed;
   if (rep.etag !== undefined) rep.cache?.set(rep.etag.value, raw);
   const encoding = raw.length >= COMPRESS_MIN_BYTES ? preferred : "identity";
-  await compressAndWrite(reply, rep, head, raw, encoding);
+  await compressAndWrite(reply, rep, raw, encoding);
 }
 
 async function compressAndWrite(
   reply: Reply,
   rep: Representation,
-  head: OutgoingHttpHeaders,
   raw: Buffer,
   encoding: Encoding,
 ): Promise<void> {
@@ -165,23 +159,17 @@ async function compressAndWrite(
     ? compress(raw, encoding)
     : rep.compressions.run(() => compress(raw, encoding)));
   if (encoding !== "identity" && rep.etag !== undefined) rep.cache?.set(rep.etag.key(encoding), body);
-  write(reply, head, rep, encoding, body);
+  write(reply, rep, encoding, body);
 }
 
-function write(
-  reply: Reply,
-  head: OutgoingHttpHeaders,
-  rep: Representation,
-  encoding: Encoding,
-  body: Buffer,
-): void {
-  if (rep.etag !== undefined) head["ETag"] = rep.etag.text(encoding);
-  if (encoding !== "identity") head["Content-Encoding"] = encoding;
-  head["Content-Type"] = rep.contentType;
-  head["Content-Length"] = body.length;
+function write(reply: Reply, rep: Representation, encoding: Encoding, body: Buffer): void {
+  if (rep.etag !== undefined) reply.header("ETag", rep.etag.text(encoding));
+  if (encoding !== "identity") reply.header("Content-Encoding", encoding);
+  reply.header("Content-Type", rep.contentType);
+  reply.header("Content-Length", body.length);
   // The client may have gone while the body was made: nothing to write then.
   if (reply.res.destroyed) return;
-  reply.writeHead(200, head).end(body);
+  reply.writeHead(200).end(body);
 }
 
 /** A body too long to hold, written as it is made (a whole history in CSV or Parquet). */
@@ -208,16 +196,16 @@ export async function sendStream(
   body: StreamedBody,
 ): Promise<void> {
   const res = reply.res;
-  const head = headOf(reply, rep);
+  setHead(reply, rep);
   const encoding = rep.compress ? chooseEncoding(req.headers["accept-encoding"]) : "identity";
-  if (rep.etag !== undefined) head["ETag"] = rep.etag.text(encoding);
+  if (rep.etag !== undefined) reply.header("ETag", rep.etag.text(encoding));
   if (notModified(req, rep.etag?.value, rep.lastModified)) {
-    reply.writeHead(304, head).end();
+    reply.writeHead(304).end();
     return;
   }
-  if (encoding !== "identity") head["Content-Encoding"] = encoding;
-  head["Content-Type"] = rep.contentType;
-  reply.writeHead(200, head);
+  if (encoding !== "identity") reply.header("Content-Encoding", encoding);
+  reply.header("Content-Type", rep.contentType);
+  reply.writeHead(200);
   const sink: Writable =
     encoding === "gzip"
       ? createGzip({ level: 6 })
