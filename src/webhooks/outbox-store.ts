@@ -6,17 +6,12 @@
  */
 import {
   type Delivery,
-  deliveryLog,
   enqueue,
   pendingDeliveries,
-  resend,
-  saveDelivery,
   type EnqueueOptions,
   type WebhookEvent,
 } from "./outbox.ts";
-
-/** How many deliveries of one subscription Redis keeps, newest first (DATA_DIR's log keeps all). */
-export const KEPT_PER_SUBSCRIPTION = 1_000;
+import { endedCounts, loggedDeliveries, loggedDelivery, resend, saveDelivery } from "./delivery-log.ts";
 
 /** How many deliveries ended, by how. */
 export type DeliveryCounts = Record<Delivery["state"], number>;
@@ -63,26 +58,14 @@ export function fileOutbox(dataDir: string): OutboxStore {
       return Promise.resolve(next === undefined ? null : Date.parse(next.next_at));
     },
     delivery: (id) =>
-      Promise.resolve([...pendingDeliveries(dataDir), ...deliveryLog(dataDir)].find((d) => d.id === id)),
+      Promise.resolve(pendingDeliveries(dataDir).find((d) => d.id === id) ?? loggedDelivery(dataDir, id)),
     deliveriesOf(subscription, limit) {
-      const all = [...pendingDeliveries(dataDir), ...deliveryLog(dataDir)];
-      return Promise.resolve(
-        all
-          .filter((d) => d.subscription === subscription)
-          .sort((a, b) => b.order - a.order)
-          .slice(0, limit),
-      );
+      const pending = pendingDeliveries(dataDir).filter((d) => d.subscription === subscription);
+      const all = [...pending, ...loggedDeliveries(dataDir, subscription)];
+      return Promise.resolve(all.sort((a, b) => b.order - a.order).slice(0, limit));
     },
-    resend: (id, now) => Promise.resolve(resend(dataDir, id, now)),
-    counts() {
-      const counts: DeliveryCounts = {
-        pending: pendingDeliveries(dataDir).length,
-        delivered: 0,
-        failed: 0,
-        gone: 0,
-      };
-      for (const d of deliveryLog(dataDir)) counts[d.state] += 1;
-      return Promise.resolve(counts);
-    },
+    // A promise that rejects when there is none, as Redis's does.
+    resend: (id, now) => new Promise((resolve) => resolve(resend(dataDir, id, now))),
+    counts: () => Promise.resolve({ pending: pendingDeliveries(dataDir).length, ...endedCounts(dataDir) }),
   };
 }

@@ -2,10 +2,10 @@
  * The durable outbox of webhook deliveries (docs/webhooks.md): one JSON file per delivery under
  * `DATA_DIR/webhooks/outbox/`, written atomically when an event is made (by the pull, or a test
  * event) and rewritten after every attempt; a delivery that ended (delivered, failed for good,
- * or refused with 410) moves to `webhooks/log/`. A killed process loses nothing: the file names
+ * or refused with 410) moves to the log (`delivery-log.ts`). A killed process loses nothing: the file names
  * the delivery's `webhook-id`, kept by every attempt, and when it is next due.
  */
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
 import { fsyncDirectory, writeFileAtomic } from "../files/atomic-write.ts";
@@ -19,7 +19,6 @@ import {
 } from "./subscriptions.ts";
 
 const OUTBOX = "outbox";
-const LOG = "log";
 
 const DeliverySchema = v.object({
   id: v.pipe(v.string(), v.regex(/^msg_[0-9a-f]{32}$/)),
@@ -60,8 +59,8 @@ export interface EnqueueOptions {
 let lastOrder = 0;
 const nextOrder = () => (lastOrder = Math.max(lastOrder + 1, Date.now() * 1000));
 
-const outboxDir = (dataDir: string) => join(dataDir, WEBHOOKS_DIR, OUTBOX);
-const logDir = (dataDir: string) => join(dataDir, WEBHOOKS_DIR, LOG);
+/** Where pending deliveries wait, one file each. */
+export const outboxDir = (dataDir: string) => join(dataDir, WEBHOOKS_DIR, OUTBOX);
 
 /**
  * The deliveries of `event`, not yet kept: one for every enabled subscription that wants it (a
@@ -109,7 +108,8 @@ export function dropPending(dataDir: string, id: string): void {
   rmSync(join(outboxDir(dataDir), `${id}.json`), { force: true });
 }
 
-function readAll(dir: string): Delivery[] {
+/** The deliveries in a folder, one file each; a file being replaced or damaged is passed over. */
+export function readDeliveries(dir: string): Delivery[] {
   let names: string[];
   try {
     names = readdirSync(dir).filter((n) => /^msg_[0-9a-f]{32}\.json$/.test(n));
@@ -127,33 +127,13 @@ function readAll(dir: string): Delivery[] {
 
 /** The pending deliveries, soonest due first, then in the order their events were made. */
 export function pendingDeliveries(dataDir: string): Delivery[] {
-  return readAll(outboxDir(dataDir)).sort((a, b) =>
+  return readDeliveries(outboxDir(dataDir)).sort((a, b) =>
     a.next_at === b.next_at ? a.order - b.order : a.next_at < b.next_at ? -1 : 1,
   );
 }
 
-/** The deliveries that ended, newest first. */
-export function deliveryLog(dataDir: string): Delivery[] {
-  return readAll(logDir(dataDir)).sort((a, b) => (a.created < b.created ? 1 : -1));
-}
-
-/** Writes a delivery after an attempt; one that ended moves to the log. */
-export function saveDelivery(dataDir: string, delivery: Delivery): void {
-  const file = `${delivery.id}.json`;
-  writeFileAtomic(join(outboxDir(dataDir), file), JSON.stringify(delivery) + "\n");
-  if (delivery.state === "pending") return;
-  mkdirSync(logDir(dataDir), { recursive: true });
-  renameSync(join(outboxDir(dataDir), file), join(logDir(dataDir), file));
-  fsyncDirectory(logDir(dataDir));
-}
-
-/** Puts an ended delivery back in the outbox, due at once, with the same `webhook-id` ("resend"). */
-export function resend(dataDir: string, id: string, now = Date.now()): Delivery {
-  const found = readAll(logDir(dataDir)).find((d) => d.id === id);
-  if (found === undefined) throw new RangeError(`No ended delivery has the id "${id}"`);
-  const again: Delivery = { ...found, state: "pending", next_at: new Date(now).toISOString() };
+/** Writes a delivery into the outbox, whole or not at all. */
+export function writePending(dataDir: string, delivery: Delivery): void {
   mkdirSync(outboxDir(dataDir), { recursive: true });
-  writeFileAtomic(join(outboxDir(dataDir), `${id}.json`), JSON.stringify(again) + "\n");
-  rmSync(join(logDir(dataDir), `${id}.json`), { force: true });
-  return again;
+  writeFileAtomic(join(outboxDir(dataDir), `${delivery.id}.json`), JSON.stringify(delivery) + "\n");
 }

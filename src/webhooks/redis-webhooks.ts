@@ -28,7 +28,8 @@ import {
   pendingDeliveries,
   type WebhookEvent,
 } from "./outbox.ts";
-import { type DeliveryCounts, KEPT_PER_SUBSCRIPTION, type OutboxStore } from "./outbox-store.ts";
+import { KEPT_PER_SUBSCRIPTION } from "./delivery-log.ts";
+import type { DeliveryCounts, OutboxStore } from "./outbox-store.ts";
 import { WEBHOOKS_DIR } from "./subscriptions.ts";
 import { SEAL_KEY_FILE, type WebhookStores } from "./webhook-stores.ts";
 

@@ -4,7 +4,7 @@
  * at rotation; a URL is checked as every delivery checks it.
  */
 import { checkDestination, type DestinationRules } from "./destination.ts";
-import { KEPT_PER_SUBSCRIPTION } from "./outbox-store.ts";
+import { KEPT_PER_SUBSCRIPTION } from "./delivery-log.ts";
 import type { WebhookStores } from "./webhook-stores.ts";
 import {
   createSubscription,
