@@ -223,7 +223,6 @@ export function createService(options: ServiceOptions): (req: IncomingMessage, r
     ...api,
     ...docsRoutes(),
     mcpRoute({
-      registry: options.registry,
       datasets: DOCUMENTED,
       publicBase: (req) => publicBase(req, options.dashboard?.secureCookies === true),
     }),

@@ -2,7 +2,7 @@
  * The MCP endpoint (/mcp) and `npm run mcp`, through the SDK's own client over Streamable HTTP and
  * over stdio, against a real server: the tools listed and called, their records equal to the
  * API's JSON for the same parameters, a large query answered by a summary and the API's URL, the
- * resources, and the key's limits and revocation applied to tool calls.
+ * resources, and the key's limits and revocation applied to tool calls and to the messages.
  */
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
@@ -185,6 +185,43 @@ test("a tool call counts as the request it makes: past the key's limit the 429 t
   });
   assert.equal(missing.status, 401);
   assert.deepEqual(await missing.json(), { detail: "Authentication credentials were not provided." });
+});
+
+test("each message to /mcp counts against the key's metadata limit: RateLimit fields, then a 429 with Retry-After", async (t) => {
+  const { dir, server } = await served(t);
+  const agent = createKey(dir, { name: "agent", account: "tests", limits: { metadata: 3 } });
+  const message = (method: string) =>
+    fetch(`${server.url}/mcp`, {
+      method: "POST",
+      headers: {
+        Authorization: `Bearer ${agent.key}`,
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: {} }),
+    });
+  for (const remaining of [2, 1, 0]) {
+    const res = await message("tools/list");
+    assert.equal(res.status, 200);
+    assert.ok(((await res.json()) as { result: { tools: unknown[] } }).result.tools.length > 0);
+    assert.equal(res.headers.get("ratelimit-policy"), '"metadata";q=3;w=60');
+    assert.match(res.headers.get("ratelimit")!, new RegExp(`^"metadata";r=${remaining};t=\\d+$`));
+    assert.match(res.headers.get("x-request-id")!, /^[0-9a-f]{12}-\w+$/);
+  }
+  const refused = await message("tools/list");
+  assert.equal(refused.status, 429);
+  assert.match(refused.headers.get("retry-after")!, /^\d+$/);
+  assert.match(
+    ((await refused.json()) as { detail: string }).detail,
+    /^Request was throttled\. Expected available in \d+ seconds?\.$/,
+  );
+  assert.deepEqual(
+    server.logs.filter((entry) => entry.path === "/mcp").map((entry) => [entry.status, entry.key]),
+    [200, 200, 200, 429].map((status) => [status, agent.record.prefix]),
+  );
+  const missing = await fetch(`${server.url}/mcp`, { method: "POST", body: "{}" });
+  assert.equal(missing.status, 401);
+  assert.equal(missing.headers.get("www-authenticate"), "Bearer");
 });
 
 test("over stdio (npm run mcp): the same tools, asking the service with GDS_KEY", async (t) => {

@@ -15,12 +15,21 @@ import { HttpError } from "./http-error.ts";
 import type { Reply } from "./reply.ts";
 
 const CHALLENGE = { "WWW-Authenticate": "X-API-KEY" };
+const BEARER_CHALLENGE = { "WWW-Authenticate": "Bearer" };
 const SIGN_IN_FIRST = "Sign in to the dashboard first: the explorer's data needs a session.";
 const WINDOW_SECONDS = WINDOW_MS / 1000;
 
 /** The 429 detail, worded as DRF words it. */
 export function throttledDetail(seconds: number): string {
   return `Request was throttled. Expected available in ${seconds} second${seconds === 1 ? "" : "s"}.`;
+}
+
+/** The key a request presents: `X-API-KEY`, else (with `bearer`) an `Authorization: Bearer` token. */
+export function presentedKey(req: IncomingMessage, bearer = false): string | undefined {
+  const header = req.headers["x-api-key"];
+  if (header !== undefined) return Array.isArray(header) ? header.join(",") : header;
+  if (!bearer) return undefined;
+  return /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "")?.[1];
 }
 
 /** A guard checking keys in `registry` and limits in `limiter`; `defaults` are per scope. */
@@ -72,13 +81,13 @@ export function createKeyGuard(options: {
       if (caller === undefined) return new HttpError(401, SIGN_IN_FIRST);
       return limited(caller, req, reply, route, ctx);
     }
-    const header = req.headers["x-api-key"];
-    const auth = registry.authenticate(Array.isArray(header) ? header.join(",") : header);
+    const bearer = route.auth === "key-or-bearer";
+    const auth = registry.authenticate(presentedKey(req, bearer));
     if (!auth.ok) {
       observe?.refused(auth.reason);
       const detail =
         auth.reason === "missing" ? "Authentication credentials were not provided." : "Invalid API key.";
-      return new HttpError(401, detail, { headers: CHALLENGE });
+      return new HttpError(401, detail, { headers: bearer ? BEARER_CHALLENGE : CHALLENGE });
     }
     return limited(auth.caller, req, reply, route, ctx);
   };

@@ -29,6 +29,15 @@ export class Reply {
     return value === undefined ? undefined : String(value);
   }
 
+  /**
+   * The response, with the collected headers set on it, for a writer that writes its own head (the
+   * MCP SDK): node:http adds them to the head it writes.
+   */
+  handOver(): ServerResponse {
+    for (const name in this.#headers) this.res.setHeader(name, this.#headers[name]!);
+    return this.res;
+  }
+
   /** Writes the head: the collected headers with `fields`, whose names replace collected ones. */
   writeHead(status: number, fields?: OutgoingHttpHeaders): ServerResponse {
     for (const name in fields) {

@@ -45,10 +45,11 @@ export interface Route {
   /** How many requests one counts as against its key's limit (`range-cost.ts`); 1 without it. */
   readonly cost?: (req: IncomingMessage, ctx: RequestContext) => number;
   /**
-   * Who the caller is: the `X-API-KEY` (by default), or the dashboard's signed-in account, whose
-   * requests count against its limits as a key's do (the explorer's data).
+   * Who the caller is: the `X-API-KEY` (by default); that key or an `Authorization: Bearer` token
+   * (`key-or-bearer`: MCP clients send one); or the dashboard's signed-in account, whose requests
+   * count against its limits as a key's do (the explorer's data).
    */
-  readonly auth?: "key" | "session";
+  readonly auth?: "key" | "key-or-bearer" | "session";
 }
 
 /** Finds the route for a path; a single trailing slash is ignored. */
