@@ -66,8 +66,13 @@ test("a webhook's page shows each attempt's status; resend sends the same webhoo
   const view = `/dashboard/webhooks/view?id=${subscription.id}`;
   const csrf = await client.token(view);
   assert.equal((await client.post("/dashboard/webhooks/test", { csrf, id: subscription.id })).status, 303);
-  const [queued] = pendingDeliveries(dir);
+  // Posted again while the first waits: no second request is queued, and the page says why.
+  const again = await client.post("/dashboard/webhooks/test", { csrf, id: subscription.id });
+  assert.equal(again.headers.get("location"), `${view}&notice=webhook-test-waiting`);
+  assert.match(await (await client.get(again.headers.get("location")!)).text(), /is still waiting/);
+  const [queued, ...more] = pendingDeliveries(dir);
   assert.equal(queued!.event.type, "webhook.test");
+  assert.equal(more.length, 0);
   const deliverer = new Deliverer({ webhooks: fileWebhookStores(dir), rules: LOOPBACK, scheduleMs: [0, 0] });
   await deliverer.deliverDue(); // 500
   await deliverer.deliverDue(); // 200

@@ -99,6 +99,10 @@ const NOTICES: Readonly<Record<string, NonNullable<PageContent["notice"]>>> = {
     kind: "ok",
     text: "A webhook.test event is queued for this webhook; its delivery shows below within seconds (reload).",
   },
+  "webhook-test-waiting": {
+    kind: "error",
+    text: "A webhook.test event for this webhook is still waiting (below): another is queued once it has gone.",
+  },
   "webhook-resent": { kind: "ok", text: "The delivery is queued again, with the same webhook-id." },
   "webhook-paused": { kind: "ok", text: "The webhook is paused: its events wait until you resume it." },
   "webhook-resumed": { kind: "ok", text: "The webhook is enabled: waiting events go out now." },

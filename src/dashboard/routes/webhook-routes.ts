@@ -138,7 +138,11 @@ function actionRoutes(ctx: DashboardContext) {
       fn(s);
     });
   return {
+    // One test event waits at a time: a form posted again and again queues no more requests.
     test: act(async (_who, s) => {
+      const shown = await ctx.webhooks.outbox.deliveriesOf(s.id, SHOWN_DELIVERIES);
+      if (shown.some((d) => d.state === "pending" && d.event.type === "webhook.test"))
+        return "webhook-test-waiting";
       const event = { type: "webhook.test", data: { subscription: s.id } } as const;
       await ctx.webhooks.outbox.enqueue(event, { only: s.id, now: ctx.now() });
       return "webhook-test";
