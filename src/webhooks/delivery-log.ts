@@ -49,6 +49,7 @@ export function saveDelivery(dataDir: string, delivery: Delivery): void {
 
 /** A subscription's ended deliveries, newest first. */
 export function loggedDeliveries(dataDir: string, subscription: string): Delivery[] {
+  if (!SUBSCRIPTION_FOLDER.test(subscription)) return [];
   settleFlatLog(dataDir);
   return newestFirst(readDeliveries(join(logDir(dataDir), subscription)));
 }
