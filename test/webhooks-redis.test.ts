@@ -202,6 +202,34 @@ test(
 );
 
 test(
+  "Redis's outbox: a lost take asked again after its subscription was paused gives that delivery back, due",
+  { skip: REDIS_SKIP },
+  async (t) => {
+    const { quick, patient, busy } = await quickAndPatient(t);
+    const dir = tempDir(t);
+    const { subscription } = await subscribeTo(dir, ["webhook.test"]);
+    const [taker, other] = [new RedisOutbox(quick.client, dir), new RedisOutbox(patient.client, dir)];
+    const none = new Set<string>();
+    assert.deepEqual(await taker.take(500, 20_000, none), [], "nothing due yet (and the script is loaded)");
+    const [made] = await other.enqueue(
+      { type: "webhook.test", data: {} },
+      { only: subscription.id, now: 1_000 },
+    );
+    await busy();
+    await assert.rejects(taker.take(1_000, 20_000, none), /timed out/);
+    assert.deepEqual(await other.take(1_000, 20_000, none), [], "held by the lost take, as it ran");
+    // Paused before its taker asks again: not attempted, and not held for the take's 200 s either.
+    const paused = new Set([subscription.id]);
+    assert.deepEqual(await taker.take(2_000, 20_000, paused), []);
+    assert.deepEqual(await other.take(3_000, 20_000, paused), [], "waits while paused");
+    assert.deepEqual(
+      (await other.take(4_000, 20_000, none)).map((d) => d.id),
+      [made!.id],
+      "due at once when resumed",
+    );
+  },
+);
+test(
   "Redis's outbox: the pull's event is moved in once even when Redis answers too late, never dropped",
   { skip: REDIS_SKIP },
   async (t) => {

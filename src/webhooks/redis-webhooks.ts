@@ -43,20 +43,25 @@ const SAME_EVENT_S = 6 * 3_600;
 const TAKEN_AT_ONCE = 10;
 
 // KEYS: due, the take's own key. ARGV: now, until, limit, then the subscriptions to skip. The
-// members taken; asked again under the same key, the members of that take still held by it.
+// members taken; asked again under the same key, the members of that take still held by it (those
+// of a subscription paused meanwhile are due again instead, and wait as their subscription does).
 const TAKE = `
+local skip = {}
+for i = 4, #ARGV do skip[ARGV[i]] = true end
 local earlier = redis.call('LRANGE', KEYS[2], 0, -1)
 if #earlier > 0 then
   local held = {}
   for i = 2, #earlier do
     if tonumber(redis.call('ZSCORE', KEYS[1], earlier[i])) == tonumber(earlier[1]) then
-      held[#held + 1] = earlier[i]
+      if skip[string.match(earlier[i], '^(%S+) ')] then
+        redis.call('ZADD', KEYS[1], ARGV[1], earlier[i])
+      else
+        held[#held + 1] = earlier[i]
+      end
     end
   end
   return held
 end
-local skip = {}
-for i = 4, #ARGV do skip[ARGV[i]] = true end
 local taken = {}
 for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])) do
   if not skip[string.match(member, '^(%S+) ')] then
