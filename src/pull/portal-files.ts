@@ -138,7 +138,7 @@ export const DATASET_SOURCES: Readonly<Record<string, readonly string[]>> = {
     "System_hourly_actual_and_forecasted_demand.csv",
   ],
   "grid.pumped_storage": ["Pumped_storage_gen_hours_gas_generation_and_manual_load_reduction.csv"],
-  "features.grid_stress": [
+  "features.grid_stress_index": [
     "Station_Build_Up.csv",
     "System_hourly_actual_and_forecasted_demand.csv",
     "System_hourly_demand_and_available_capacity.csv",
