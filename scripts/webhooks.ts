@@ -9,17 +9,28 @@ import { redisDocumentStore } from "../src/shared/shared-documents.ts";
 import { redisWebhookStores } from "../src/webhooks/redis-webhooks.ts";
 import { fileWebhookStores, type WebhookStores } from "../src/webhooks/webhook-stores.ts";
 import { runWebhooksCli } from "../src/webhooks/webhooks-cli.ts";
+import { PERIOD_DATASETS } from "../src/datasets/availability-periods.ts";
+import { HOURLY_DATASETS } from "../src/features/hourly-datasets.ts";
+import { forecastDemand } from "../src/forecasts/forecast-dataset.ts";
 
 const dir = resolve(process.env.DATA_DIR || "data");
 const rules = {
   allowPrivate: process.env.WEBHOOK_ALLOW_PRIVATE === "1",
   allowHttp: process.env.WEBHOOK_ALLOW_HTTP === "1",
 };
+// The datasets a subscription may name: those the catalog describes.
+const datasets = [...HOURLY_DATASETS, ...PERIOD_DATASETS, forecastDemand].map((d) => d.id);
 const run = (webhooks: WebhookStores) =>
-  runWebhooksCli(process.argv.slice(2), webhooks, rules, {
-    stdout: (t) => void process.stdout.write(t),
-    stderr: (t) => void process.stderr.write(t),
-  });
+  runWebhooksCli(
+    process.argv.slice(2),
+    webhooks,
+    rules,
+    {
+      stdout: (t) => void process.stdout.write(t),
+      stderr: (t) => void process.stderr.write(t),
+    },
+    datasets,
+  );
 try {
   const url = process.env.REDIS_URL;
   process.exitCode =

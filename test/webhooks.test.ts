@@ -406,10 +406,16 @@ test("the webhooks CLI: create (checked), list, pause, resume, test, deliveries,
   const dir = tempDir(t);
   const run = async (...argv: string[]) => {
     const out = { stdout: "", stderr: "" };
-    const code = await runWebhooksCli(argv, fileWebhookStores(dir), LOOPBACK, {
-      stdout: (text) => void (out.stdout += text),
-      stderr: (text) => void (out.stderr += text),
-    });
+    const code = await runWebhooksCli(
+      argv,
+      fileWebhookStores(dir),
+      LOOPBACK,
+      {
+        stdout: (text) => void (out.stdout += text),
+        stderr: (text) => void (out.stderr += text),
+      },
+      ["grid.system_state", "features.grid_stress_index"],
+    );
     return { code, ...out };
   };
   assert.equal((await run("list")).stdout, "");
@@ -422,6 +428,20 @@ test("the webhooks CLI: create (checked), list, pause, resume, test, deliveries,
   assert.match(
     (await run("create", "--account", "a", "--url", url, "--min-band", "severe")).stderr,
     /Unknown band severe/,
+  );
+  const typo = await run(
+    "create",
+    "--account",
+    "a",
+    "--url",
+    url,
+    "--datasets",
+    "grid.system_state,grid.stress",
+  );
+  assert.equal(typo.code, 2);
+  assert.equal(
+    typo.stderr,
+    "Unknown dataset grid.stress; the datasets are grid.system_state, features.grid_stress_index\n",
   );
   const refused = await runWebhooksCli(
     ["create", "--account", "a", "--url", "https://10.0.0.8/in"],

@@ -53,6 +53,7 @@ async function create(
   argv: readonly string[],
   rules: DestinationRules,
   io: WebhooksIo,
+  known: readonly string[] | undefined,
 ): Promise<number> {
   const account = option(argv, "account");
   const url = option(argv, "url");
@@ -72,13 +73,18 @@ async function create(
     io.stderr(`Unknown band ${minBand}; the bands are ${STRESS_BAND_NAMES.join(", ")}\n`);
     return 2;
   }
+  const datasets = list(option(argv, "datasets"));
+  const strange = known === undefined ? [] : (datasets ?? []).filter((d) => !known.includes(d));
+  if (strange.length > 0) {
+    io.stderr(`Unknown dataset ${strange.join(", ")}; the datasets are ${known!.join(", ")}\n`);
+    return 2;
+  }
   try {
     await checkDestination(url, rules);
   } catch (error) {
     io.stderr(`Refused: ${(error as Error).message}\n`);
     return 1;
   }
-  const datasets = list(option(argv, "datasets"));
   const { subscription, secret } = await createSubscription(webhooks.documents, await webhooks.sealingKey(), {
     account,
     url,
@@ -111,18 +117,19 @@ async function deliveries(webhooks: WebhookStores, id: string, io: WebhooksIo): 
   return 0;
 }
 
-/** Runs one command; returns the exit code. */
+/** Runs one command; returns the exit code. `datasets`: the ids `--datasets` may name. */
 export async function runWebhooksCli(
   argv: readonly string[],
   webhooks: WebhookStores,
   rules: DestinationRules,
   io: WebhooksIo,
+  datasets?: readonly string[],
 ): Promise<number> {
   const [command, id] = argv;
   const change = (fn: (all: Subscription[]) => void) => updateSubscriptions(webhooks.documents, fn);
   switch (command) {
     case "create":
-      return create(webhooks, argv, rules, io);
+      return create(webhooks, argv, rules, io, datasets);
     case "list":
       return show(webhooks, argv.includes("--json"), io);
     case "rotate": {
