@@ -2,8 +2,8 @@
  * The durable outbox of webhook deliveries (docs/webhooks.md): one JSON file per delivery under
  * `DATA_DIR/webhooks/outbox/`, written atomically when an event is made (by the pull, or a test
  * event) and rewritten after every attempt; a delivery that ended (delivered, failed for good,
- * or refused with 410) moves to the log (`delivery-log.ts`). A killed process loses nothing: the file names
- * the delivery's `webhook-id`, kept by every attempt, and when it is next due.
+ * or refused with 410) moves to the log (`delivery-log.ts`). A killed process loses nothing: the
+ * file names the delivery's `webhook-id`, kept by every attempt, and when it is next due.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
