@@ -229,6 +229,7 @@ test(
     );
   },
 );
+
 test(
   "Redis's outbox: the pull's event is moved in once even when Redis answers too late, never dropped",
   { skip: REDIS_SKIP },
