@@ -12,7 +12,7 @@ import { REDIS_SKIP, startRedis } from "./redis-helpers.ts";
 
 async function client(t: test.TestContext): Promise<Redis> {
   const server = await startRedis(t);
-  const redis = new Redis(server.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  const redis = new Redis(server.url, { lazyConnect: true, maxRetriesPerRequest: 1, disconnectTimeout: 200 });
   await redis.connect();
   t.after(() => redis.disconnect());
   return redis;

@@ -31,7 +31,7 @@ const IMPLEMENTATIONS: [string, Make, string | false][] = [
     "on Redis",
     async (t, now) => {
       const server = await startRedis(t);
-      const redis = new Redis(server.url, { maxRetriesPerRequest: 1 });
+      const redis = new Redis(server.url, { maxRetriesPerRequest: 1, disconnectTimeout: 200 });
       t.after(() => redis.disconnect());
       return createRedisSignInThrottle(redis, { now });
     },
