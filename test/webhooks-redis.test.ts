@@ -170,30 +170,38 @@ test(
   },
 );
 
+/**
+ * A take whose answer was lost: one delivery enqueued, Redis made busy for 2 s, the taker's take
+ * timed out (and run later), and the other taker found it held by that lost take.
+ */
+async function lostTake(t: TestContext) {
+  const { quick, patient, busy } = await quickAndPatient(t);
+  const dir = tempDir(t);
+  const { subscription } = await subscribeTo(dir, ["webhook.test"]);
+  const [taker, other] = [new RedisOutbox(quick.client, dir), new RedisOutbox(patient.client, dir)];
+  const none = new Set<string>();
+  assert.deepEqual(await taker.take(500, 20_000, none), [], "nothing due yet (and the script is loaded)");
+  const [made] = await other.enqueue(
+    { type: "webhook.test", data: {} },
+    { only: subscription.id, now: 1_000 },
+  );
+  // Redis is busy for 2 s: the take runs when it can, after the taker has given up on its answer.
+  await busy();
+  await assert.rejects(taker.take(1_000, 20_000, none), /timed out/);
+  assert.deepEqual(await other.take(1_000, 20_000, none), [], "held by the lost take, as it ran");
+  return { taker, other, made: made!, subscription, none };
+}
+
 test(
   "Redis's outbox: a take whose answer was lost (a timed-out command) is asked again and gets the same deliveries",
   { skip: REDIS_SKIP },
   async (t) => {
-    const { quick, patient, busy } = await quickAndPatient(t);
-    const dir = tempDir(t);
-    const { subscription } = await subscribeTo(dir, ["webhook.test"]);
-    const [taker, other] = [new RedisOutbox(quick.client, dir), new RedisOutbox(patient.client, dir)];
-    const none = new Set<string>();
-    assert.deepEqual(await taker.take(500, 20_000, none), [], "nothing due yet (and the script is loaded)");
-    const [made] = await other.enqueue(
-      { type: "webhook.test", data: {} },
-      { only: subscription.id, now: 1_000 },
-    );
-
-    // Redis is busy for 2 s: the take runs when it can, after the taker has given up on its answer.
-    await busy();
-    await assert.rejects(taker.take(1_000, 20_000, none), /timed out/);
-    assert.deepEqual(await other.take(1_000, 20_000, none), [], "held by the lost take, as it ran");
+    const { taker, other, made, none } = await lostTake(t);
     // Its taker asks again and attempts it now, rather than after the hold (10 x 20 s).
     const again = await taker.take(2_000, 20_000, none);
     assert.deepEqual(
       again.map((d) => d.id),
-      [made!.id],
+      [made.id],
     );
     assert.deepEqual(await taker.take(3_000, 20_000, none), [], "asked once more: nothing new is due");
     await taker.save({ ...again[0]!, state: "delivered" });
@@ -205,26 +213,14 @@ test(
   "Redis's outbox: a lost take asked again after its subscription was paused gives that delivery back, due",
   { skip: REDIS_SKIP },
   async (t) => {
-    const { quick, patient, busy } = await quickAndPatient(t);
-    const dir = tempDir(t);
-    const { subscription } = await subscribeTo(dir, ["webhook.test"]);
-    const [taker, other] = [new RedisOutbox(quick.client, dir), new RedisOutbox(patient.client, dir)];
-    const none = new Set<string>();
-    assert.deepEqual(await taker.take(500, 20_000, none), [], "nothing due yet (and the script is loaded)");
-    const [made] = await other.enqueue(
-      { type: "webhook.test", data: {} },
-      { only: subscription.id, now: 1_000 },
-    );
-    await busy();
-    await assert.rejects(taker.take(1_000, 20_000, none), /timed out/);
-    assert.deepEqual(await other.take(1_000, 20_000, none), [], "held by the lost take, as it ran");
+    const { taker, other, made, subscription, none } = await lostTake(t);
     // Paused before its taker asks again: not attempted, and not held for the take's 200 s either.
     const paused = new Set([subscription.id]);
     assert.deepEqual(await taker.take(2_000, 20_000, paused), []);
     assert.deepEqual(await other.take(3_000, 20_000, paused), [], "waits while paused");
     assert.deepEqual(
       (await other.take(4_000, 20_000, none)).map((d) => d.id),
-      [made!.id],
+      [made.id],
       "due at once when resumed",
     );
   },
