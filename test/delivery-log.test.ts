@@ -113,3 +113,24 @@ test("a flat log an earlier version wrote is moved into its subscriptions' folde
   assert.deepEqual(readdirSync(join(log, B)), []);
   await assert.rejects(outbox.resend(`msg_${"0".repeat(32)}`, 0), /No ended delivery has the id/);
 });
+
+test("ids that are not a delivery's or a subscription's read nothing; a damaged count is taken again from the log", async (t) => {
+  const dir = tempDir(t);
+  const log = join(dir, "webhooks", "log");
+  logged(join(log, A), [delivery(A, 1), delivery(A, 2, "gone")]);
+  // A folder beside the log that a crafted id could name.
+  logged(join(dir, "webhooks", "elsewhere"), [delivery(A, 3)]);
+  const outbox = fileOutbox(dir);
+  for (const id of ["../elsewhere/" + delivery(A, 3).id, `${delivery(A, 3).id}/..`, ""])
+    assert.equal(await outbox.delivery(id), undefined, id);
+  await assert.rejects(outbox.resend(`../elsewhere/${delivery(A, 3).id}`, 0), /No ended delivery/);
+  assert.deepEqual(await outbox.deliveriesOf("../elsewhere", 10), []);
+  assert.deepEqual(await outbox.deliveriesOf(A, 10).then((all) => all.map((d) => d.order)), [2, 1]);
+
+  writeFileSync(join(dir, "webhooks", "ended.json"), "{ cut");
+  assert.deepEqual(await outbox.counts(), { pending: 0, delivered: 1, failed: 0, gone: 1 });
+  const next = delivery(A, 4, "failed");
+  writePending(dir, next);
+  saveDelivery(dir, next);
+  assert.deepEqual(await outbox.counts(), { pending: 0, delivered: 1, failed: 1, gone: 1 });
+});

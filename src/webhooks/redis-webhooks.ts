@@ -10,7 +10,7 @@
  *   time their attempts may take, so no other process takes them meanwhile, and a process killed
  *   during an attempt leaves them due again, sent with the same `webhook-id`. Each take is kept
  *   under its own key for its hold, so a take whose answer was lost is asked again and answers
- *   the same deliveries.
+ *   the same deliveries (but those of a subscription paused meanwhile, which are due again).
  * - The pull, which has no Redis, leaves its events in DATA_DIR's outbox; `absorb` moves them in,
  *   each event once: two VMs whose pulls made the same event within 6 hours send it once.
  */
