@@ -2,8 +2,8 @@
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  // test/slowest-files.mjs (a test reporter) and test/fixtures/count-function-names.mjs (a preload)
-  // are plain JavaScript loaded before tsx, outside the TypeScript project.
+  // test/slowest-files.mjs (a test reporter) is plain JavaScript loaded before tsx, outside the
+  // TypeScript project.
   {
     ignores: [
       "node_modules/**",
@@ -14,7 +14,6 @@ export default tseslint.config(
       "src/docs/assets/**",
       ".cache/**",
       "test/slowest-files.mjs",
-      "test/fixtures/count-function-names.mjs",
     ],
   },
   ...tseslint.configs.recommendedTypeChecked,
