@@ -170,6 +170,45 @@ test(
   },
 );
 
+test(
+  "Redis's outbox: a take reads the due a page at a time, past a paused subscription's many, oldest first",
+  { skip: REDIS_SKIP },
+  async (t) => {
+    const redis = await startRedis(t);
+    const dir = tempDir(t);
+    const paused = (await subscribeTo(dir, ["webhook.test"])).subscription.id;
+    const active = (await subscribeTo(dir, ["webhook.test"])).subscription.id;
+    await withSharedDocuments(redis.url, async (_shared, { client }) => {
+      const outbox = new RedisOutbox(client, dir);
+      const event = { type: "webhook.test" as const, data: {} };
+      // 250 waiting for a paused subscription (two and a half pages), then 15 of an active one.
+      for (let i = 0; i < 250; i++) await outbox.enqueue(event, { only: paused, now: 1_000 + i });
+      const made: string[] = [];
+      for (let i = 0; i < 15; i++)
+        made.push(...(await outbox.enqueue(event, { only: active, now: 2_000 + i })).map((d) => d.id));
+      const ranges = async () =>
+        Number(/cmdstat_zrangebyscore:calls=(\d+)/.exec(await client.info("commandstats"))?.[1] ?? 0);
+
+      const skip = new Set([paused]);
+      const taken: string[] = [];
+      const before = await ranges();
+      taken.push(...(await outbox.take(3_000, 20_000, skip)).map((d) => d.id));
+      assert.equal((await ranges()) - before, 3, "three pages read: 250 skipped, then 10 taken");
+      taken.push(...(await outbox.take(3_000, 20_000, skip)).map((d) => d.id));
+      assert.deepEqual(await outbox.take(3_000, 20_000, skip), [], "nothing more of the active one");
+      assert.deepEqual(taken, made, "each once, oldest first");
+
+      // Resumed: its 250 go, ten a take, each read from the first page only.
+      const resumed: string[] = [];
+      const start = await ranges();
+      for (let i = 0; i < 25; i++)
+        resumed.push(...(await outbox.take(4_000, 20_000, new Set())).map((d) => d.id));
+      assert.equal(new Set(resumed).size, 250);
+      assert.equal((await ranges()) - start, 25, "one page a take");
+    });
+  },
+);
+
 /**
  * A take whose answer was lost: one delivery enqueued, Redis made busy for 2 s, the taker's take
  * timed out (and run later), and the other taker found it held by that lost take.

@@ -45,6 +45,8 @@ const TAKEN_AT_ONCE = 10;
 // KEYS: due, the take's own key. ARGV: now, until, limit, then the subscriptions to skip. The
 // members taken; asked again under the same key, the members of that take still held by it (those
 // of a subscription paused meanwhile are due again instead, and wait as their subscription does).
+// The due are read a page of 100 at a time, oldest first, until enough are taken: a take reads
+// only what it needs, and the deliveries a paused subscription keeps waiting only when before them.
 const TAKE = `
 local skip = {}
 for i = 4, #ARGV do skip[ARGV[i]] = true end
@@ -62,14 +64,19 @@ if #earlier > 0 then
   end
   return held
 end
-local taken = {}
-for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])) do
-  if not skip[string.match(member, '^(%S+) ')] then
-    redis.call('ZADD', KEYS[1], ARGV[2], member)
-    taken[#taken + 1] = member
-    if #taken >= tonumber(ARGV[3]) then break end
+local taken, skipped, limit = {}, 0, tonumber(ARGV[3])
+repeat
+  -- A page of the due, past those skipped so far (a member taken leaves the due range).
+  local page = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', skipped, 100)
+  for _, member in ipairs(page) do
+    if skip[string.match(member, '^(%S+) ')] then
+      skipped = skipped + 1
+    elseif #taken < limit then
+      redis.call('ZADD', KEYS[1], ARGV[2], member)
+      taken[#taken + 1] = member
+    end
   end
-end
+until #taken >= limit or #page < 100
 if #taken > 0 then
   redis.call('RPUSH', KEYS[2], ARGV[2], unpack(taken))
   redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[2]) - tonumber(ARGV[1]))
