@@ -10,7 +10,6 @@ import type { ReadingStore } from "./store/reading-store.ts";
 import cluster from "node:cluster";
 import { setTimeout as delay } from "node:timers/promises";
 import { getHeapStatistics } from "node:v8";
-import { monitorEventLoopDelay } from "node:perf_hooks";
 import type { Config } from "./config.ts";
 import { createAccessLog } from "./http/access-log.ts";
 import { logOutput, type OutputLoss } from "./files/log-output.ts";
@@ -36,6 +35,8 @@ import { join } from "node:path";
 import { fileSecret, redisSecret } from "./dashboard/dashboard-secret.ts";
 import { createRedisSignInThrottle } from "./dashboard/redis-sign-in-throttle.ts";
 import { VERSION } from "./version.ts";
+import { LISTEN_FAILED, listenAt } from "./listen.ts";
+import { reportLoopDelayOnSignal } from "./metrics/loop-delay.ts";
 import { startDeliveries } from "./webhooks/delivery-loop.ts";
 import { openSharedState } from "./cluster/shared-state.ts";
 import type { WebhookStores } from "./webhooks/webhook-stores.ts";
@@ -48,6 +49,12 @@ const stdout = logOutput(process.stdout, lostAccessLogWarning());
 
 const logError = (error: unknown) => stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);
 const log = (line: string) => stderr.write(line + "\n");
+
+// A port this process cannot listen on (listen.ts): said in one line, and the process ends.
+function exitUnableToListen(why: string): void {
+  log(why);
+  void stderr.drained().then(() => process.exit(LISTEN_FAILED));
+}
 
 // What warns, at most once a minute, while the access log loses lines.
 function lostAccessLogWarning(everyMs = 60_000): (loss: OutputLoss) => void {
@@ -109,17 +116,6 @@ function checkStore(store: ReturnType<typeof openStores>["store"]): void {
   }
 }
 
-// For `make bench` only: with GDS_LOOP_STATS=1, SIGUSR2 prints the worst event-loop delay since
-// the last SIGUSR2 as one JSON line on stderr.
-function reportLoopDelayOnSignal(): void {
-  const delay = monitorEventLoopDelay({ resolution: 1 });
-  delay.enable();
-  process.on("SIGUSR2", () => {
-    log(JSON.stringify({ event_loop_max_ms: Number((delay.max / 1e6).toFixed(2)) }));
-    delay.reset();
-  });
-}
-
 // With METRICS_PORT: this process's metrics, served on their own listener, or with WORKERS
 // handed to the primary, which serves the sum of every worker's (cluster/primary.ts).
 function startMetrics(
@@ -147,6 +143,7 @@ function startMetrics(
       render: () => registry.metrics(),
       contentType: registry.contentType,
       log,
+      failed: exitUnableToListen,
     });
   }
   return observe;
@@ -266,22 +263,26 @@ export async function runServerProcess(config: Config): Promise<void> {
     }),
     config.serverLimits,
   );
-  server.listen(config.port, config.host, () => {
-    const address = server.address();
-    const port = typeof address === "object" && address !== null ? address.port : config.port;
-    log(
-      `Grid Data Service ${VERSION} listening on http://${config.host}:${port} (data: ${config.dataDir}); ` +
-        `dashboard at http://${config.host}:${port}/dashboard`,
-    );
-    // Files in an older format are rewritten now, one at a time under the ingest lock, while
-    // requests are served (docs/operations.md: "Upgrades").
-    upgradeInBackground(config.dataDir, log).catch((error: unknown) => {
+  const at = { host: config.host, port: config.port, hostSetting: "HOST", portSetting: "PORT" };
+  listenAt(
+    server,
+    at,
+    (port) => {
       log(
-        `Could not upgrade the store's older files (${(error as Error).message}); run npm run upgrade-store`,
+        `Grid Data Service ${VERSION} listening on http://${config.host}:${port} (data: ${config.dataDir}); ` +
+          `dashboard at http://${config.host}:${port}/dashboard`,
       );
-    });
-  });
-  if (process.env.GDS_LOOP_STATS === "1") reportLoopDelayOnSignal();
+      // Files in an older format are rewritten now, one at a time under the ingest lock, while
+      // requests are served (docs/operations.md: "Upgrades").
+      upgradeInBackground(config.dataDir, log).catch((error: unknown) => {
+        log(
+          `Could not upgrade the store's older files (${(error as Error).message}); run npm run upgrade-store`,
+        );
+      });
+    },
+    exitUnableToListen,
+  );
+  if (process.env.GDS_LOOP_STATS === "1") reportLoopDelayOnSignal(log);
   const deliveries = startDeliveries({ webhooks, ...config.webhooks, log });
   const shutdown = createShutdown(server, {
     graceMs: config.shutdownGraceMs,

@@ -3,7 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { Agent, request, type IncomingMessage, type ServerResponse } from "node:http";
-import { connect, type Socket } from "node:net";
+import { connect, createServer as createNetServer, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type { TestContext } from "node:test";
@@ -11,7 +11,10 @@ import { createHardenedServer } from "../src/http/hardened-server.ts";
 import { createShutdown } from "../src/http/graceful-shutdown.ts";
 import { createKey } from "../src/keys/key-admin.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
-import { freePort, ingestTexts, tempDir, waitFor } from "./helpers.ts";
+import { ingestTexts, tempDir, waitFor } from "./helpers.ts";
+import { REDIS_SKIP, startRedis } from "./redis-helpers.ts";
+import { LISTEN_FAILED } from "../src/listen.ts";
+import { once } from "node:events";
 import { readdirSync } from "node:fs";
 
 const ROOT = join(import.meta.dirname, "..");
@@ -142,10 +145,9 @@ async function startMakeServe(t: TestContext, dir: string) {
   const env = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !["MAKEFLAGS", "MFLAGS", "MAKELEVEL"].includes(name)),
   );
-  const port = await freePort();
   const make = spawn("make", ["--no-print-directory", "serve"], {
     cwd: ROOT,
-    env: { ...env, DATA_DIR: dir, PORT: String(port), SHUTDOWN_GRACE_S: "20" },
+    env: { ...env, DATA_DIR: dir, PORT: "0", SHUTDOWN_GRACE_S: "20" },
     stdio: ["ignore", "ignore", "pipe"],
     detached: true,
   });
@@ -157,8 +159,12 @@ async function startMakeServe(t: TestContext, dir: string) {
   const ended = new Promise<{ at: number; code: number | null }>((resolve) =>
     make.on("exit", (code) => resolve({ at: Date.now(), code })),
   );
-  await new Promise<void>((resolve, reject) => {
-    make.stderr.on("data", () => stderr.includes("listening on") && resolve());
+  // Port 0: the server says which port it got (a port chosen here could be taken meanwhile).
+  const port = await new Promise<number>((resolve, reject) => {
+    make.stderr.on("data", () => {
+      const listening = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(stderr);
+      if (listening) resolve(Number(listening[1]));
+    });
     make.on("exit", () => reject(new Error(`make serve exited: ${stderr}`)));
   });
   return { port, ended, stderr: () => stderr, group: -make.pid! };
@@ -455,3 +461,69 @@ test("with pipelined requests at the signal, the one in flight is answered whole
   await waitFor(() => exits.length > 0, "the stop's exit");
   assert.deepEqual(exits, [0]);
 });
+
+/** Runs `src/main.ts` on an empty store with `env` until it exits: its exit code and what it said. */
+async function runUntilExit(t: TestContext, env: Record<string, string>) {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: tempDir(t), ...env },
+    stdio: ["ignore", "ignore", "pipe"],
+    detached: true,
+  });
+  // A server that listened after all would run on: its group is killed when the test ends.
+  t.after(() => {
+    if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, "SIGKILL");
+  });
+  let stderr = "";
+  child.stderr.on("data", (chunk) => (stderr += chunk));
+  const [code] = (await once(child, "exit")) as [number | null];
+  return { code, stderr };
+}
+
+/** A port another process listens on, for the test. */
+async function heldPort(t: TestContext): Promise<string> {
+  const held = createNetServer().listen(0, "127.0.0.1");
+  await once(held, "listening");
+  t.after(() => held.close());
+  return String((held.address() as AddressInfo).port);
+}
+
+const inUse = (where: string, setting: string) =>
+  new RegExp(
+    `^Cannot listen on 127\\.0\\.0\\.1:${where} \\(${setting.replace("PORT", "HOST")}, ${setting}\\): ` +
+      `another process listens there\\. Stop it, or set ${setting} to a free port\\.$`,
+    "m",
+  );
+
+test("a port another process listens on: one line naming the setting, no stack, and exit 78", async (t) => {
+  const port = await heldPort(t);
+  const api = await runUntilExit(t, { PORT: port });
+  assert.equal(api.code, LISTEN_FAILED, api.stderr);
+  assert.match(api.stderr, inUse(port, "PORT"));
+  assert.doesNotMatch(api.stderr, /^\s+at /m, "no stack trace");
+
+  const metrics = await runUntilExit(t, { PORT: "0", METRICS_PORT: port });
+  assert.equal(metrics.code, LISTEN_FAILED, metrics.stderr);
+  assert.match(metrics.stderr, inUse(port, "METRICS_PORT"));
+  assert.doesNotMatch(metrics.stderr, /^\s+at /m, "no stack trace");
+});
+
+test(
+  "with WORKERS, a port held elsewhere stops the primary with exit 78, rather than start worker after worker",
+  { skip: REDIS_SKIP },
+  async (t) => {
+    const redis = await startRedis(t);
+    const port = await heldPort(t);
+    const env = { WORKERS: "2", REDIS_URL: redis.url };
+    const api = await runUntilExit(t, { ...env, PORT: port });
+    assert.equal(api.code, LISTEN_FAILED, api.stderr);
+    assert.match(api.stderr, inUse(port, "PORT"));
+    assert.match(api.stderr, /^Worker \d+ could not listen: stopping [01] workers?$/m);
+    assert.doesNotMatch(api.stderr, /starting another/);
+
+    const metrics = await runUntilExit(t, { ...env, PORT: "0", METRICS_PORT: port });
+    assert.equal(metrics.code, LISTEN_FAILED, metrics.stderr);
+    assert.match(metrics.stderr, inUse(port, "METRICS_PORT"));
+    assert.match(metrics.stderr, /^No metrics listener: stopping 2 workers$/m);
+  },
+);

@@ -8,6 +8,7 @@
  */
 import { AggregatorRegistry } from "prom-client";
 import { startMetricsServer } from "../metrics/metrics-server.ts";
+import { LISTEN_FAILED } from "../listen.ts";
 import cluster, { type Worker } from "node:cluster";
 import { join } from "node:path";
 import type { Config } from "../config.ts";
@@ -22,6 +23,7 @@ export function runPrimary(config: Config): void {
   // Workers run the entry point itself, whatever script started the primary (`make serve`'s too).
   cluster.setupPrimary({ exec: join(import.meta.dirname, "..", "main.ts") });
   let stopping = false;
+  let exitCode = 0;
   const started = new Map<number, number>();
   const fork = (): Worker => {
     const worker = cluster.fork();
@@ -32,9 +34,12 @@ export function runPrimary(config: Config): void {
     const lived = Date.now() - (started.get(worker.id) ?? 0);
     started.delete(worker.id);
     if (stopping) {
-      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(exitCode);
       return;
     }
+    // A worker that cannot listen (it said why): every other would fail the same way.
+    if (code === LISTEN_FAILED)
+      return stopAll(LISTEN_FAILED, `Worker ${worker.process.pid} could not listen`);
     log(
       `Worker ${worker.process.pid} exited (${signal ?? `code ${code}`}) after ${lived} ms; starting another`,
     );
@@ -51,20 +56,28 @@ export function runPrimary(config: Config): void {
       render: () => aggregator.clusterMetrics(),
       contentType: aggregator.contentType,
       log,
+      failed: (why) => {
+        log(why);
+        stopAll(LISTEN_FAILED, "No metrics listener");
+      },
     });
   }
   log(`Primary ${process.pid}: ${config.workers} workers on ${config.host}:${config.port}`);
 
-  const stop = (signal: NodeJS.Signals) => {
+  // Stops every worker (a signal's grace for each), then exits with `code`.
+  function stopAll(code: number, why: string) {
     if (stopping) return;
     stopping = true;
-    log(`${signal}: stopping ${Object.keys(cluster.workers ?? {}).length} workers`);
-    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill("SIGTERM");
+    exitCode = code;
+    const workers = Object.values(cluster.workers ?? {});
+    log(`${why}: stopping ${workers.length} worker${workers.length === 1 ? "" : "s"}`);
+    if (workers.length === 0) process.exit(code);
+    for (const worker of workers) worker?.process.kill("SIGTERM");
     setTimeout(() => {
       for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill("SIGKILL");
       process.exit(1);
     }, config.shutdownGraceMs + 5_000).unref();
-  };
-  process.on("SIGTERM", stop);
-  process.on("SIGINT", stop);
+  }
+  process.on("SIGTERM", () => stopAll(0, "SIGTERM"));
+  process.on("SIGINT", () => stopAll(0, "SIGINT"));
 }

@@ -4,6 +4,7 @@
  * port, so that metrics stay off the network an API faces.
  */
 import { createServer, type Server } from "node:http";
+import { listenAt } from "../listen.ts";
 
 /** Starts the listener; `render` gives the exposition text at each scrape. */
 export function startMetricsServer(options: {
@@ -12,6 +13,8 @@ export function startMetricsServer(options: {
   render: () => Promise<string>;
   contentType: string;
   log: (line: string) => void;
+  /** Called with the reason when the port cannot be listened on (listen.ts). */
+  failed: (why: string) => void;
 }): Server {
   const server = createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0];
@@ -36,10 +39,17 @@ export function startMetricsServer(options: {
       },
     );
   });
-  server.listen(options.port, options.host, () => {
-    const address = server.address();
-    const port = typeof address === "object" && address !== null ? address.port : options.port;
-    options.log(`Metrics at http://${options.host}:${port}/metrics`);
-  });
+  const at = {
+    host: options.host,
+    port: options.port,
+    hostSetting: "METRICS_HOST",
+    portSetting: "METRICS_PORT",
+  };
+  listenAt(
+    server,
+    at,
+    (port) => options.log(`Metrics at http://${options.host}:${port}/metrics`),
+    options.failed,
+  );
   return server;
 }
