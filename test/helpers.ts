@@ -308,14 +308,36 @@ export function ingestLiveSnapshot(dir: string): void {
   if (failures.length > 0) throw new Error(`the live snapshot did not ingest: ${JSON.stringify(failures)}`);
 }
 
-/** A loopback port free right now, for a server a test starts in another process. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createNetServer().listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
+/** The port a server started with METRICS_PORT=0 says its metrics listener got, on loopback. */
+export function metricsPortOf(stderr: string): number {
+  const port = /Metrics at http:\/\/127\.0\.0\.1:(\d+)\/metrics/.exec(stderr)?.[1];
+  if (port === undefined) throw new Error(`No metrics listener on loopback in: ${stderr}`);
+  return Number(port);
+}
+
+// The kernel gives port-0 listeners and outgoing connections their ports from this range only.
+const PORT_RANGE = "/proc/sys/net/ipv4/ip_local_port_range";
+const EPHEMERAL_LOW = Number(
+  /^\d+/.exec(existsSync(PORT_RANGE) ? readFileSync(PORT_RANGE, "utf8") : "")?.[0] ?? 32_768,
+);
+
+/**
+ * A loopback port free right now, for a program that must be told its port before it listens
+ * (redis-server; make serve, which prints its URL first). It lies below the kernel's ephemeral
+ * range, so no other test's port-0 server or outgoing connection can take it in the meantime;
+ * only another such choice could, out of some 20,000. A program that can listen on port 0 and
+ * say which port it got is started so instead.
+ */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = 10_000 + Math.floor(Math.random() * Math.max(EPHEMERAL_LOW - 10_000, 1_000));
+    const free = await new Promise<boolean>((resolve) => {
+      const s = createNetServer()
+        .once("error", () => resolve(false))
+        .listen(port, "127.0.0.1", () => s.close(() => resolve(true)));
     });
-  });
+    if (free) return port;
+  }
 }
 
 /**

@@ -13,8 +13,8 @@ import { generateSampleExport } from "../src/sample/sample-export.ts";
 import {
   CAN_MOUNT,
   fillDisk,
-  freePort,
   ingestTexts,
+  metricsPortOf,
   NEEDS_MOUNT,
   skipUnless,
   smallDisk,
@@ -101,12 +101,12 @@ test(
     const logPath = join(logDisk, "access.log");
     const logFd = openSync(logPath, "a");
     t.after(() => closeSync(logFd));
-    const metricsPort = await freePort();
     const server = await startServerProcess(t, dir, {
       stdout: logFd,
-      env: { METRICS_PORT: String(metricsPort) },
+      env: { METRICS_PORT: "0" },
       ready: (printed) => printed.includes("Metrics at"),
     });
+    const metricsPort = metricsPortOf(server.stderr());
     const get = async () => {
       const res = await fetch(`http://127.0.0.1:${server.port}${DATA}`, { headers: { "X-API-KEY": key } });
       await res.arrayBuffer();

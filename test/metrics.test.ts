@@ -12,7 +12,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createKey, revokeKey } from "../src/keys/key-admin.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
-import { freePort, ingestTexts, skipUnless, startServerProcess, tempDir, subscribe } from "./helpers.ts";
+import { ingestTexts, metricsPortOf, skipUnless, startServerProcess, tempDir, subscribe } from "./helpers.ts";
 import { REDIS_SKIP, startRedis } from "./redis-helpers.ts";
 
 const ROOT = join(import.meta.dirname, "..");
@@ -75,18 +75,14 @@ test(
       events: ["webhook.test"],
     });
     enqueue(dir, { type: "webhook.test", data: {} });
-    const metricsPort = await freePort();
+    // Port 0: the listener says which port it got (a port chosen here could be taken meanwhile).
     const started = await startServerProcess(t, dir, {
-      env: { METRICS_PORT: String(metricsPort) },
+      env: { METRICS_PORT: "0" },
       ready: (printed) => printed.includes("Metrics at"),
     });
     const { port } = started;
     const stderr = started.stderr();
-    assert.match(
-      stderr,
-      new RegExp(`Metrics at http://127\\.0\\.0\\.1:${metricsPort}/metrics`),
-      "loopback by default",
-    );
+    const metricsPort = metricsPortOf(stderr); // on loopback by default
     const api = (path: string, k?: string) =>
       fetch(`http://127.0.0.1:${port}${path}`, { headers: k === undefined ? {} : { "X-API-KEY": k } });
     const DATA = "/api/v1/grid/system-state?start=2025-06-02&end=2025-06-03";
@@ -212,10 +208,9 @@ test(
     const dir = tempDir(t);
     ingestTexts(dir, { "sample.csv": generateSampleExport({ firstDay: "2025-06-01", days: 5 }) });
     const { key } = createKey(dir, { name: "ok", account: "desk", limits: { normalized_data: 1_000_000 } });
-    const metricsPort = await freePort();
     // The primary and its workers are one process group, killed together when the test ends.
-    const { port } = await startServerProcess(t, dir, {
-      env: { WORKERS: "2", REDIS_URL: redis.url, METRICS_PORT: String(metricsPort) },
+    const { port, stderr } = await startServerProcess(t, dir, {
+      env: { WORKERS: "2", REDIS_URL: redis.url, METRICS_PORT: "0" },
       ready: (printed) =>
         (printed.match(/listening on/g) ?? []).length === 2 && printed.includes("Metrics at"),
     });
@@ -233,7 +228,7 @@ test(
       else assert.equal(res.status, 200, body);
       if (res.status === 200) answered++;
     }
-    const samples = parse(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text());
+    const samples = parse(await (await fetch(`http://127.0.0.1:${metricsPortOf(stderr())}/metrics`)).text());
     const value = (name: string, labels: Record<string, string> = {}) =>
       samples
         .filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
