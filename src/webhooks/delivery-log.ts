@@ -10,8 +10,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } 
 import { join } from "node:path";
 import * as v from "valibot";
 import { fsyncDirectory, writeFileAtomic } from "../files/atomic-write.ts";
-import { type Delivery, outboxDir, readDeliveries, writePending } from "./outbox.ts";
-import { WEBHOOKS_DIR } from "./subscriptions.ts";
+import { type Delivery, DELIVERY_FILE, outboxDir, readDeliveries, writePending } from "./outbox.ts";
+import { SUBSCRIPTION_ID, WEBHOOKS_DIR } from "./subscriptions.ts";
 
 /** How many ended deliveries of one subscription are kept, newest first (DATA_DIR's and Redis's). */
 export const KEPT_PER_SUBSCRIPTION = 1_000;
@@ -27,8 +27,6 @@ export const PRUNE_SLACK = 100;
 export type EndedCounts = Record<Exclude<Delivery["state"], "pending">, number>;
 
 const EndedSchema = v.object({ delivered: v.number(), failed: v.number(), gone: v.number() });
-const DELIVERY_FILE = /^msg_[0-9a-f]{32}\.json$/;
-const SUBSCRIPTION_FOLDER = /^wh_[0-9a-f]{16}$/;
 
 const logDir = (dataDir: string) => join(dataDir, WEBHOOKS_DIR, "log");
 const endedFile = (dataDir: string) => join(dataDir, WEBHOOKS_DIR, "ended.json");
@@ -49,7 +47,7 @@ export function saveDelivery(dataDir: string, delivery: Delivery): void {
 
 /** A subscription's ended deliveries, newest first. */
 export function loggedDeliveries(dataDir: string, subscription: string): Delivery[] {
-  if (!SUBSCRIPTION_FOLDER.test(subscription)) return [];
+  if (!SUBSCRIPTION_ID.test(subscription)) return [];
   settleFlatLog(dataDir);
   return newestFirst(readDeliveries(join(logDir(dataDir), subscription)));
 }
@@ -127,7 +125,7 @@ function newestFirst(deliveries: Delivery[]): Delivery[] {
 function subscriptionFolders(dataDir: string): string[] {
   try {
     return readdirSync(logDir(dataDir))
-      .filter((name) => SUBSCRIPTION_FOLDER.test(name))
+      .filter((name) => SUBSCRIPTION_ID.test(name))
       .map((name) => join(logDir(dataDir), name));
   } catch {
     return [];
@@ -147,7 +145,7 @@ function settleFlatLog(dataDir: string): void {
   const byId = new Map(readDeliveries(logDir(dataDir)).map((d) => [d.id, d]));
   for (const name of names) {
     const delivery = byId.get(name.slice(0, -".json".length));
-    if (delivery === undefined || !SUBSCRIPTION_FOLDER.test(delivery.subscription)) continue;
+    if (delivery === undefined || !SUBSCRIPTION_ID.test(delivery.subscription)) continue;
     const folder = join(logDir(dataDir), delivery.subscription);
     mkdirSync(folder, { recursive: true });
     try {

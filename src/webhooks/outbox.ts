@@ -20,6 +20,9 @@ import {
 
 const OUTBOX = "outbox";
 
+/** A delivery's file, named by its id (`msg_` and 32 hex digits), in the outbox and the log. */
+export const DELIVERY_FILE = /^msg_[0-9a-f]{32}\.json$/;
+
 const DeliverySchema = v.object({
   id: v.pipe(v.string(), v.regex(/^msg_[0-9a-f]{32}$/)),
   subscription: v.string(),
@@ -112,7 +115,7 @@ export function dropPending(dataDir: string, id: string): void {
 export function readDeliveries(dir: string): Delivery[] {
   let names: string[];
   try {
-    names = readdirSync(dir).filter((n) => /^msg_[0-9a-f]{32}\.json$/.test(n));
+    names = readdirSync(dir).filter((n) => DELIVERY_FILE.test(n));
   } catch {
     return [];
   }

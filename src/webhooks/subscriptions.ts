@@ -52,8 +52,11 @@ export function reachesBand(minBand: string | undefined, from: unknown, to: unkn
   return Math.max(rank(from), rank(to)) >= rank(minBand);
 }
 
+/** A subscription's id: `wh_` and 16 hex digits (also the name of its folder in the delivery log). */
+export const SUBSCRIPTION_ID = /^wh_[0-9a-f]{16}$/;
+
 const SubscriptionSchema = v.object({
-  id: v.pipe(v.string(), v.regex(/^wh_[0-9a-f]{16}$/)),
+  id: v.pipe(v.string(), v.regex(SUBSCRIPTION_ID)),
   account: v.string(),
   url: v.string(),
   events: v.array(v.picklist(EVENT_TYPES)),
