@@ -126,3 +126,28 @@ test(
     assert.equal(b.find(first.id)?.account, "analyst", "and the first is kept");
   },
 );
+
+test(
+  "a catch-up that cannot read Redis rejects, as unavailable, and the next one reads again at once",
+  { skip: REDIS_SKIP },
+  async (t) => {
+    const redis = await startRedis(t);
+    const connection = connectRedis(redis.url, { log: () => {} });
+    t.after(() => connection.close());
+    assert.ok(await connection.ready(3_000));
+    const dir = tempDir(t);
+    const c = clock();
+    const store = createSessionStore({
+      dir,
+      now: c.now,
+      documents: redisDocumentStore(sharedDocuments(connection), dir),
+    });
+    await redis.stop();
+    // The cookie may be live: not found is not the answer, unavailable is (a 503 page).
+    await assert.rejects(store.catchUp(), { name: "SharedStateUnavailable" });
+    await redis.start();
+    assert.ok(await connection.ready(10_000), "reconnected");
+    // Within 250 ms of the failed one: read again, not its failure shared.
+    await store.catchUp();
+  },
+);

@@ -48,6 +48,8 @@ export interface SessionStore {
    * Takes the sessions as the document store holds them now: with Redis, a session another
    * process began a moment ago, before its notice has reached this one. For a cookie `find` does
    * not know; at most one read per `CATCH_UP_MS`, shared by the requests that ask meanwhile.
+   * Rejects when the sessions cannot be read (`SharedStateUnavailable` while Redis is slow or
+   * away): the cookie may be live, so it is answered as unavailable, not as signed out.
    */
   catchUp(): Promise<void>;
   /** How many sessions are held. */
@@ -167,12 +169,17 @@ export function createSessionStore(options: {
 function catchUp(open: OpenSessions): Promise<void> {
   const t = open.now();
   if (open.caughtUp !== undefined && t - open.caughtUp.at < CATCH_UP_MS) return open.caughtUp.done;
-  const done = open.documents
+  const done: Promise<void> = open.documents
     .update(SESSIONS_DOCUMENT, (text) => {
       take(open, fromText(text, open.onError));
       return { text: null, result: undefined };
     })
-    .catch(open.onError);
+    .catch((error: unknown) => {
+      // Not read (Redis slow or away): the caller must not take the cookie as ended, and the next
+      // unknown cookie reads again rather than share this failure.
+      if (open.caughtUp?.done === done) open.caughtUp = undefined;
+      throw error;
+    });
   open.caughtUp = { at: t, done };
   return done;
 }

@@ -86,7 +86,8 @@ export function guarded(
       who = signedIn(req, ctx.sessions, ctx.accounts);
       if (who === undefined && readCookie(req, SESSION_COOKIE) !== undefined) {
         // A session begun on another process a moment ago (Redis's notice not here yet) is
-        // looked up where it was written before the cookie is taken as ended.
+        // looked up where it was written before the cookie is taken as ended; a lookup that
+        // fails is a 503 (failPage), and the cookie is kept.
         await ctx.sessions.catchUp();
         who = signedIn(req, ctx.sessions, ctx.accounts);
       }
