@@ -23,7 +23,6 @@ export function runPrimary(config: Config): void {
   // Workers run the entry point itself, whatever script started the primary (`make serve`'s too).
   cluster.setupPrimary({ exec: join(import.meta.dirname, "..", "main.ts") });
   let stopping = false;
-  let exitCode = 0;
   const started = new Map<number, number>();
   const fork = (): Worker => {
     const worker = cluster.fork();
@@ -34,7 +33,7 @@ export function runPrimary(config: Config): void {
     const lived = Date.now() - (started.get(worker.id) ?? 0);
     started.delete(worker.id);
     if (stopping) {
-      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(exitCode);
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit();
       return;
     }
     // A worker that cannot listen (it said why): every other would fail the same way.
@@ -68,7 +67,8 @@ export function runPrimary(config: Config): void {
   function stopAll(code: number, why: string) {
     if (stopping) return;
     stopping = true;
-    exitCode = code;
+    // The code the process ends with, however it ends: at the last worker's exit, or by itself.
+    process.exitCode = code;
     const workers = Object.values(cluster.workers ?? {});
     log(`${why}: stopping ${workers.length} worker${workers.length === 1 ? "" : "s"}`);
     if (workers.length === 0) process.exit(code);
