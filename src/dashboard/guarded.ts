@@ -45,9 +45,8 @@ export function failPage(ctx: DashboardContext, reply: Reply, error: unknown, wh
   sendPage(
     reply,
     messagePage({ title: TITLES[status] ?? "Cannot do that", text, viewer: who?.viewer ?? null }),
-    {
-      status,
-    },
+    // The answer's own headers too: a 503's Retry-After says when to try again, as the API's does.
+    { status, headers: known ? { ...answer.headers } : {} },
   );
 }
 
