@@ -58,12 +58,18 @@ export async function account(
   return oneTimePassword ?? PASSWORD;
 }
 
-/** A minimal browser over fetch: keeps cookies, follows nothing, reads forms' CSRF tokens. */
+/**
+ * A minimal browser over fetch: keeps cookies, follows nothing, reads forms' CSRF tokens. With
+ * `retry` (e.g. redis-helpers' `answered`), each request goes through it, to be sent again on the
+ * answers it says.
+ */
 export class Client {
   readonly cookies = new Map<string, string>();
   readonly base: string;
-  constructor(base: string) {
+  readonly #retry: (send: () => Promise<Response>) => Promise<Response>;
+  constructor(base: string, options: { retry?: (send: () => Promise<Response>) => Promise<Response> } = {}) {
     this.base = base;
+    this.#retry = options.retry ?? ((send) => send());
   }
 
   #remember(res: Response): void {
@@ -83,10 +89,9 @@ export class Client {
   }
 
   async get(path: string, headers: Record<string, string> = {}): Promise<Response> {
-    const res = await fetch(this.base + path, {
-      redirect: "manual",
-      headers: { ...this.#cookieHeader(), ...headers },
-    });
+    const res = await this.#retry(() =>
+      fetch(this.base + path, { redirect: "manual", headers: { ...this.#cookieHeader(), ...headers } }),
+    );
     this.#remember(res);
     return res;
   }
@@ -96,16 +101,18 @@ export class Client {
     fields: Record<string, string>,
     headers: Record<string, string> = {},
   ): Promise<Response> {
-    const res = await fetch(this.base + path, {
-      method: "POST",
-      redirect: "manual",
-      headers: {
-        "Content-Type": "application/x-www-form-urlencoded",
-        ...this.#cookieHeader(),
-        ...headers,
-      },
-      body: new URLSearchParams(fields).toString(),
-    });
+    const res = await this.#retry(() =>
+      fetch(this.base + path, {
+        method: "POST",
+        redirect: "manual",
+        headers: {
+          "Content-Type": "application/x-www-form-urlencoded",
+          ...this.#cookieHeader(),
+          ...headers,
+        },
+        body: new URLSearchParams(fields).toString(),
+      }),
+    );
     this.#remember(res);
     return res;
   }

@@ -102,7 +102,8 @@ test(
   { skip: REDIS_SKIP },
   async (t) => {
     const redis = await startRedis(t);
-    const connection = connectRedis(redis.url, { log: () => {} });
+    // 10 s a command, not the service's 100 ms, which a loaded host may miss: not this test's subject.
+    const connection = connectRedis(redis.url, { log: () => {}, commandTimeoutMs: 10_000 });
     t.after(() => connection.close());
     assert.ok(await connection.ready(3_000));
     const shared = sharedDocuments(connection);
@@ -132,7 +133,8 @@ test(
   { skip: REDIS_SKIP },
   async (t) => {
     const redis = await startRedis(t);
-    const connection = connectRedis(redis.url, { log: () => {} });
+    // 10 s a command, not the service's 100 ms, which a loaded host may miss: not this test's subject.
+    const connection = connectRedis(redis.url, { log: () => {}, commandTimeoutMs: 10_000 });
     t.after(() => connection.close());
     assert.ok(await connection.ready(3_000));
     const dir = tempDir(t);

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { createKey } from "../src/keys/key-admin.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
 import { ingestTexts, startServerProcess, tempDir, waitFor } from "./helpers.ts";
-import { REDIS_SKIP, startRedis } from "./redis-helpers.ts";
+import { answered, REDIS_SKIP, startRedis, unavailable } from "./redis-helpers.ts";
 import { account, Client, PASSWORD } from "./dashboard-helpers.ts";
 
 const ROOT = join(import.meta.dirname, "..");
@@ -67,13 +67,45 @@ async function listening(stderr: () => string, count: number): Promise<void> {
   }
 }
 
+/**
+ * `limit` requests with `key`, on `a` and `b` in turn, each allowed with the right remainder, then
+ * one more refused on each. False if one met the 503 of a Redis command past its 100 ms bound (a
+ * loaded host), which may still have counted in Redis: that key's count is then not known.
+ */
+async function sharedLimit(servers: { url: string }[], path: string, limit: number, key: string) {
+  for (let i = 0; i < limit; i++) {
+    const res = await get(servers[i % 2]!.url + path, key);
+    await res.arrayBuffer();
+    if (unavailable(res)) return false;
+    assert.equal(res.status, 200, "every request within the limit is allowed");
+    assert.equal(
+      res.headers.get("ratelimit"),
+      `"${path === MIX ? "normalized_data" : "features"}";r=${limit - i - 1};t=60`,
+    );
+  }
+  for (const server of servers) {
+    const refused = await get(server.url + path, key);
+    if (unavailable(refused)) return false;
+    assert.equal(refused.status, 429, "the next one is refused on either process");
+    const retry = Number(refused.headers.get("retry-after"));
+    assert.ok(retry >= 59 && retry <= 60, `Retry-After ${retry}`);
+    assert.match(
+      ((await refused.json()) as { detail: string }).detail,
+      /Expected available in (59|60) seconds/,
+    );
+  }
+  return true;
+}
+
 test(
   "two processes on one Redis share each key's limit, with the right Retry-After",
   { skip: REDIS_SKIP },
   async (t) => {
     const redis = await startRedis(t);
     const { dir, key } = store(t);
-    const [a, b] = await Promise.all([
+    // A try that meets a Redis 503 starts again with a fresh key: three, made before the servers.
+    const keys = [key, ...[2, 3].map((n) => createKey(dir, { name: `shared ${n}`, account: "tests" }).key)];
+    const servers = await Promise.all([
       serve(t, dir, { REDIS_URL: redis.url }),
       serve(t, dir, { REDIS_URL: redis.url }),
     ]);
@@ -81,31 +113,9 @@ test(
       [MIX, 10],
       [STRESS, 3],
     ] as const) {
-      const statuses: number[] = [];
-      for (let i = 0; i < limit; i++) {
-        const res = await get((i % 2 === 0 ? a : b).url + path, key);
-        statuses.push(res.status);
-        assert.equal(
-          res.headers.get("ratelimit"),
-          `"${path === MIX ? "normalized_data" : "features"}";r=${limit - i - 1};t=60`,
-        );
-        await res.arrayBuffer();
-      }
-      assert.deepEqual(
-        statuses,
-        new Array<number>(limit).fill(200),
-        "every request within the limit is allowed",
-      );
-      for (const server of [a, b]) {
-        const refused = await get(server.url + path, key);
-        assert.equal(refused.status, 429, "the next one is refused on either process");
-        const retry = Number(refused.headers.get("retry-after"));
-        assert.ok(retry >= 59 && retry <= 60, `Retry-After ${retry}`);
-        assert.match(
-          ((await refused.json()) as { detail: string }).detail,
-          /Expected available in (59|60) seconds/,
-        );
-      }
+      let shared = false;
+      for (const k of keys) if ((shared = await sharedLimit(servers, path, limit, k))) break;
+      assert.ok(shared, `each of ${keys.length} keys met a 503 of Redis on ${path}`);
     }
   },
 );
@@ -136,6 +146,16 @@ test(
       assert.equal(served.status, 200, "open serves on this process's own limiter");
       await served.arrayBuffer();
     }
+    // A dashboard page whose session cookie this process does not know cannot look it up: a 503
+    // page to retry in a second, and the cookie (perhaps of a live session) is not cleared.
+    const page = await fetch(closed.url + "/dashboard/keys", {
+      headers: { Cookie: "gds_session=begun-on-another-process" },
+      redirect: "manual",
+    });
+    assert.equal(page.status, 503);
+    assert.equal(page.headers.get("retry-after"), "1");
+    assert.deepEqual(page.headers.getSetCookie(), []);
+    assert.match(await page.text(), /Service temporarily unavailable/);
     const health = await fetch(closed.url + "/healthz");
     assert.equal(health.status, 503);
     assert.equal((await fetch(open.url + "/healthz")).status, 200);
@@ -303,15 +323,10 @@ test(
     // The same data on both VMs gives the same ETag: a client's 304 holds whichever answers. (A
     // Redis command past its 100 ms bound, on a loaded host, is a 503 to retry: asked again.)
     const etagOf = async (url: string) => {
-      let answer = { status: 503, etag: null as string | null };
-      await waitFor(async () => {
-        const res = await get(url, a.key);
-        await res.arrayBuffer();
-        answer = { status: res.status, etag: res.headers.get("etag") };
-        return res.status !== 503;
-      }, `an answer from ${url}`);
-      assert.equal(answer.status, 200);
-      return answer.etag;
+      const res = await answered(() => get(url, a.key));
+      await res.arrayBuffer();
+      assert.equal(res.status, 200);
+      return res.headers.get("etag");
     };
     const [etagA, etagB] = await Promise.all([vmA, vmB].map((vm) => etagOf(vm.url + MIX)));
     assert.ok(etagA !== null && etagA === etagB, `${etagA} vs ${etagB}`);
@@ -350,7 +365,8 @@ test(
     const { a } = vms;
     await account(a.dir, "quant");
     const [vmA, vmB] = await serveBoth(t, vms);
-    const onA = new Client(vmA.url);
+    // A Redis command past its 100 ms bound (a loaded host) is a 503 to retry: each is asked again.
+    const onA = new Client(vmA.url, { retry: answered });
     // B follows Redis's keys and accounts (each read on its own) before the sign-in below may be
     // answered by either.
     await within(vmB.url + MIX, a.key, 200, 15_000);
@@ -360,17 +376,11 @@ test(
       "B's copy of the accounts",
     );
     assert.equal((await onA.signIn("quant", PASSWORD)).status, 303);
-    const onB = new Client(vmB.url);
+    const onB = new Client(vmB.url, { retry: answered });
     for (const [name, value] of onA.cookies) onB.cookies.set(name, value);
     // At once: B has not heard of the session from Redis's notice yet, or has; either way it
-    // answers (a cookie it does not know is looked up in Redis before it is taken as ended). A
-    // lookup slower than Redis's 100 ms bound (a loaded host) is a 503 to retry, never a sign-out.
-    let onBAtOnce = 503;
-    await waitFor(
-      async () => (onBAtOnce = (await onB.get("/dashboard/keys")).status) !== 503,
-      "an answer from B",
-    );
-    assert.equal(onBAtOnce, 200, "signed in on the other VM at once");
+    // answers (a cookie it does not know is looked up in Redis before it is taken as ended).
+    assert.equal((await onB.get("/dashboard/keys")).status, 200, "signed in on the other VM at once");
 
     // Made on B, shown once on A (the redirect may land on any process).
     const csrf = await onB.token("/dashboard/keys");
@@ -406,8 +416,14 @@ test(
     const { redis, a } = vms;
     const [vmA, vmB] = await serveBoth(t, vms);
     await within(vmB.url + MIX, a.key, 200, 15_000); // B follows the keys: 1 request on B
-    for (let i = 0; i < 3; i++) await (await get(vmA.url + MIX, a.key)).arrayBuffer();
-    await (await get(vmB.url + MIX, a.key)).arrayBuffer();
+    // Allowed ones are counted: a Redis 503 (a loaded host) is asked again.
+    const allow = async (vm: { url: string }) => {
+      const res = await answered(() => get(vm.url + MIX, a.key));
+      await res.arrayBuffer();
+      assert.equal(res.status, 200);
+    };
+    for (let i = 0; i < 3; i++) await allow(vmA);
+    await allow(vmB);
     // A drained process adds its counts and last uses into Redis's before it exits.
     await Promise.all(
       [vmA, vmB].map((vm) => {
@@ -445,7 +461,7 @@ test(
     });
     const second = created.trim().split("\n").at(-1)!;
     const server = await serve(t, dir, { REDIS_URL: redis.url });
-    for (const k of [key, second]) assert.equal((await get(server.url + MIX, k)).status, 200);
+    for (const k of [key, second]) assert.equal((await answered(() => get(server.url + MIX, k))).status, 200);
     const status = await cli("shared-state", ["status"], { DATA_DIR: dir, REDIS_URL: redis.url });
     assert.match(status, /^keys\.json\tversion 1, /m);
   },
