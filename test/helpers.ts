@@ -116,7 +116,12 @@ export function ingestTexts(dataDir: string, texts: Record<string, string>): Ret
   let made = madeStores.get(key);
   if (made === undefined) {
     const dir = mkdtempSync(join(tmpdir(), "gds-made-"));
-    made = { dir, summary: ingestNow(dir, texts) };
+    try {
+      made = { dir, summary: ingestNow(dir, texts) };
+    } catch (error) {
+      rmSync(dir, { recursive: true, force: true }); // texts a test expects refused: nothing kept
+      throw error;
+    }
     madeStores.set(key, made);
   }
   cpSync(made.dir, dataDir, { recursive: true });

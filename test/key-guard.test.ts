@@ -33,12 +33,20 @@ function call(guard: ReturnType<typeof createKeyGuard>, key: string | undefined)
 }
 
 function setup(t: Parameters<typeof tempDir>[0], limiter: Limiter) {
+  // After hooks run in the order they are added: this one, added before the directory's removal,
+  // writes the key's last use (queued for the next turn) while the directory is still there.
+  let close = async () => {};
+  t.after(() => close());
   const dir = tempDir(t);
   const { key } = createKey(dir, { name: "k", account: "a" });
   const counter = createRequestCounter({ dir });
-  t.after(() => counter.close());
+  const registry = createKeyRegistry({ dir });
+  close = async () => {
+    await registry.flushUsage();
+    counter.close();
+  };
   const guard = createKeyGuard({
-    registry: createKeyRegistry({ dir }),
+    registry,
     limiter,
     defaults: { features: 2, normalized_data: 10, metadata: 60 },
     counter,
