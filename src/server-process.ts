@@ -87,7 +87,7 @@ function openStores(config: Config, documents: DocumentStore) {
         `raise NODE_HEAP_MB to at least ${2 * config.recordCacheMb + 64}`,
     );
   }
-  const accounts = createAccountRegistry({ dir: config.dataDir, onError: logError, gate });
+  const accounts = createAccountRegistry({ dir: config.dataDir, onError: logError, gate, documents });
   const registry = createKeyRegistry({
     dir: config.dataDir,
     onError: logError,

@@ -2,13 +2,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  CATCH_UP_MS,
-  createSessionStore,
-  IDLE_MS,
-  LIFETIME_MS,
-  sessionHash,
-} from "../src/accounts/session-store.ts";
+import { createSessionStore, IDLE_MS, LIFETIME_MS, sessionHash } from "../src/accounts/session-store.ts";
+import { CATCH_UP_MS } from "../src/files/kept-document.ts";
 import { connectRedis } from "../src/shared/redis-connection.ts";
 import { redisDocumentStore, sharedDocuments } from "../src/shared/shared-documents.ts";
 import { tempDir } from "./helpers.ts";

@@ -6,8 +6,15 @@
  */
 import { fileStamp } from "../files/file-stamp.ts";
 import { type ChangeGate, createRecheck } from "../files/change-gate.ts";
-import { join } from "node:path";
-import { ACCOUNTS_FILE, type AccountRecord, readAccounts } from "./account-file.ts";
+import type { DocumentStore } from "../files/document-store.ts";
+import { CATCH_UP_MS, keptDocument } from "../files/kept-document.ts";
+import {
+  ACCOUNTS_DOCUMENT,
+  ACCOUNTS_FILE,
+  type AccountRecord,
+  parseAccountFile,
+  readAccounts,
+} from "./account-file.ts";
 
 export interface AccountRegistry {
   /** The account with that name, as stored now. */
@@ -16,32 +23,65 @@ export interface AccountRegistry {
   all(): readonly AccountRecord[];
   /** Whether the account exists and is disabled (keys of accounts that do not exist still work). */
   isDisabled(name: string): boolean;
+  /**
+   * Reads the accounts where they are kept, for when DATA_DIR's copy may be behind: with REDIS_URL,
+   * a session begun on another VM may be of an account made there a moment ago, which this one's
+   * copy follows within a second. At most one read per `CATCH_UP_MS`, shared by the requests that
+   * ask meanwhile; rejects when the accounts cannot be read (`SharedStateUnavailable`: a 503).
+   */
+  catchUp(): Promise<void>;
 }
 
 /** Opens the account store in `dir`; `onError` hears of an unreadable file. */
 export function createAccountRegistry(options: {
   dir: string;
+  now?: () => number;
   onError?: (error: unknown) => void;
   /** The data directory's change gate: `accounts.json` is restatted only when it may have changed. */
   gate?: ChangeGate;
+  /** Where the accounts are kept (DATA_DIR's file, the default, or with REDIS_URL Redis's copy). */
+  documents?: DocumentStore;
 }): AccountRegistry {
   const recheck = createRecheck(options.gate);
-  const path = join(options.dir, ACCOUNTS_FILE);
-  const onError = options.onError ?? ((error) => console.error(error));
+  const { path, now, onError, documents } = keptDocument(options, ACCOUNTS_FILE);
   let stamp = "";
   let accounts: readonly AccountRecord[] = [];
   let byName = new Map<string, AccountRecord>();
+  let caughtUp: { at: number; done: Promise<void> } | undefined;
+
+  // An unreadable text keeps the last good view (reported).
+  function take(read: () => AccountRecord[]): void {
+    try {
+      accounts = read();
+      byName = new Map(accounts.map((a) => [a.name, a]));
+    } catch (error) {
+      onError(error);
+    }
+  }
 
   function reload(): void {
     const next = fileStamp(path);
     if (next === stamp) return;
     stamp = next;
-    try {
-      accounts = readAccounts(options.dir);
-      byName = new Map(accounts.map((a) => [a.name, a]));
-    } catch (error) {
-      onError(error);
-    }
+    take(() => readAccounts(options.dir));
+  }
+
+  // The view becomes the kept copy's until DATA_DIR's file changes (when its follower writes it).
+  function catchUp(): Promise<void> {
+    const t = now();
+    if (caughtUp !== undefined && t - caughtUp.at < CATCH_UP_MS) return caughtUp.done;
+    const done: Promise<void> = documents
+      .update(ACCOUNTS_DOCUMENT, (text) => {
+        if (text !== null) take(() => parseAccountFile(text));
+        return { text: null, result: undefined };
+      })
+      .catch((error: unknown) => {
+        // Not read: the next request reads again rather than share this failure.
+        if (caughtUp?.done === done) caughtUp = undefined;
+        throw error;
+      });
+    caughtUp = { at: t, done };
+    return done;
   }
 
   reload();
@@ -59,5 +99,6 @@ export function createAccountRegistry(options: {
       const account = byName.get(name);
       return account !== undefined && account.disabled !== null;
     },
+    catchUp,
   };
 }

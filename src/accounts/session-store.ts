@@ -12,15 +12,13 @@ import { existsSync, readFileSync } from "node:fs";
 import * as v from "valibot";
 import { fileStamp } from "../files/file-stamp.ts";
 import type { DocumentStore, KeptFile } from "../files/document-store.ts";
-import { type KeptDocument, keptDocument } from "../files/kept-document.ts";
+import { CATCH_UP_MS, type KeptDocument, keptDocument } from "../files/kept-document.ts";
 
 export const SESSIONS_FILE = "sessions.json";
 const SESSIONS_DOCUMENT: KeptFile = { name: SESSIONS_FILE, lock: ".sessions.lock" };
 export const IDLE_MS = 12 * 3_600_000;
 export const LIFETIME_MS = 7 * 24 * 3_600_000;
 const SEEN_FLUSH_MS = 60_000;
-/** The least time between two reads by `catchUp`: unknown cookies cost at most this many reads. */
-export const CATCH_UP_MS = 250;
 
 const SessionSchema = v.object({
   hash: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)),

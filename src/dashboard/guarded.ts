@@ -84,10 +84,10 @@ export function guarded(
     try {
       who = signedIn(req, ctx.sessions, ctx.accounts);
       if (who === undefined && readCookie(req, SESSION_COOKIE) !== undefined) {
-        // A session begun on another process a moment ago (Redis's notice not here yet) is
-        // looked up where it was written before the cookie is taken as ended; a lookup that
-        // fails is a 503 (failPage), and the cookie is kept.
-        await ctx.sessions.catchUp();
+        // A session begun on another process a moment ago (Redis's notice not here yet), or of an
+        // account made there, is looked up where it was written before the cookie is taken as
+        // ended; a lookup that fails is a 503 (failPage), and the cookie is kept.
+        await Promise.all([ctx.sessions.catchUp(), ctx.accounts.catchUp()]);
         who = signedIn(req, ctx.sessions, ctx.accounts);
       }
       if (who === undefined) return toSignIn(ctx, req, reply);

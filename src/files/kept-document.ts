@@ -6,6 +6,13 @@
 import { join } from "node:path";
 import { type DocumentStore, fileDocuments } from "./document-store.ts";
 
+/**
+ * The least time between two catch-ups of one document (a read of the store's copy when DATA_DIR's
+ * may be behind, for a cookie this process does not know): such cookies cost at most this many
+ * reads.
+ */
+export const CATCH_UP_MS = 250;
+
 export interface KeptDocument {
   readonly dir: string;
   /** The document's file in `dir`, which readers read whichever store holds the document. */
