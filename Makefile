@@ -5,12 +5,12 @@ NODE_BIN := node_modules/.bin
 # Raise it with the caches (CACHE_DAYS, RECORD_CACHE_MB, RESPONSE_CACHE_MB), e.g. make serve NODE_HEAP_MB=512.
 NODE_HEAP_MB ?= 160
 export GDS_NODE_FLAGS := --max-old-space-size=$(NODE_HEAP_MB) --max-semi-space-size=4
-# The slowest files first (make test prints the ten slowest at its end): four files run at once,
-# and a long file started last would run on alone after the others have finished.
-SLOW_TESTS := test/shared-state.test.ts test/dashboard-sessions.test.ts test/scripts.test.ts test/dashboard-explore.test.ts \
-	test/server-lifecycle.test.ts test/ingest-kill.test.ts test/python-client.test.ts test/ingest-faults.test.ts \
-	test/dashboard-http.test.ts test/dashboard-browser.test.ts test/damaged-store.test.ts test/upgrade.test.ts \
-	test/whole-history.test.ts test/queries.test.ts test/mcp.test.ts test/webhooks-redis.test.ts
+# The slowest files first, by their time in a run (make test prints the ten slowest at its end):
+# four files run at once, and a long file started last would run on alone after the others.
+SLOW_TESTS := test/shared-state.test.ts test/ingest-kill.test.ts test/server-lifecycle.test.ts test/scripts.test.ts \
+	test/ingest-faults.test.ts test/python-client.test.ts test/dashboard-explore.test.ts test/whole-history.test.ts \
+	test/webhooks-redis.test.ts test/dashboard-sessions.test.ts test/dashboard-browser.test.ts test/webhooks.test.ts \
+	test/pull.test.ts test/docs-browser.test.ts test/dashboard-http.test.ts test/queries.test.ts
 ALL_TESTS := $(sort $(wildcard test/*.test.ts))
 TESTS := $(filter $(ALL_TESTS),$(SLOW_TESTS)) $(filter-out $(SLOW_TESTS),$(ALL_TESTS))
 
@@ -110,9 +110,10 @@ test-busy: node_modules/.installed
 	  trap 'kill $$one $$two 2>/dev/null' EXIT; \
 	  $(MAKE) --no-print-directory test
 
-# The suite alone, on the `node` first on the PATH. Four files run at once: most of a file's time
-# is spent waiting on the servers, browsers and processes it starts, and Node's default on two
-# cores is one at a time. --test-timeout: a test (or a file, as a whole) that hangs fails after
+# The suite alone, on the `node` first on the PATH, through test/run-suite.mjs, which starts the
+# files in the order given (`node --test` sorts them by name). Four files run at once: most of a
+# file's time is spent waiting on the servers, browsers and processes it starts, and Node's
+# default on two cores is one at a time. A test (or a file, as a whole) that hangs fails after
 # 10 minutes instead of holding the run open. The run ends with the ten slowest files.
 # COVERAGE=1 runs it under c8, which ends with the coverage of src/ (`make coverage`; CI's Node 24
 # run): every node process the tests start then writes its V8 coverage, and the run takes about
@@ -122,9 +123,7 @@ COVERAGE ?=
 C8 := $(NODE_BIN)/c8 --reporter=text-summary --reporter=text --all --src src --exclude 'test/**' --exclude 'scripts/**' --exclude 'bench/**'
 test-suite: node_modules/.installed
 	@echo "Running the suite on Node $$(node --version)$(if $(COVERAGE), under c8)"
-	$(if $(COVERAGE),$(C8)) node --import tsx --test --test-concurrency=$(TEST_CONCURRENCY) --test-timeout=600000 \
-		--test-reporter=spec --test-reporter-destination=stdout \
-		--test-reporter=./test/slowest-files.mjs --test-reporter-destination=stdout $(TESTS)
+	$(if $(COVERAGE),$(C8)) node --import tsx test/run-suite.mjs $(TEST_CONCURRENCY) 600000 $(TESTS)
 
 # The suite with the coverage of src/ by c8: a table of every file, and the summary.
 coverage: node_modules/.installed browser redis metrics-parser promtool script-clients

@@ -2,8 +2,8 @@
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  // test/slowest-files.mjs (a test reporter) is plain JavaScript loaded before tsx, outside the
-  // TypeScript project.
+  // test/slowest-files.mjs (a test reporter) and test/run-suite.mjs (the suite's runner) are plain
+  // JavaScript loaded before tsx, outside the TypeScript project.
   {
     ignores: [
       "node_modules/**",
@@ -14,6 +14,7 @@ export default tseslint.config(
       "src/docs/assets/**",
       ".cache/**",
       "test/slowest-files.mjs",
+      "test/run-suite.mjs",
     ],
   },
   ...tseslint.configs.recommendedTypeChecked,
