@@ -60,8 +60,8 @@ export async function account(
 
 /**
  * A minimal browser over fetch: keeps cookies, follows nothing, reads forms' CSRF tokens. With
- * `retry` (e.g. redis-helpers' `answered`), each request goes through it, to be sent again on the
- * answers it says.
+ * `retry` (such as redis-helpers' `answered`), every request is sent through it, which may send
+ * it again.
  */
 export class Client {
   readonly cookies = new Map<string, string>();

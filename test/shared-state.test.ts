@@ -68,7 +68,7 @@ async function listening(stderr: () => string, count: number): Promise<void> {
 }
 
 /**
- * `limit` requests with `key`, on `a` and `b` in turn, each allowed with the right remainder, then
+ * `limit` requests with `key`, on the two servers in turn, each allowed with the right remainder, then
  * one more refused on each. False if one met the 503 of a Redis command past its 100 ms bound (a
  * loaded host), which may still have counted in Redis: that key's count is then not known.
  */
