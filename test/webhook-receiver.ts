@@ -15,12 +15,14 @@ export interface Received {
 
 /**
  * A receiver answering each request with the next of `statuses` (the last repeats), counting the
- * connections opened to it; closed after the test.
+ * connections opened to it; closed after the test. `beforeAnswer`, when given, is awaited before
+ * each answer.
  */
 export async function receiver(
   t: TestContext,
   statuses: number[] = [204],
   headers: Record<string, string> = {},
+  beforeAnswer: () => Promise<unknown> = () => Promise.resolve(),
 ) {
   const received: Received[] = [];
   const server = createServer((req, res) => {
@@ -28,7 +30,9 @@ export async function receiver(
     req.on("data", (chunk: Buffer) => (body += chunk.toString()));
     req.on("end", () => {
       received.push({ headers: req.headers, body });
-      res.writeHead(statuses.length > 1 ? statuses.shift()! : statuses[0]!, headers).end("ok");
+      void beforeAnswer().then(() =>
+        res.writeHead(statuses.length > 1 ? statuses.shift()! : statuses[0]!, headers).end("ok"),
+      );
     });
   });
   const connections = { opened: 0 };

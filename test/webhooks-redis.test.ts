@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { existsSync, readdirSync } from "node:fs";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
 import { withSharedDocuments } from "../src/shared/shared-cli.ts";
-import { redisDocumentStore } from "../src/shared/shared-documents.ts";
+import { redisDocumentStore, sharedDocuments } from "../src/shared/shared-documents.ts";
 import { Deliverer } from "../src/webhooks/deliverer.ts";
 import { enqueue } from "../src/webhooks/outbox.ts";
 import { RedisOutbox, redisWebhookStores } from "../src/webhooks/redis-webhooks.ts";
@@ -286,6 +286,39 @@ test(
     assert.equal((await other.delivery(made!.id))?.state, "pending");
     assert.equal(await mover.absorb(), 0, "and only once");
     assert.equal((await other.counts()).pending, 1);
+  },
+);
+
+test(
+  "an outcome Redis takes too late to answer fails the round, and the rest of that take go out in the next, not after their hold",
+  { skip: REDIS_SKIP },
+  async (t) => {
+    const { quick, patient, busy } = await quickAndPatient(t);
+    // The receiver's first answer waits until Redis holds writes for 2 s: its outcome's write times out.
+    let paused: Promise<unknown> | undefined;
+    const hook = await receiver(t, [204], {}, () => (paused ??= busy("WRITE")));
+    const dir = tempDir(t);
+    const webhooks = redisWebhookStores(quick.client, dir, redisDocumentStore(sharedDocuments(quick), dir));
+    const { subscription } = await createSubscription(webhooks.documents, await webhooks.sealingKey(), {
+      account: "desk",
+      url: hook.url,
+      events: ["source.late"],
+    });
+    for (const file of ["a.csv", "b.csv", "c.csv"])
+      await webhooks.outbox.enqueue({ type: "source.late", data: { file } });
+    const deliverer = new Deliverer({ webhooks, rules: { allowPrivate: true, allowHttp: true } });
+
+    await assert.rejects(deliverer.deliverDue(), /timed out/);
+    assert.equal(hook.received.length, 1, "the round stopped at the outcome it could not write");
+    await patient.client.set("pause-over", "1"); // a write: answered once the pause is over
+    // The next round goes on with the two untried, held by this process for 20 s more; the first's
+    // late write landed, so it is not sent again.
+    assert.equal(await deliverer.deliverDue(), 2);
+    assert.equal(hook.received.length, 3, "each once");
+    assert.deepEqual(
+      (await webhooks.outbox.deliveriesOf(subscription.id, 10)).map((d) => d.state),
+      ["delivered", "delivered", "delivered"],
+    );
   },
 );
 

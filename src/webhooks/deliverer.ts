@@ -9,10 +9,8 @@
  * order, so a slow receiver delays only its own. Deliveries run beside the server, never in an
  * API answer's way.
  */
-import { request as httpRequest } from "node:http";
-import { request as httpsRequest } from "node:https";
 import { VERSION } from "../version.ts";
-import { checkDestination, type DestinationRules } from "./destination.ts";
+import type { DestinationRules } from "./destination.ts";
 import type { Delivery } from "./outbox.ts";
 import { signatures } from "./signature.ts";
 import {
@@ -22,6 +20,7 @@ import {
   type Subscription,
   updateSubscriptions,
 } from "./subscriptions.ts";
+import { type Answer, post } from "./webhook-post.ts";
 import type { WebhookStores } from "./webhook-stores.ts";
 
 /** The specification's schedule: the wait before each attempt after the first, in ms. */
@@ -30,7 +29,6 @@ export const RETRY_SCHEDULE_MS = [
 ];
 /** A subscription failing this long is paused. */
 export const PAUSE_AFTER_MS = 24 * 3_600_000;
-const ANSWER_BYTES = 64 * 1024;
 /** How many subscriptions are sent to at once. */
 const LANES = 8;
 
@@ -45,73 +43,6 @@ export interface DelivererOptions {
   readonly onAttempt?: (outcome: "delivered" | "retry" | "failed" | "gone", delivery: Delivery) => void;
 }
 
-interface Answer {
-  readonly status: number | null;
-  readonly retryAfterMs?: number;
-  readonly error?: string;
-}
-
-// One POST to the address checked, with a time limit and a cap on what is read of the answer.
-async function post(
-  sub: Subscription,
-  body: string,
-  headers: Record<string, string>,
-  rules: DestinationRules,
-  timeoutMs: number,
-): Promise<Answer> {
-  let target;
-  try {
-    target = await checkDestination(sub.url, rules);
-  } catch (error) {
-    return { status: null, error: (error as Error).message };
-  }
-  const send = target.url.protocol === "https:" ? httpsRequest : httpRequest;
-  return new Promise((resolve) => {
-    const req = send(target.url, {
-      method: "POST",
-      headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
-      timeout: timeoutMs,
-      // A connection of its own per attempt: a kept-alive one that the receiver closes as it is
-      // reused (Node's servers close idle ones after 5 s, the first retry's very wait) fails an
-      // attempt that never reached the receiver, and the next waits 5 minutes.
-      agent: false,
-      // The address checked, whichever form the connection asks for (one, or all with autoSelectFamily).
-      lookup: (_host, options, done) =>
-        options.all === true
-          ? (done as (e: null, all: { address: string; family: number }[]) => void)(null, [
-              { address: target.address, family: target.family },
-            ])
-          : done(null, target.address, target.family),
-    });
-    const timer = setTimeout(
-      () => req.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)),
-      timeoutMs,
-    );
-    req.on("timeout", () => req.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)));
-    req.on("error", (error) => {
-      clearTimeout(timer);
-      resolve({ status: null, error: error.message });
-    });
-    req.on("response", (res) => {
-      let read = 0;
-      res.on("data", (chunk: Buffer) => {
-        read += chunk.length;
-        if (read > ANSWER_BYTES) res.destroy();
-      });
-      const done = () => {
-        clearTimeout(timer);
-        const after = Number(res.headers["retry-after"]);
-        const retryAfterMs =
-          Number.isFinite(after) && after >= 0 ? Math.min(after, 86_400) * 1000 : undefined;
-        resolve({ status: res.statusCode ?? null, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
-      };
-      res.on("end", done);
-      res.on("close", done);
-    });
-    req.end(body);
-  });
-}
-
 /**
  * Sends what is due. Every delivery taken from the outbox is attempted by this process alone
  * (`outbox-store.ts`); a process killed during an attempt leaves it to be taken again.
@@ -122,6 +53,11 @@ export class Deliverer {
   readonly #now: () => number;
   readonly #schedule: readonly number[];
   readonly #timeoutMs: number;
+  /**
+   * What a failed round left untried or unrecorded (a write the outbox did not take: Redis slow or
+   * away, a full disk), for the next round, while this process's hold on them lasts.
+   */
+  #unfinished: { delivery: Delivery; until: number }[] = [];
 
   constructor(options: DelivererOptions) {
     this.#options = options;
@@ -131,24 +67,70 @@ export class Deliverer {
     this.#timeoutMs = options.timeoutMs ?? 15_000;
   }
 
-  /** Attempts every delivery that is due; returns when each has its outcome. */
+  /**
+   * Attempts every delivery that is due; returns when each has its outcome. When an outcome cannot
+   * be written, the round rejects, and that delivery and those after it in its subscription's order
+   * go first in the next round rather than wait out their hold.
+   */
   async deliverDue(): Promise<number> {
     // Theirs wait while a subscription is paused or disabled; each is held for as long as an attempt may take.
-    const waiting = readSubscriptions(this.#webhooks.dataDir)
-      .filter((s) => !s.enabled || s.paused !== undefined)
-      .map((s) => s.id);
-    const due = await this.#webhooks.outbox.take(this.#now(), this.#timeoutMs + 5_000, new Set(waiting));
+    const waiting = new Set(
+      readSubscriptions(this.#webhooks.dataDir)
+        .filter((s) => !s.enabled || s.paused !== undefined)
+        .map((s) => s.id),
+    );
+    const now = this.#now();
+    const holdMs = this.#timeoutMs + 5_000;
+    const carried = this.#unfinished;
+    this.#unfinished = [];
+    let due: Delivery[];
+    try {
+      const left = await this.#unrecorded(carried, now, waiting);
+      const taken = await this.#webhooks.outbox.take(now, holdMs, waiting);
+      due = [...left, ...taken.filter((d) => !left.some((l) => l.id === d.id))];
+    } catch (error) {
+      this.#unfinished = carried;
+      throw error;
+    }
     // One lane per subscription, in the order its events were made; a slow receiver holds only its own.
     const bySubscription = new Map<string, Delivery[]>();
     for (const d of due)
       bySubscription.set(d.subscription, [...(bySubscription.get(d.subscription) ?? []), d]);
     const queues = [...bySubscription.values()];
+    const failures: unknown[] = [];
     const lane = async () => {
-      for (let queue = queues.shift(); queue !== undefined; queue = queues.shift())
-        for (const delivery of queue) await this.#attempt(delivery);
+      for (let queue = queues.shift(); queue !== undefined; queue = queues.shift()) {
+        for (const [i, delivery] of queue.entries()) {
+          try {
+            await this.#attempt(delivery);
+          } catch (error) {
+            failures.push(error);
+            this.#unfinished.push(...queue.slice(i).map((d) => ({ delivery: d, until: now + holdMs })));
+            break;
+          }
+        }
+      }
     };
     await Promise.all(Array.from({ length: Math.min(LANES, queues.length) }, lane));
+    if (failures.length > 0) throw failures[0];
     return due.length;
+  }
+
+  // Of what a failed round left, as stored now, those still held by this process and whose outcome
+  // is not recorded: one recorded after all (a write that landed late) is the outbox's again.
+  async #unrecorded(
+    carried: readonly { delivery: Delivery; until: number }[],
+    now: number,
+    waiting: ReadonlySet<string>,
+  ): Promise<Delivery[]> {
+    const left: Delivery[] = [];
+    for (const { delivery, until } of carried) {
+      if (until <= now || waiting.has(delivery.subscription)) continue;
+      const stored = await this.#webhooks.outbox.delivery(delivery.id);
+      if (stored?.state === "pending" && stored.attempts.length === delivery.attempts.length)
+        left.push(stored);
+    }
+    return left;
   }
 
   /** When the next pending delivery is due (UTC ms), or null. */

@@ -1,0 +1,79 @@
+/**
+ * One attempt of a webhook delivery on the wire: a POST of the signed body to the subscription's
+ * address, checked first (`destination.ts`) and connected to as checked, on a connection of its
+ * own, with a time limit; of the answer, its status and `Retry-After`, reading at most 64 KB.
+ * Nothing here throws: a refused address, an error or a timeout is an answer without a status.
+ */
+import { request as httpRequest } from "node:http";
+import { request as httpsRequest } from "node:https";
+import { checkDestination, type DestinationRules } from "./destination.ts";
+import type { Subscription } from "./subscriptions.ts";
+
+const ANSWER_BYTES = 64 * 1024;
+
+export interface Answer {
+  readonly status: number | null;
+  readonly retryAfterMs?: number;
+  readonly error?: string;
+}
+
+/** One POST to the address checked, with a time limit and a cap on what is read of the answer. */
+export async function post(
+  sub: Subscription,
+  body: string,
+  headers: Record<string, string>,
+  rules: DestinationRules,
+  timeoutMs: number,
+): Promise<Answer> {
+  let target;
+  try {
+    target = await checkDestination(sub.url, rules);
+  } catch (error) {
+    return { status: null, error: (error as Error).message };
+  }
+  const send = target.url.protocol === "https:" ? httpsRequest : httpRequest;
+  return new Promise((resolve) => {
+    const req = send(target.url, {
+      method: "POST",
+      headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
+      timeout: timeoutMs,
+      // A connection of its own per attempt: a kept-alive one that the receiver closes as it is
+      // reused (Node's servers close idle ones after 5 s, the first retry's very wait) fails an
+      // attempt that never reached the receiver, and the next waits 5 minutes.
+      agent: false,
+      // The address checked, whichever form the connection asks for (one, or all with autoSelectFamily).
+      lookup: (_host, options, done) =>
+        options.all === true
+          ? (done as (e: null, all: { address: string; family: number }[]) => void)(null, [
+              { address: target.address, family: target.family },
+            ])
+          : done(null, target.address, target.family),
+    });
+    const timer = setTimeout(
+      () => req.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)),
+      timeoutMs,
+    );
+    req.on("timeout", () => req.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)));
+    req.on("error", (error) => {
+      clearTimeout(timer);
+      resolve({ status: null, error: error.message });
+    });
+    req.on("response", (res) => {
+      let read = 0;
+      res.on("data", (chunk: Buffer) => {
+        read += chunk.length;
+        if (read > ANSWER_BYTES) res.destroy();
+      });
+      const done = () => {
+        clearTimeout(timer);
+        const after = Number(res.headers["retry-after"]);
+        const retryAfterMs =
+          Number.isFinite(after) && after >= 0 ? Math.min(after, 86_400) * 1000 : undefined;
+        resolve({ status: res.statusCode ?? null, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+      };
+      res.on("end", done);
+      res.on("close", done);
+    });
+    req.end(body);
+  });
+}
