@@ -98,6 +98,8 @@ export class Deliverer {
       bySubscription.set(d.subscription, [...(bySubscription.get(d.subscription) ?? []), d]);
     const queues = [...bySubscription.values()];
     const failures: unknown[] = [];
+    // Each is this process's until its take's hold ends (one carried again keeps its first take's).
+    const until = new Map(carried.map((c) => [c.delivery.id, c.until]));
     const lane = async () => {
       for (let queue = queues.shift(); queue !== undefined; queue = queues.shift()) {
         for (const [i, delivery] of queue.entries()) {
@@ -105,7 +107,10 @@ export class Deliverer {
             await this.#attempt(delivery);
           } catch (error) {
             failures.push(error);
-            this.#unfinished.push(...queue.slice(i).map((d) => ({ delivery: d, until: now + holdMs })));
+            const rest = queue.slice(i);
+            this.#unfinished.push(
+              ...rest.map((d) => ({ delivery: d, until: until.get(d.id) ?? now + holdMs })),
+            );
             break;
           }
         }
