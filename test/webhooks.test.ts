@@ -19,7 +19,7 @@ import { sampleHours } from "../src/sample/seed-sample-periods.ts";
 import { Deliverer } from "../src/webhooks/deliverer.ts";
 import { runWebhooksCli } from "../src/webhooks/webhooks-cli.ts";
 import { checkDestination, isPrivateAddress } from "../src/webhooks/destination.ts";
-import { enqueue, pendingDeliveries } from "../src/webhooks/outbox.ts";
+import { enqueue, pendingDeliveries, writePending } from "../src/webhooks/outbox.ts";
 import { deliveryLog } from "../src/webhooks/delivery-log.ts";
 import { signatures } from "../src/webhooks/signature.ts";
 import { readSubscriptions, rotateSecret, STRESS_BAND_NAMES } from "../src/webhooks/subscriptions.ts";
@@ -72,6 +72,24 @@ test("a signature standardwebhooks verifies; a rotated secret signs beside the n
   );
   const both = signatures([secret, fresh], "msg_1", now, body);
   for (const key of [secret, fresh]) new Webhook(key).verify(body, { ...headers, "webhook-signature": both });
+});
+
+test("an ended delivery a cut-short save left in the outbox is put away by the next round, not sent again", async (t) => {
+  const dir = tempDir(t);
+  const hook = await receiver(t, [204]);
+  await subscribe(dir, { account: "a", url: hook.url, events: ["data.published"] });
+  const [made] = enqueue(dir, { type: "data.published", data: { dataset: "generation.mix", url: "/x" } });
+  // The first of a save's two steps, as a kill (or a full disk) between them leaves it: the outbox
+  // file says delivered, and it was not yet moved into the log.
+  writePending(dir, { ...made!, state: "delivered", attempts: [{ at: made!.next_at, status: 204, ms: 3 }] });
+  const webhooks = fileWebhookStores(dir);
+  assert.equal(await new Deliverer({ webhooks, rules: LOOPBACK }).deliverDue(), 0);
+  assert.equal(hook.received.length, 0, "not sent again");
+  assert.deepEqual(
+    deliveryLog(dir).map((d) => [d.id, d.state]),
+    [[made!.id, "delivered"]],
+  );
+  assert.deepEqual(await webhooks.outbox.counts(), { pending: 0, delivered: 1, failed: 0, gone: 0 });
 });
 
 test("delivered with one webhook-id through 500, 500 and 200; 410 disables; Retry-After is honoured", async (t) => {

@@ -48,10 +48,19 @@ export interface OutboxStore {
 export function fileOutbox(dataDir: string): OutboxStore {
   return {
     enqueue: (event, options) => Promise.resolve(enqueue(dataDir, event, options)),
+    // A promise that rejects when an ended one cannot be put away (a full disk), as Redis's does.
     take: (now, _holdMs, skip) =>
-      Promise.resolve(
-        pendingDeliveries(dataDir).filter((d) => Date.parse(d.next_at) <= now && !skip.has(d.subscription)),
-      ),
+      new Promise((resolve) => {
+        const due: Delivery[] = [];
+        for (const d of pendingDeliveries(dataDir)) {
+          // An ended one, left here by a save cut short between its two steps (the outbox file
+          // written, not yet moved into the log: a kill, a full disk): its save is finished, and
+          // it is not sent again.
+          if (d.state !== "pending") saveDelivery(dataDir, d);
+          else if (Date.parse(d.next_at) <= now && !skip.has(d.subscription)) due.push(d);
+        }
+        resolve(due);
+      }),
     save: (delivery) => Promise.resolve(saveDelivery(dataDir, delivery)),
     nextDue() {
       const next = pendingDeliveries(dataDir)[0];
