@@ -11,18 +11,17 @@ import { createAccount } from "../src/accounts/account-admin.ts";
 import { ACCOUNTS_FILE } from "../src/accounts/account-file.ts";
 import { createAccountRegistry } from "../src/accounts/account-registry.ts";
 import { CATCH_UP_MS } from "../src/files/kept-document.ts";
-import { connectRedis } from "../src/shared/redis-connection.ts";
 import { redisDocumentStore, sharedDocuments } from "../src/shared/shared-documents.ts";
-import { clock, TEST_SCRYPT } from "./dashboard-helpers.ts";
+import { clock, PASSWORD, TEST_SCRYPT } from "./dashboard-helpers.ts";
 import { tempDir } from "./helpers.ts";
-import { REDIS_SKIP, startRedis } from "./redis-helpers.ts";
+import { REDIS_SKIP, redisAndConnection } from "./redis-helpers.ts";
 
 test("an account made in DATA_DIR by the CLI is seen at once; a hand-damaged file keeps the last good view", async (t) => {
   const dir = tempDir(t);
   const errors: unknown[] = [];
   const accounts = createAccountRegistry({ dir, onError: (error) => errors.push(error) });
   assert.equal(accounts.get("ana"), undefined);
-  await createAccount(dir, { name: "ana", password: "correct horse battery", scrypt: TEST_SCRYPT });
+  await createAccount(dir, { name: "ana", password: PASSWORD, scrypt: TEST_SCRYPT });
   assert.equal(accounts.get("ana")?.name, "ana");
 
   writeFileSync(join(dir, ACCOUNTS_FILE), '{"format": 1, "accounts": [{"name": 3}]}\n');
@@ -37,11 +36,7 @@ test(
   "an account made on another VM is found once this one catches up with Redis, before its copy follows; catch-ups are at most one per 250 ms",
   { skip: REDIS_SKIP },
   async (t) => {
-    const redis = await startRedis(t);
-    // 10 s a command, not the service's 100 ms, which a loaded host may miss: not this test's subject.
-    const connection = connectRedis(redis.url, { log: () => {}, commandTimeoutMs: 10_000 });
-    t.after(() => connection.close());
-    assert.ok(await connection.ready(3_000));
+    const { connection } = await redisAndConnection(t);
     const shared = sharedDocuments(connection);
     // Two VMs, each with its DATA_DIR; neither follows Redis's notices here, so only a catch-up
     // can tell B of A's accounts.
@@ -50,7 +45,7 @@ test(
     const make = (name: string) =>
       createAccount(dirA, {
         name,
-        password: "correct horse battery",
+        password: PASSWORD,
         scrypt: TEST_SCRYPT,
         documents: redisDocumentStore(shared, dirA),
       });
@@ -74,10 +69,7 @@ test(
   "an accounts catch-up that cannot read Redis rejects, as unavailable, and the next one reads again at once",
   { skip: REDIS_SKIP },
   async (t) => {
-    const redis = await startRedis(t);
-    const connection = connectRedis(redis.url, { log: () => {}, commandTimeoutMs: 10_000 });
-    t.after(() => connection.close());
-    assert.ok(await connection.ready(3_000));
+    const { redis, connection } = await redisAndConnection(t);
     const dir = tempDir(t);
     const c = clock();
     const documents = redisDocumentStore(sharedDocuments(connection), dir);
@@ -89,7 +81,7 @@ test(
     assert.ok(await connection.ready(10_000), "reconnected");
     await createAccount(dir, {
       name: "ana",
-      password: "correct horse battery",
+      password: PASSWORD,
       scrypt: TEST_SCRYPT,
       documents,
     });

@@ -4,10 +4,9 @@ import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createSessionStore, IDLE_MS, LIFETIME_MS, sessionHash } from "../src/accounts/session-store.ts";
 import { CATCH_UP_MS } from "../src/files/kept-document.ts";
-import { connectRedis } from "../src/shared/redis-connection.ts";
 import { redisDocumentStore, sharedDocuments } from "../src/shared/shared-documents.ts";
 import { tempDir } from "./helpers.ts";
-import { REDIS_SKIP, startRedis } from "./redis-helpers.ts";
+import { REDIS_SKIP, redisAndConnection } from "./redis-helpers.ts";
 
 function clock() {
   let t = Date.parse("2026-01-01T00:00:00Z");
@@ -96,11 +95,7 @@ test(
   "a session begun by another process is found once this one catches up with Redis, before any notice; catch-ups are at most one per 250 ms",
   { skip: REDIS_SKIP },
   async (t) => {
-    const redis = await startRedis(t);
-    // 10 s a command, not the service's 100 ms, which a loaded host may miss: not this test's subject.
-    const connection = connectRedis(redis.url, { log: () => {}, commandTimeoutMs: 10_000 });
-    t.after(() => connection.close());
-    assert.ok(await connection.ready(3_000));
+    const { connection } = await redisAndConnection(t);
     const shared = sharedDocuments(connection);
     // Two VMs, each with its DATA_DIR; neither follows Redis's notices here, so only a catch-up
     // can tell B of A's session.
@@ -127,11 +122,7 @@ test(
   "a catch-up that cannot read Redis rejects, as unavailable, and the next one reads again at once",
   { skip: REDIS_SKIP },
   async (t) => {
-    const redis = await startRedis(t);
-    // 10 s a command, not the service's 100 ms, which a loaded host may miss: not this test's subject.
-    const connection = connectRedis(redis.url, { log: () => {}, commandTimeoutMs: 10_000 });
-    t.after(() => connection.close());
-    assert.ok(await connection.ready(3_000));
+    const { redis, connection } = await redisAndConnection(t);
     const dir = tempDir(t);
     const c = clock();
     const store = createSessionStore({
