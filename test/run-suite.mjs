@@ -8,7 +8,7 @@
  *
  * Why not `node --test FILE...`: it sorts the files by name (Node 20 and 24), so the slowest ones,
  * which the Makefile names first, started wherever the alphabet put them: the two slowest after
- * two thirds of the run, running on nearly alone at its end. node:test's run() keeps the order.
+ * two thirds of the run, which they then outlasted. node:test's run() keeps the order.
  * Plain JavaScript, like the reporter: it runs before the tsx hooks apply to anything.
  */
 import { Duplex } from "node:stream";
