@@ -5,14 +5,17 @@ NODE_BIN := node_modules/.bin
 # Raise it with the caches (CACHE_DAYS, RECORD_CACHE_MB, RESPONSE_CACHE_MB), e.g. make serve NODE_HEAP_MB=512.
 NODE_HEAP_MB ?= 160
 export GDS_NODE_FLAGS := --max-old-space-size=$(NODE_HEAP_MB) --max-semi-space-size=4
-# The slowest files first, by their time in a run (make test prints the ten slowest at its end):
-# four files run at once, and a long file started last would run on alone after the others.
-SLOW_TESTS := test/shared-state.test.ts test/ingest-kill.test.ts test/server-lifecycle.test.ts test/scripts.test.ts \
+# The files that start servers, browsers and processes and wait on them run each in its own
+# process, the slowest first (by their time in a run: make test prints the ten slowest at its end),
+# so that one's waiting is another's working. Every other file runs in one more process, one file
+# after another, started first (test/run-suite.mjs and test/together.mjs say why and what it asks
+# of a file). A new file joins them unless it is named here.
+OWN_PROCESS_TESTS := test/shared-state.test.ts test/ingest-kill.test.ts test/server-lifecycle.test.ts test/scripts.test.ts \
 	test/ingest-faults.test.ts test/python-client.test.ts test/dashboard-explore.test.ts test/whole-history.test.ts \
 	test/webhooks-redis.test.ts test/dashboard-sessions.test.ts test/dashboard-browser.test.ts test/webhooks.test.ts \
 	test/pull.test.ts test/docs-browser.test.ts test/dashboard-http.test.ts test/queries.test.ts
 ALL_TESTS := $(sort $(wildcard test/*.test.ts))
-TESTS := $(filter $(ALL_TESTS),$(SLOW_TESTS)) $(filter-out $(SLOW_TESTS),$(ALL_TESTS))
+TESTS := $(filter $(ALL_TESTS),$(OWN_PROCESS_TESTS)) -- $(filter-out $(OWN_PROCESS_TESTS),$(ALL_TESTS))
 
 .PHONY: metrics-parser promtool script-clients pull verify-store serve test test-busy test-suite coverage test-node24 test-node22 lint typecheck format-check format evaluate-stress bench clean install browser redis
 

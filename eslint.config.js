@@ -2,8 +2,8 @@
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  // test/slowest-files.mjs (a test reporter) and test/run-suite.mjs (the suite's runner) are plain
-  // JavaScript loaded before tsx, outside the TypeScript project.
+  // test/slowest-files.mjs (a test reporter), test/run-suite.mjs (the suite's runner) and
+  // test/together.mjs (its process for many files) are plain JavaScript, outside the TypeScript project.
   {
     ignores: [
       "node_modules/**",
@@ -15,6 +15,7 @@ export default tseslint.config(
       ".cache/**",
       "test/slowest-files.mjs",
       "test/run-suite.mjs",
+      "test/together.mjs",
     ],
   },
   ...tseslint.configs.recommendedTypeChecked,
