@@ -114,9 +114,10 @@ test-busy: node_modules/.installed
 	  $(MAKE) --no-print-directory test
 
 # The suite alone, on the `node` first on the PATH, through test/run-suite.mjs, which starts the
-# files in the order given (`node --test` sorts them by name). Four files run at once: most of a
-# file's time is spent waiting on the servers, browsers and processes it starts, and Node's
-# default on two cores is one at a time. A test (or a file, as a whole) that hangs fails after
+# files in the order given (`node --test` sorts them by name). Four processes run at once (the
+# shared one and three of OWN_PROCESS_TESTS, then the next): most of their time is spent waiting
+# on the servers, browsers and processes they start, and Node's default on two cores is one at a
+# time; five at once was slower. A test (or a process, as a whole) that hangs fails after
 # 10 minutes instead of holding the run open. The run ends with the ten slowest files.
 # COVERAGE=1 runs it under c8, which ends with the coverage of src/ (`make coverage`; CI's Node 24
 # run): every node process the tests start then writes its V8 coverage, and the run takes about

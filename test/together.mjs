@@ -1,10 +1,11 @@
 /**
  * The test files `run-suite.mjs` was given after `--`, run one after another in this one process
- * (run-suite.mjs hands the list down in GDS_TEST_FILES_TOGETHER, as JSON). Each file's tests report under that file.
- * A file run here shares the process with the others: it must leave no global change behind
- * (`process.env`, listeners, mocks not restored) and keep its hooks inside its tests, since a
- * top-level `before` or `after` would belong to the whole process. A file that fails to load
- * fails as one test naming it; the others still run.
+ * (run-suite.mjs hands the list down in GDS_TEST_FILES_TOGETHER, as JSON). Each file's tests
+ * report under that file. A file run here shares the process with the others: it must leave no
+ * global change behind (`process.env`, listeners, mocks not restored) and keep its hooks inside
+ * its tests, since a top-level `before` or `after` would belong to the whole process
+ * (suite-files.test.ts checks both). A file that fails to load fails as one test naming it; the
+ * others still run.
  */
 import { relative } from "node:path";
 import { test } from "node:test";
