@@ -263,12 +263,13 @@ export async function startServer(
     }),
   );
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  t.after(
-    () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+  // node:test keeps every test's hooks to the end of the run, and in the suite's shared process
+  // that is many files: once closed, the server lets go of the service (its store and caches).
+  t.after(() =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    }).then(() => server.removeAllListeners("request")),
   );
   // Every test that starts a server checks, at its end, that the key never reached a log line or
   // an error: across the whole run, a key appears in logs as its prefix only.
