@@ -31,9 +31,9 @@ test("every file OWN_PROCESS_TESTS names exists (make would drop a misspelt one 
 
 test("a file that shares the suite's process has no top-level hook and leaves process.env alone", () => {
   const own = new Set(ownProcessTests());
-  const shared = readdirSync(join(ROOT, "test")).filter((name) => name.endsWith(".test.ts"));
-  assert.ok(shared.length > own.size);
-  for (const name of shared) {
+  const files = readdirSync(join(ROOT, "test")).filter((name) => name.endsWith(".test.ts"));
+  assert.ok(files.length > own.size);
+  for (const name of files) {
     if (own.has(`test/${name}`)) continue;
     const text = readFileSync(join(ROOT, "test", name), "utf8");
     // A hook at the start of a line is the file's own: in the shared process it would be every file's.
