@@ -11,10 +11,9 @@ import { createAccount } from "../src/accounts/account-admin.ts";
 import { ACCOUNTS_FILE } from "../src/accounts/account-file.ts";
 import { createAccountRegistry } from "../src/accounts/account-registry.ts";
 import { CATCH_UP_MS } from "../src/files/kept-document.ts";
-import { redisDocumentStore, sharedDocuments } from "../src/shared/shared-documents.ts";
 import { clock, PASSWORD, TEST_SCRYPT } from "./dashboard-helpers.ts";
 import { tempDir } from "./helpers.ts";
-import { REDIS_SKIP, redisAndConnection } from "./redis-helpers.ts";
+import { REDIS_SKIP, type TestVm, vmsOnRedis } from "./redis-helpers.ts";
 
 test("an account made in DATA_DIR by the CLI is seen at once; a hand-damaged file keeps the last good view", async (t) => {
   const dir = tempDir(t);
@@ -36,20 +35,11 @@ test(
   "an account made on another VM is found once this one catches up with Redis, before its copy follows; catch-ups are at most one per 250 ms",
   { skip: REDIS_SKIP },
   async (t) => {
-    const { connection } = await redisAndConnection(t);
-    const shared = sharedDocuments(connection);
-    // Two VMs, each with its DATA_DIR; neither follows Redis's notices here, so only a catch-up
-    // can tell B of A's accounts.
-    const [dirA, dirB] = [tempDir(t), tempDir(t)];
+    const [vmA, vmB] = (await vmsOnRedis(t, 2)).vms as [TestVm, TestVm];
     const c = clock();
     const make = (name: string) =>
-      createAccount(dirA, {
-        name,
-        password: PASSWORD,
-        scrypt: TEST_SCRYPT,
-        documents: redisDocumentStore(shared, dirA),
-      });
-    const b = createAccountRegistry({ dir: dirB, now: c.now, documents: redisDocumentStore(shared, dirB) });
+      createAccount(vmA.dir, { name, password: PASSWORD, scrypt: TEST_SCRYPT, documents: vmA.documents });
+    const b = createAccountRegistry({ ...vmB, now: c.now });
     await make("ana");
     assert.equal(b.get("ana"), undefined, "B has not heard of it");
     await b.catchUp();
@@ -69,21 +59,20 @@ test(
   "an accounts catch-up that cannot read Redis rejects, as unavailable, and the next one reads again at once",
   { skip: REDIS_SKIP },
   async (t) => {
-    const { redis, connection } = await redisAndConnection(t);
-    const dir = tempDir(t);
+    const { redis, connection, vms } = await vmsOnRedis(t, 1);
+    const vm = vms[0]!;
     const c = clock();
-    const documents = redisDocumentStore(sharedDocuments(connection), dir);
-    const accounts = createAccountRegistry({ dir, now: c.now, documents });
+    const accounts = createAccountRegistry({ ...vm, now: c.now });
     await redis.stop();
     // The cookie may be of a live session: not found is not the answer, unavailable is (a 503 page).
     await assert.rejects(accounts.catchUp(), { name: "SharedStateUnavailable" });
     await redis.start();
     assert.ok(await connection.ready(10_000), "reconnected");
-    await createAccount(dir, {
+    await createAccount(vm.dir, {
       name: "ana",
       password: PASSWORD,
       scrypt: TEST_SCRYPT,
-      documents,
+      documents: vm.documents,
     });
     // Within 250 ms of the failed one: read again, not its failure shared.
     await accounts.catchUp();

@@ -7,7 +7,9 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import type { TestContext } from "node:test";
+import type { DocumentStore } from "../src/files/document-store.ts";
 import { connectRedis, type RedisConnection } from "../src/shared/redis-connection.ts";
+import { redisDocumentStore, sharedDocuments } from "../src/shared/shared-documents.ts";
 import { freePort, skipUnless, tempDir } from "./helpers.ts";
 
 function which(command: string): string | undefined {
@@ -80,6 +82,29 @@ export async function redisAndConnection(t: TestContext): Promise<{
   t.after(() => connection.close());
   if (!(await connection.ready(3_000))) throw new Error("redis-server did not answer");
   return { redis, connection };
+}
+
+/** A VM of the shared-state tests: its DATA_DIR, and its documents kept in Redis as REDIS_URL keeps them. */
+export interface TestVm {
+  readonly dir: string;
+  readonly documents: DocumentStore;
+}
+
+/**
+ * `count` VMs on one fresh redis-server (`redisAndConnection`'s), each with its DATA_DIR. None
+ * follows Redis's notices, so only a catch-up tells one VM of another's writes.
+ */
+export async function vmsOnRedis(
+  t: TestContext,
+  count: number,
+): Promise<{ redis: TestRedis; connection: RedisConnection; vms: TestVm[] }> {
+  const { redis, connection } = await redisAndConnection(t);
+  const shared = sharedDocuments(connection);
+  const vms = Array.from({ length: count }, () => {
+    const dir = tempDir(t);
+    return { dir, documents: redisDocumentStore(shared, dir) };
+  });
+  return { redis, connection, vms };
 }
 
 /**

@@ -4,14 +4,9 @@ import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createSessionStore, IDLE_MS, LIFETIME_MS, sessionHash } from "../src/accounts/session-store.ts";
 import { CATCH_UP_MS } from "../src/files/kept-document.ts";
-import { redisDocumentStore, sharedDocuments } from "../src/shared/shared-documents.ts";
+import { clock } from "./dashboard-helpers.ts";
 import { tempDir } from "./helpers.ts";
-import { REDIS_SKIP, redisAndConnection } from "./redis-helpers.ts";
-
-function clock() {
-  let t = Date.parse("2026-01-01T00:00:00Z");
-  return { now: () => t, advance: (ms: number) => void (t += ms) };
-}
+import { REDIS_SKIP, type TestVm, vmsOnRedis } from "./redis-helpers.ts";
 
 test("a session is stored by the hash of its id only, and a new store on the same folder finds it", async (t) => {
   const dir = tempDir(t);
@@ -95,14 +90,10 @@ test(
   "a session begun by another process is found once this one catches up with Redis, before any notice; catch-ups are at most one per 250 ms",
   { skip: REDIS_SKIP },
   async (t) => {
-    const { connection } = await redisAndConnection(t);
-    const shared = sharedDocuments(connection);
-    // Two VMs, each with its DATA_DIR; neither follows Redis's notices here, so only a catch-up
-    // can tell B of A's session.
-    const [dirA, dirB] = [tempDir(t), tempDir(t)];
+    const [vmA, vmB] = (await vmsOnRedis(t, 2)).vms as [TestVm, TestVm];
     const c = clock();
-    const a = createSessionStore({ dir: dirA, now: c.now, documents: redisDocumentStore(shared, dirA) });
-    const b = createSessionStore({ dir: dirB, now: c.now, documents: redisDocumentStore(shared, dirB) });
+    const a = createSessionStore({ ...vmA, now: c.now });
+    const b = createSessionStore({ ...vmB, now: c.now });
     const first = await a.create("analyst");
     assert.equal(b.find(first.id), undefined, "B has not heard of it");
     await b.catchUp();
@@ -122,14 +113,9 @@ test(
   "a catch-up that cannot read Redis rejects, as unavailable, and the next one reads again at once",
   { skip: REDIS_SKIP },
   async (t) => {
-    const { redis, connection } = await redisAndConnection(t);
-    const dir = tempDir(t);
+    const { redis, connection, vms } = await vmsOnRedis(t, 1);
     const c = clock();
-    const store = createSessionStore({
-      dir,
-      now: c.now,
-      documents: redisDocumentStore(sharedDocuments(connection), dir),
-    });
+    const store = createSessionStore({ ...vms[0]!, now: c.now });
     await redis.stop();
     // The cookie may be live: not found is not the answer, unavailable is (a 503 page).
     await assert.rejects(store.catchUp(), { name: "SharedStateUnavailable" });
