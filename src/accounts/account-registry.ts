@@ -7,7 +7,7 @@
 import { fileStamp } from "../files/file-stamp.ts";
 import { type ChangeGate, createRecheck } from "../files/change-gate.ts";
 import type { DocumentStore } from "../files/document-store.ts";
-import { CATCH_UP_MS, keptDocument } from "../files/kept-document.ts";
+import { catchUpWith, keptDocument } from "../files/kept-document.ts";
 import {
   ACCOUNTS_DOCUMENT,
   ACCOUNTS_FILE,
@@ -43,11 +43,11 @@ export function createAccountRegistry(options: {
   documents?: DocumentStore;
 }): AccountRegistry {
   const recheck = createRecheck(options.gate);
-  const { path, now, onError, documents } = keptDocument(options, ACCOUNTS_FILE);
+  const document = keptDocument(options, ACCOUNTS_FILE);
+  const { path, onError } = document;
   let stamp = "";
   let accounts: readonly AccountRecord[] = [];
   let byName = new Map<string, AccountRecord>();
-  let caughtUp: { at: number; done: Promise<void> } | undefined;
 
   // An unreadable text keeps the last good view (reported).
   function take(read: () => AccountRecord[]): void {
@@ -67,22 +67,9 @@ export function createAccountRegistry(options: {
   }
 
   // The view becomes the kept copy's until DATA_DIR's file changes (when its follower writes it).
-  function catchUp(): Promise<void> {
-    const t = now();
-    if (caughtUp !== undefined && t - caughtUp.at < CATCH_UP_MS) return caughtUp.done;
-    const done: Promise<void> = documents
-      .update(ACCOUNTS_DOCUMENT, (text) => {
-        if (text !== null) take(() => parseAccountFile(text));
-        return { text: null, result: undefined };
-      })
-      .catch((error: unknown) => {
-        // Not read: the next request reads again rather than share this failure.
-        if (caughtUp?.done === done) caughtUp = undefined;
-        throw error;
-      });
-    caughtUp = { at: t, done };
-    return done;
-  }
+  const catchUp = catchUpWith(document, ACCOUNTS_DOCUMENT, (text) => {
+    if (text !== null) take(() => parseAccountFile(text));
+  });
 
   reload();
   return {

@@ -12,7 +12,7 @@ import { existsSync, readFileSync } from "node:fs";
 import * as v from "valibot";
 import { fileStamp } from "../files/file-stamp.ts";
 import type { DocumentStore, KeptFile } from "../files/document-store.ts";
-import { CATCH_UP_MS, type KeptDocument, keptDocument } from "../files/kept-document.ts";
+import { catchUpWith, type KeptDocument, keptDocument } from "../files/kept-document.ts";
 
 export const SESSIONS_FILE = "sessions.json";
 const SESSIONS_DOCUMENT: KeptFile = { name: SESSIONS_FILE, lock: ".sessions.lock" };
@@ -107,8 +107,6 @@ interface OpenSessions extends KeptDocument {
   writing: Promise<void>;
   /** Why the last write failed, until one succeeds (every write writes every session). */
   failure: unknown;
-  /** The last read by `catchUp`: when it began, and its end. */
-  caughtUp: { at: number; done: Promise<void> } | undefined;
 }
 
 /**
@@ -132,8 +130,9 @@ export function createSessionStore(options: {
     timer: undefined,
     writing: Promise.resolve(),
     failure: undefined,
-    caughtUp: undefined,
   };
+  // A catch-up that cannot read rejects: the caller must not take the cookie as ended (a 503).
+  const catchUp = catchUpWith(open, SESSIONS_DOCUMENT, (text) => take(open, fromText(text, open.onError)));
   return {
     async create(account) {
       const id = randomBytes(32).toString("base64url");
@@ -157,29 +156,11 @@ export function createSessionStore(options: {
       write(open, seenTimes(open)).then(() => {
         if (open.failure !== undefined) throw open.failure as Error;
       }),
-    catchUp: () => catchUp(open),
+    catchUp,
     get size() {
       return open.sessions.size;
     },
   };
-}
-
-function catchUp(open: OpenSessions): Promise<void> {
-  const t = open.now();
-  if (open.caughtUp !== undefined && t - open.caughtUp.at < CATCH_UP_MS) return open.caughtUp.done;
-  const done: Promise<void> = open.documents
-    .update(SESSIONS_DOCUMENT, (text) => {
-      take(open, fromText(text, open.onError));
-      return { text: null, result: undefined };
-    })
-    .catch((error: unknown) => {
-      // Not read (Redis slow or away): the caller must not take the cookie as ended, and the next
-      // unknown cookie reads again rather than share this failure.
-      if (open.caughtUp?.done === done) open.caughtUp = undefined;
-      throw error;
-    });
-  open.caughtUp = { at: t, done };
-  return done;
 }
 
 function find(open: OpenSessions, id: string | undefined): Session | undefined {

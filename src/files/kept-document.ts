@@ -4,7 +4,7 @@
  * changes go through (DATA_DIR's files, or Redis's copies: `document-store.ts`).
  */
 import { join } from "node:path";
-import { type DocumentStore, fileDocuments } from "./document-store.ts";
+import { type DocumentStore, fileDocuments, type KeptFile } from "./document-store.ts";
 
 /**
  * The least time between two catch-ups of one document (a read of the store's copy when DATA_DIR's
@@ -38,5 +38,34 @@ export function keptDocument(
     now: options.now ?? Date.now,
     onError: options.onError ?? ((error) => console.error(error)),
     documents: options.documents ?? fileDocuments(options.dir),
+  };
+}
+
+/**
+ * A catch-up of `file`: a read of the copy where it is kept (`document.documents`), handed to `take`
+ * (null when there is none), for when DATA_DIR's copy may be behind. At most one read per
+ * `CATCH_UP_MS`: callers meanwhile share the read under way or just done. A read that fails (Redis
+ * slow or away) rejects its callers, and the next call reads again rather than share that failure.
+ */
+export function catchUpWith(
+  document: KeptDocument,
+  file: KeptFile,
+  take: (text: string | null) => void,
+): () => Promise<void> {
+  let last: { at: number; done: Promise<void> } | undefined;
+  return () => {
+    const t = document.now();
+    if (last !== undefined && t - last.at < CATCH_UP_MS) return last.done;
+    const done: Promise<void> = document.documents
+      .update(file, (text) => {
+        take(text);
+        return { text: null, result: undefined };
+      })
+      .catch((error: unknown) => {
+        if (last?.done === done) last = undefined;
+        throw error;
+      });
+    last = { at: t, done };
+    return done;
   };
 }
