@@ -49,3 +49,16 @@ export function dayRange(start: number, end: number): { from: number; to: number
   const days = Math.max(0, Math.ceil((end - from) / DAY_MS));
   return { from, to: from + days * DAY_MS };
 }
+
+/**
+ * The wait a `Retry-After` value asks for (RFC 9110 §10.2.3), in ms: delay-seconds, or an
+ * HTTP-date (a date in the past means now); undefined for anything else.
+ */
+export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
+  const text = value?.trim();
+  if (text === undefined || text === "") return undefined;
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  // An HTTP-date names its month ("Thu, 01 Jan 2026 00:00:30 GMT"); "1.5" or "-3" are no dates.
+  const at = /[A-Za-z]/.test(text) ? Date.parse(text) : NaN;
+  return Number.isFinite(at) ? Math.max(0, at - now) : undefined;
+}

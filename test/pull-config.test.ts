@@ -1,16 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { loadPullConfig } from "../src/pull/pull-config.ts";
-import { retryAfterMs } from "../src/pull/download.ts";
-
-test("Retry-After is read as seconds or as an HTTP date; anything else is ignored", () => {
-  const now = Date.parse("2026-01-01T00:00:00Z");
-  assert.equal(retryAfterMs("7", now), 7000);
-  assert.equal(retryAfterMs("Thu, 01 Jan 2026 00:00:30 GMT", now), 30_000);
-  assert.equal(retryAfterMs("Wed, 31 Dec 2025 00:00:00 GMT", now), 0, "a date in the past means now");
-  assert.equal(retryAfterMs("soon", now), undefined);
-  assert.equal(retryAfterMs(undefined, now), undefined);
-});
 
 test("pull settings: defaults, overrides, and a clear error for each bad one", () => {
   const defaults = loadPullConfig({});

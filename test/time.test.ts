@@ -1,4 +1,7 @@
-/** `src/time.ts`: UTC days, hours and the service's instant format, across the years toISOString cannot write plainly. */
+/**
+ * `src/time.ts`: UTC days, hours and the service's instant format, across the years toISOString
+ * cannot write plainly; and the wait a Retry-After value asks for.
+ */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
@@ -10,6 +13,7 @@ import {
   dayStart,
   formatInstant,
   HOUR_MS,
+  retryAfterMs,
 } from "../src/time.ts";
 
 test("formatInstant writes +00:00 instants, with milliseconds on request, past year 9999 too", () => {
@@ -35,4 +39,15 @@ test("a day key and its start go there and back, and whole hours and days round 
     from: Date.UTC(2026, 0, 2),
     to: Date.UTC(2026, 0, 2),
   });
+});
+
+test("Retry-After is read as seconds or as an HTTP date; anything else is ignored", () => {
+  const now = Date.parse("2026-01-01T00:00:00Z");
+  assert.equal(retryAfterMs("7", now), 7000);
+  assert.equal(retryAfterMs("Thu, 01 Jan 2026 00:00:30 GMT", now), 30_000);
+  assert.equal(retryAfterMs("Wed, 31 Dec 2025 00:00:00 GMT", now), 0, "a date in the past means now");
+  assert.equal(retryAfterMs("soon", now), undefined);
+  for (const odd of ["", " ", "1.5", "-3", "1e3"]) assert.equal(retryAfterMs(odd, now), undefined, odd);
+  assert.equal(retryAfterMs(" 7 ", now), 7000, "spaces around are allowed");
+  assert.equal(retryAfterMs(undefined, now), undefined);
 });

@@ -150,6 +150,17 @@ test("delivered with one webhook-id through 500, 500 and 200; 410 disables; Retr
   await deliverer.deliverDue();
   assert.equal(Date.parse(pendingDeliveries(dir)[0]!.next_at), now + 120_000, "when the receiver said");
   assert.equal(subscription.enabled, true);
+
+  // An HTTP-date asks as much: two minutes after the receiver's clock (this machine's), not the
+  // retry schedule's 5 s.
+  const until = new Date(Math.ceil(Date.now() / 1000) * 1000 + 120_000).toUTCString();
+  const dated = await receiver(t, [503, 200], { "Retry-After": until });
+  const third = await subscribe(dir, { account: "a", url: dated.url, events: ["source.late"] });
+  enqueue(dir, { type: "source.late", data: { file: "x.csv" } }, { now });
+  await deliverer.deliverDue();
+  const waiting = pendingDeliveries(dir).find((d) => d.subscription === third.subscription.id)!;
+  const asked = Date.parse(waiting.next_at) - now;
+  assert.ok(asked > 60_000 && asked <= 121_000, `waits until ${until}: ${asked} ms`);
 });
 
 test("private and plain-http destinations are refused unless the operator allows them", async (t) => {

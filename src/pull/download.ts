@@ -7,6 +7,7 @@
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { setTimeout as delay } from "node:timers/promises";
+import { retryAfterMs } from "../time.ts";
 
 /** How to download: the deadline per attempt, and how often and how long to wait between tries. */
 export interface DownloadPolicy {
@@ -96,14 +97,6 @@ function attempt(
     req.on("error", reject);
     req.end();
   });
-}
-
-/** Seconds of a Retry-After header (seconds or an HTTP date), or undefined. */
-export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
-  if (value === undefined) return undefined;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
-  const at = Date.parse(value);
-  return Number.isFinite(at) ? Math.max(0, at - now) : undefined;
 }
 
 function backoff(policy: DownloadPolicy, retry: number): number {

@@ -6,6 +6,7 @@
  */
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
+import { DAY_MS, retryAfterMs } from "../time.ts";
 import { checkDestination, type DestinationRules } from "./destination.ts";
 import type { Subscription } from "./subscriptions.ts";
 
@@ -66,10 +67,13 @@ export async function post(
       });
       const done = () => {
         clearTimeout(timer);
-        const after = Number(res.headers["retry-after"]);
-        const retryAfterMs =
-          Number.isFinite(after) && after >= 0 ? Math.min(after, 86_400) * 1000 : undefined;
-        resolve({ status: res.statusCode ?? null, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+        // Seconds or an HTTP-date, at most a day.
+        const asked = retryAfterMs(res.headers["retry-after"]);
+        const retryAfter = asked === undefined ? undefined : Math.min(asked, DAY_MS);
+        resolve({
+          status: res.statusCode ?? null,
+          ...(retryAfter === undefined ? {} : { retryAfterMs: retryAfter }),
+        });
       };
       res.on("end", done);
       res.on("close", done);
