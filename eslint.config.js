@@ -3,7 +3,8 @@ import tseslint from "typescript-eslint";
 
 export default tseslint.config(
   // test/slowest-files.mjs (a test reporter), test/run-suite.mjs (the suite's runner) and
-  // test/together.mjs (its process for many files) are plain JavaScript, outside the TypeScript project.
+  // test/together.mjs (its process for many files) are plain JavaScript, outside the TypeScript
+  // project.
   {
     ignores: [
       "node_modules/**",

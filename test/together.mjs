@@ -4,8 +4,8 @@
  * report under that file. A file run here shares the process with the others: it must leave no
  * global change behind (`process.env`, listeners, mocks not restored) and keep its hooks inside
  * its tests, since a top-level `before` or `after` would belong to the whole process
- * (suite-files.test.ts checks the hooks and process.env). A file that fails to load fails as one test naming it; the
- * others still run.
+ * (suite-files.test.ts checks the hooks and process.env). A file that fails to load fails as one
+ * test naming it; the others still run.
  */
 import { relative } from "node:path";
 import { test } from "node:test";
