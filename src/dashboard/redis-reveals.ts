@@ -5,9 +5,10 @@
  * It is encrypted (AES-256-GCM) with a key derived from the session id, which only the browser's
  * cookie holds (the server keeps its hash), so what Redis holds is of no use without the cookie.
  */
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
+import { hkdfSync } from "node:crypto";
 import type { Redis } from "ioredis";
 import { sessionHash } from "../accounts/session-store.ts";
+import { seal, unseal } from "../files/sealing.ts";
 import type { Reveal, RevealStore } from "./reveal.ts";
 
 const TTL_MS = 5 * 60_000;
@@ -20,20 +21,13 @@ function keyFor(sessionId: string): Buffer {
 export function createRedisRevealStore(redis: Redis): RevealStore {
   return {
     async put(sessionId, reveal) {
-      const iv = randomBytes(12);
-      const cipher = createCipheriv("aes-256-gcm", keyFor(sessionId), iv);
-      const data = Buffer.concat([cipher.update(JSON.stringify(reveal), "utf8"), cipher.final()]);
-      const sealed = [iv, cipher.getAuthTag(), data].map((b) => b.toString("base64")).join(".");
+      const sealed = seal(keyFor(sessionId), JSON.stringify(reveal));
       await redis.set(`reveal:${sessionHash(sessionId)}:${reveal.kind}`, sealed, "PX", TTL_MS);
     },
     async take(sessionId, kind) {
       const sealed = await redis.getdel(`reveal:${sessionHash(sessionId)}:${kind}`);
       if (sealed === null) return undefined;
-      const [iv, tag, data] = sealed.split(".").map((part) => Buffer.from(part, "base64"));
-      const decipher = createDecipheriv("aes-256-gcm", keyFor(sessionId), iv!);
-      decipher.setAuthTag(tag!);
-      const text = Buffer.concat([decipher.update(data!), decipher.final()]).toString("utf8");
-      return JSON.parse(text) as Reveal;
+      return JSON.parse(unseal(keyFor(sessionId), sealed)) as Reveal;
     },
   };
 }

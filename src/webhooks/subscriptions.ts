@@ -13,7 +13,7 @@ import { join } from "node:path";
 import * as v from "valibot";
 import type { DocumentStore, KeptFile } from "../files/document-store.ts";
 import { parseDocument } from "../files/json-document.ts";
-import { seal, unseal } from "./sealed-secret.ts";
+import { seal, unseal } from "../files/sealing.ts";
 import { newSigningSecret } from "./signature.ts";
 
 export const WEBHOOKS_DIR = "webhooks";

@@ -7,7 +7,7 @@
 import { join } from "node:path";
 import { type DocumentStore, fileDocuments } from "../files/document-store.ts";
 import { fileOutbox, type OutboxStore } from "./outbox-store.ts";
-import { sealingKey } from "./sealed-secret.ts";
+import { sealingKey } from "../files/sealing.ts";
 import { WEBHOOKS_DIR } from "./subscriptions.ts";
 
 /** DATA_DIR's sealing key, made on first use. */

@@ -1,10 +1,11 @@
 /**
- * Signing secrets at rest: sealed with AES-256-GCM under a key kept in `DATA_DIR/webhooks/seal.key`
- * (made once, mode 0600), so a copy of `subscriptions.json` alone gives no secret away. A secret
- * must be readable to sign with, so it cannot be hashed as API keys are.
+ * Secrets sealed at rest with AES-256-GCM, in one format (`v1.<iv>.<tag>.<ciphertext>`): the
+ * webhooks' signing secrets, under a key kept in a file of mode 0600 (a secret must be readable to
+ * sign with, so it cannot be hashed as API keys are), and the dashboard's show-once secrets while
+ * they wait in Redis, under a key derived from the session.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
-import { secretFileText } from "../files/secret-file.ts";
+import { secretFileText } from "./secret-file.ts";
 
 /** The sealing key at `path`, made when missing (two processes at once: the first link wins). */
 export function sealingKey(path: string): Buffer {
@@ -27,7 +28,7 @@ export function seal(key: Buffer, text: string): string {
 export function unseal(key: Buffer, sealed: string): string {
   const [version, iv, tag, data] = sealed.split(".");
   if (version !== "v1" || iv === undefined || tag === undefined || data === undefined) {
-    throw new RangeError("not a sealed secret");
+    throw new RangeError("Not a sealed secret");
   }
   const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"));
   decipher.setAuthTag(Buffer.from(tag, "base64url"));
