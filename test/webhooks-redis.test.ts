@@ -2,9 +2,9 @@
  * Webhooks with the state shared through Redis: two "VMs" (two data directories, one served by
  * `WORKERS=2`, three server processes in all) on one real redis-server. A subscription made on one
  * is sent from all; an event both VMs' pulls made is delivered once; events made on one VM reach
- * the receiver once each, whichever process takes them; every delivery verifies with the
+ * the receiver once each, whichever process leases them; every delivery verifies with the
  * `standardwebhooks` package; the dashboard of either VM lists the deliveries. Then Redis's outbox
- * alone (the hold, a killed taker), and `shared-state` import and export of the subscriptions.
+ * alone (the visibility timeout, a killed consumer), and `shared-state` import and export of the subscriptions.
  */
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
@@ -124,7 +124,7 @@ test(
 );
 
 test(
-  "Redis's outbox: a taken delivery is no other process's until its hold ends, then taken again with its id; paused ones wait",
+  "Redis's outbox: a leased delivery is invisible to others until its visibility timeout ends, then leased again with its id; paused ones wait",
   { skip: REDIS_SKIP },
   async (t) => {
     const redis = await startRedis(t);
@@ -139,23 +139,23 @@ test(
         );
         const none = new Set<string>();
         assert.deepEqual(
-          (await first.take(1_000, 20_000, none)).map((d) => d.id),
+          (await first.lease(1_000, 20_000, none)).map((d) => d.id),
           [made!.id],
         );
-        assert.deepEqual(await second.take(1_000, 20_000, none), [], "taken: not the other's");
-        // The taker was killed before it saved: after the hold, another takes it, with the same id.
-        const again = await second.take(1_000 + 10 * 20_000, 20_000, none);
+        assert.deepEqual(await second.lease(1_000, 20_000, none), [], "leased: invisible to the other");
+        // The consumer was killed before its ack: after the visibility timeout, another leases it, with the same id.
+        const again = await second.lease(1_000 + 10 * 20_000, 20_000, none);
         assert.deepEqual(
           again.map((d) => d.id),
           [made!.id],
         );
         await second.save({ ...again[0]!, next_at: new Date(500_000).toISOString() });
         assert.deepEqual(
-          await first.take(500_000, 20_000, new Set([subscription.id])),
+          await first.lease(500_000, 20_000, new Set([subscription.id])),
           [],
           "a paused one waits",
         );
-        assert.equal((await first.take(500_000, 20_000, none)).length, 1, "and goes when resumed");
+        assert.equal((await first.lease(500_000, 20_000, none)).length, 1, "and goes when resumed");
         await first.save({ ...made!, state: "delivered" });
         assert.deepEqual(await first.counts(), { pending: 0, delivered: 1, failed: 0, gone: 0 });
         const resent = await second.resend(made!.id, 600_000);
@@ -172,7 +172,7 @@ test(
 );
 
 test(
-  "Redis's outbox: a take reads the due a page at a time, past a paused subscription's many, oldest first",
+  "Redis's outbox: a lease reads the due a page at a time, past a paused subscription's many, oldest first",
   { skip: REDIS_SKIP },
   async (t) => {
     const redis = await startRedis(t);
@@ -191,75 +191,75 @@ test(
         Number(/cmdstat_zrangebyscore:calls=(\d+)/.exec(await client.info("commandstats"))?.[1] ?? 0);
 
       const skip = new Set([paused]);
-      const taken: string[] = [];
+      const leased: string[] = [];
       const before = await ranges();
-      taken.push(...(await outbox.take(3_000, 20_000, skip)).map((d) => d.id));
-      assert.equal((await ranges()) - before, 3, "three pages read: 250 skipped, then 10 taken");
-      taken.push(...(await outbox.take(3_000, 20_000, skip)).map((d) => d.id));
-      assert.deepEqual(await outbox.take(3_000, 20_000, skip), [], "nothing more of the active one");
-      assert.deepEqual(taken, made, "each once, oldest first");
+      leased.push(...(await outbox.lease(3_000, 20_000, skip)).map((d) => d.id));
+      assert.equal((await ranges()) - before, 3, "three pages read: 250 skipped, then 10 leased");
+      leased.push(...(await outbox.lease(3_000, 20_000, skip)).map((d) => d.id));
+      assert.deepEqual(await outbox.lease(3_000, 20_000, skip), [], "nothing more of the active one");
+      assert.deepEqual(leased, made, "each once, oldest first");
 
-      // Resumed: its 250 go, ten a take, each read from the first page only.
+      // Resumed: its 250 go, ten a lease, each read from the first page only.
       const resumed: string[] = [];
       const start = await ranges();
       for (let i = 0; i < 25; i++)
-        resumed.push(...(await outbox.take(4_000, 20_000, new Set())).map((d) => d.id));
+        resumed.push(...(await outbox.lease(4_000, 20_000, new Set())).map((d) => d.id));
       assert.equal(new Set(resumed).size, 250);
-      assert.equal((await ranges()) - start, 25, "one page a take");
+      assert.equal((await ranges()) - start, 25, "one page a lease");
     });
   },
 );
 
 /**
- * A take whose answer was lost: one delivery enqueued, Redis made busy for 2 s, the taker's take
- * timed out (and run later), and the other taker found it held by that lost take.
+ * A lease whose answer was lost: one delivery enqueued, Redis made busy for 2 s, the consumer's
+ * lease timed out (and ran later), and the other consumer found it invisible, leased by it.
  */
-async function lostTake(t: TestContext) {
+async function lostLease(t: TestContext) {
   const { quick, patient, busy } = await quickAndPatient(t);
   const dir = tempDir(t);
   const { subscription } = await subscribeTo(dir, ["webhook.test"]);
-  const [taker, other] = [new RedisOutbox(quick.client, dir), new RedisOutbox(patient.client, dir)];
+  const [consumer, other] = [new RedisOutbox(quick.client, dir), new RedisOutbox(patient.client, dir)];
   const none = new Set<string>();
-  assert.deepEqual(await taker.take(500, 20_000, none), [], "nothing due yet (and the script is loaded)");
+  assert.deepEqual(await consumer.lease(500, 20_000, none), [], "nothing due yet (and the script is loaded)");
   const [made] = await other.enqueue(
     { type: "webhook.test", data: {} },
     { only: subscription.id, now: 1_000 },
   );
-  // Redis is busy for 2 s: the take runs when it can, after the taker has given up on its answer.
+  // Redis is busy for 2 s: the lease runs when it can, after the consumer has given up on its answer.
   await busy();
-  await assert.rejects(taker.take(1_000, 20_000, none), /timed out/);
-  assert.deepEqual(await other.take(1_000, 20_000, none), [], "held by the lost take, as it ran");
-  return { taker, other, made: made!, subscription, none };
+  await assert.rejects(consumer.lease(1_000, 20_000, none), /timed out/);
+  assert.deepEqual(await other.lease(1_000, 20_000, none), [], "leased by the lost lease, as it ran");
+  return { consumer, other, made: made!, subscription, none };
 }
 
 test(
-  "Redis's outbox: a take whose answer was lost (a timed-out command) is asked again and gets the same deliveries",
+  "Redis's outbox: a lease whose answer was lost (a timed-out command) is asked again and gets the same deliveries",
   { skip: REDIS_SKIP },
   async (t) => {
-    const { taker, other, made, none } = await lostTake(t);
-    // Its taker asks again and attempts it now, rather than after the hold (10 x 20 s).
-    const again = await taker.take(2_000, 20_000, none);
+    const { consumer, other, made, none } = await lostLease(t);
+    // Its consumer asks again and attempts it now, rather than after the visibility timeout (10 x 20 s).
+    const again = await consumer.lease(2_000, 20_000, none);
     assert.deepEqual(
       again.map((d) => d.id),
       [made.id],
     );
-    assert.deepEqual(await taker.take(3_000, 20_000, none), [], "asked once more: nothing new is due");
-    await taker.save({ ...again[0]!, state: "delivered" });
+    assert.deepEqual(await consumer.lease(3_000, 20_000, none), [], "asked once more: nothing new is due");
+    await consumer.save({ ...again[0]!, state: "delivered" });
     assert.deepEqual(await other.counts(), { pending: 0, delivered: 1, failed: 0, gone: 0 });
   },
 );
 
 test(
-  "Redis's outbox: a lost take asked again after its subscription was paused gives that delivery back, due",
+  "Redis's outbox: a lost lease asked again after its subscription was paused gives that delivery back, due",
   { skip: REDIS_SKIP },
   async (t) => {
-    const { taker, other, made, subscription, none } = await lostTake(t);
-    // Paused before its taker asks again: not attempted, and not held for the take's 200 s either.
+    const { consumer, other, made, subscription, none } = await lostLease(t);
+    // Paused before its consumer asks again: not attempted, and not invisible for the lease's 200 s either.
     const paused = new Set([subscription.id]);
-    assert.deepEqual(await taker.take(2_000, 20_000, paused), []);
-    assert.deepEqual(await other.take(3_000, 20_000, paused), [], "waits while paused");
+    assert.deepEqual(await consumer.lease(2_000, 20_000, paused), []);
+    assert.deepEqual(await other.lease(3_000, 20_000, paused), [], "waits while paused");
     assert.deepEqual(
-      (await other.take(4_000, 20_000, none)).map((d) => d.id),
+      (await other.lease(4_000, 20_000, none)).map((d) => d.id),
       [made.id],
       "due at once when resumed",
     );
@@ -279,18 +279,18 @@ test(
 
     // Redis is busy for 2 s: the mark "this event was made" is written after the mover gave up.
     await busy();
-    await assert.rejects(mover.absorb(), /timed out/);
+    await assert.rejects(mover.drainFileOutbox(), /timed out/);
     assert.deepEqual(await other.counts(), { pending: 0, delivered: 0, failed: 0, gone: 0 });
     // Moved in when it is asked again: the mark is its own, not another VM's.
-    assert.equal(await mover.absorb(), 1);
+    assert.equal(await mover.drainFileOutbox(), 1);
     assert.equal((await other.delivery(made!.id))?.state, "pending");
-    assert.equal(await mover.absorb(), 0, "and only once");
+    assert.equal(await mover.drainFileOutbox(), 0, "and only once");
     assert.equal((await other.counts()).pending, 1);
   },
 );
 
 test(
-  "an outcome Redis takes too late to answer fails the round, and the rest of that take go out in the next, not after their hold",
+  "an outcome Redis takes too late to answer fails the round, and the rest of that lease go out in the next, not after their visibility timeout",
   { skip: REDIS_SKIP },
   async (t) => {
     const { quick, patient, busy } = await quickAndPatient(t);

@@ -44,8 +44,9 @@ export interface DelivererOptions {
 }
 
 /**
- * Sends what is due. Every delivery taken from the outbox is attempted by this process alone
- * (`outbox-store.ts`); a process killed during an attempt leaves it to be taken again.
+ * Sends what is due. Every delivery leased from the outbox is attempted by this process alone
+ * (`outbox-store.ts`) until saved (its ack); a process killed during an attempt leaves it to be
+ * leased again once its visibility timeout ends.
  */
 export class Deliverer {
   readonly #options: DelivererOptions;
@@ -54,8 +55,8 @@ export class Deliverer {
   readonly #schedule: readonly number[];
   readonly #timeoutMs: number;
   /**
-   * What a failed round left untried or unrecorded (a write the outbox did not take: Redis slow or
-   * away, a full disk), for the next round, while this process's hold on them lasts.
+   * What a failed round left untried or unacked (a write the outbox did not take: Redis slow or
+   * away, a full disk), for the next round, while this process's lease on them lasts.
    */
   #unfinished: { delivery: Delivery; until: number }[] = [];
 
@@ -70,26 +71,26 @@ export class Deliverer {
   /**
    * Attempts every delivery that is due; returns when each has its outcome. When an outcome cannot
    * be written, the round rejects, and that delivery and those after it in its subscription's order
-   * go first in the next round rather than wait out their hold.
+   * go first in the next round rather than wait out their visibility timeout.
    */
   async deliverDue(): Promise<number> {
-    // Theirs wait while a subscription is paused or disabled; each is held for as long as an attempt may take.
+    // Theirs wait while a subscription is paused or disabled; each lease's visibility timeout is as long as an attempt may take.
     const waiting = new Set(
       readSubscriptions(this.#webhooks.dataDir)
         .filter((s) => !s.enabled || s.paused !== undefined)
         .map((s) => s.id),
     );
     const now = this.#now();
-    const holdMs = this.#timeoutMs + 5_000;
-    const carried = this.#unfinished;
+    const visibilityMs = this.#timeoutMs + 5_000;
+    const stillLeased = this.#unfinished;
     this.#unfinished = [];
     let due: Delivery[];
     try {
-      const left = await this.#unrecorded(carried, now, waiting);
-      const taken = await this.#webhooks.outbox.take(now, holdMs, waiting);
-      due = [...left, ...taken.filter((d) => !left.some((l) => l.id === d.id))];
+      const left = await this.#unrecorded(stillLeased, now, waiting);
+      const leased = await this.#webhooks.outbox.lease(now, visibilityMs, waiting);
+      due = [...left, ...leased.filter((d) => !left.some((l) => l.id === d.id))];
     } catch (error) {
-      this.#unfinished = carried;
+      this.#unfinished = stillLeased;
       throw error;
     }
     // One lane per subscription, in the order its events were made; a slow receiver holds only its own.
@@ -98,8 +99,9 @@ export class Deliverer {
       bySubscription.set(d.subscription, [...(bySubscription.get(d.subscription) ?? []), d]);
     const queues = [...bySubscription.values()];
     const failures: unknown[] = [];
-    // Each is this process's until its take's hold ends (one carried again keeps its first take's).
-    const until = new Map(carried.map((c) => [c.delivery.id, c.until]));
+    // Each is this process's until its lease's visibility timeout ends (one still leased from an
+    // earlier round keeps that lease's).
+    const until = new Map(stillLeased.map((c) => [c.delivery.id, c.until]));
     const lane = async () => {
       for (let queue = queues.shift(); queue !== undefined; queue = queues.shift()) {
         for (const [i, delivery] of queue.entries()) {
@@ -109,7 +111,7 @@ export class Deliverer {
             failures.push(error);
             const rest = queue.slice(i);
             this.#unfinished.push(
-              ...rest.map((d) => ({ delivery: d, until: until.get(d.id) ?? now + holdMs })),
+              ...rest.map((d) => ({ delivery: d, until: until.get(d.id) ?? now + visibilityMs })),
             );
             break;
           }
@@ -124,12 +126,12 @@ export class Deliverer {
   // Of what a failed round left, as stored now, those still held by this process and whose outcome
   // is not recorded: one recorded after all (a write that landed late) is the outbox's again.
   async #unrecorded(
-    carried: readonly { delivery: Delivery; until: number }[],
+    stillLeased: readonly { delivery: Delivery; until: number }[],
     now: number,
     waiting: ReadonlySet<string>,
   ): Promise<Delivery[]> {
     const left: Delivery[] = [];
-    for (const { delivery, until } of carried) {
+    for (const { delivery, until } of stillLeased) {
       if (until <= now || waiting.has(delivery.subscription)) continue;
       const stored = await this.#webhooks.outbox.delivery(delivery.id);
       if (stored?.state === "pending" && stored.attempts.length === delivery.attempts.length)

@@ -2,7 +2,7 @@
  * The server's webhook deliveries in the background (docs/webhooks.md). With DATA_DIR's outbox,
  * one process per data directory sends them, the one holding `webhooks/deliverer.pid` (a live
  * pid; a dead one's file is taken over), so that with several workers each delivery is attempted
- * by one. With Redis's, every process sends (each delivery is taken by one), and the holder of
+ * by one. With Redis's, every process sends (each delivery is leased by one), and the holder of
  * the pid file moves the events the pull left in DATA_DIR's outbox into Redis's. Every second, or
  * sooner when a delivery falls due, what is due is sent; nothing here runs inside an API answer.
  */
@@ -47,7 +47,7 @@ export function startDeliveries(
   const { dataDir, outbox } = options.webhooks;
   const pidFile = join(dataDir, WEBHOOKS_DIR, PID_FILE);
   const pollMs = options.pollMs ?? 1_000;
-  const shared = outbox.absorb !== undefined;
+  const shared = outbox.drainFileOutbox !== undefined;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   let holding = false;
@@ -56,7 +56,7 @@ export function startDeliveries(
     // A store without subscriptions has nothing to deliver: nothing is claimed or written.
     if (!existsSync(join(dataDir, SUBSCRIPTIONS_DOCUMENT.name))) return;
     holding ||= claim(pidFile);
-    if (holding && shared) await outbox.absorb!();
+    if (holding && shared) await outbox.drainFileOutbox!();
     if (holding || shared) await deliverer.deliverDue();
   };
   const tick = () => {

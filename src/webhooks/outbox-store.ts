@@ -20,12 +20,16 @@ export interface OutboxStore {
   /** Puts `event` in for every enabled subscription wanting it, or for `only`; the deliveries made. */
   enqueue(event: WebhookEvent, options?: EnqueueOptions): Promise<Delivery[]>;
   /**
-   * The deliveries due at `now`, soonest first, but none for the subscriptions in `skip` (paused
-   * or disabled: theirs wait), taken for an attempt: no other process takes them until they are
-   * saved, or for `holdMs` each (a process killed meanwhile: then they are due again).
+   * Leases the deliveries due at `now`, soonest first, but none for the subscriptions in `skip`
+   * (paused or disabled: theirs wait), for an attempt: they are invisible to every other consumer
+   * until saved (the ack), or until their visibility timeout, `visibilityMs` each, ends (a process
+   * killed meanwhile: then they are due again, with the same `webhook-id`).
    */
-  take(now: number, holdMs: number, skip: ReadonlySet<string>): Promise<Delivery[]>;
-  /** A delivery after its attempt: pending again at its `next_at`, or ended and kept in the log. */
+  lease(now: number, visibilityMs: number, skip: ReadonlySet<string>): Promise<Delivery[]>;
+  /**
+   * A delivery after its attempt, acknowledged: pending again at its `next_at` (a retry), or ended
+   * and kept in the log; or a new one, made by `enqueue`.
+   */
   save(delivery: Delivery): Promise<void>;
   /** When the soonest pending delivery is due (UTC ms), or null. */
   nextDue(): Promise<number | null>;
@@ -37,19 +41,22 @@ export interface OutboxStore {
   resend(id: string, now: number): Promise<Delivery>;
   /** How many are pending, and how many ended in each way. */
   counts(): Promise<DeliveryCounts>;
-  /** Moves what DATA_DIR's outbox holds into this one, each event once (Redis only); how many moved. */
-  absorb?(): Promise<number>;
+  /**
+   * Drains DATA_DIR's outbox into this one (Redis only): each event once, by its dedupe key; how
+   * many moved.
+   */
+  drainFileOutbox?(): Promise<number>;
 }
 
 /**
- * DATA_DIR's outbox: one process per data directory delivers (`delivery-loop.ts`), so a taken
- * delivery needs no hold.
+ * DATA_DIR's outbox: one process per data directory delivers (`delivery-loop.ts`), so a lease
+ * needs no visibility timeout.
  */
 export function fileOutbox(dataDir: string): OutboxStore {
   return {
     enqueue: (event, options) => Promise.resolve(enqueue(dataDir, event, options)),
     // A promise that rejects when an ended one cannot be put away (a full disk), as Redis's does.
-    take: (now, _holdMs, skip) =>
+    lease: (now, _visibilityMs, skip) =>
       new Promise((resolve) => {
         const due: Delivery[] = [];
         for (const d of pendingDeliveries(dataDir)) {

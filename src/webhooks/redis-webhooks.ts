@@ -6,13 +6,16 @@
  * - `gds:wh:d:<id>` holds a delivery's JSON; `gds:wh:due` the pending ones by when they are due
  *   (member `<subscription> <id>`); `gds:wh:sub:<subscription>` a subscription's deliveries by
  *   the order their events were made, its newest 1,000 kept; `gds:wh:ended` counts how they ended.
- * - Taking is one Lua script: the due deliveries of subscriptions not paused are pushed past the
- *   time their attempts may take, so no other process takes them meanwhile, and a process killed
- *   during an attempt leaves them due again, sent with the same `webhook-id`. Each take is kept
- *   under its own key for its hold, so a take whose answer was lost is asked again and answers
- *   the same deliveries (but those of a subscription paused meanwhile, which are due again).
- * - The pull, which has no Redis, leaves its events in DATA_DIR's outbox; `absorb` moves them in,
- *   each event once: two VMs whose pulls made the same event within 6 hours send it once.
+ * - A lease is one Lua script: the due deliveries of subscriptions not paused are pushed past
+ *   their visibility timeout (the time their attempts may take), so no other process receives
+ *   them meanwhile, and a process killed during an attempt leaves them due again, sent with the
+ *   same `webhook-id`. Each lease is kept under its own key until its visibility timeout ends, so
+ *   a lease whose answer was lost is asked again and answers the same deliveries (but those of a
+ *   subscription paused meanwhile, which are due again). Saving a delivery after its attempt is
+ *   its ack.
+ * - The pull, which has no Redis, leaves its events in DATA_DIR's outbox; `drainFileOutbox` moves
+ *   them in, each event once by its dedupe key: two VMs whose pulls made the same event within 6
+ *   hours send it once.
  */
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
@@ -39,62 +42,63 @@ const ENDED = `${PREFIX}ended`;
 const SEAL_KEY = "gds:webhook-seal-key";
 /** How long an event made by one VM's pull is recognised when another's makes it again. */
 const SAME_EVENT_S = 6 * 3_600;
-/** How many due deliveries one process takes at a time. */
-const TAKEN_AT_ONCE = 10;
+/** How many due deliveries one lease gives a process. */
+const LEASED_AT_ONCE = 10;
 
-// KEYS: due, the take's own key. ARGV: now, until, limit, then the subscriptions to skip. The
-// members taken; asked again under the same key, the members of that take still held by it (those
-// of a subscription paused meanwhile are due again instead, and wait as their subscription does).
-// The due are read a page of 100 at a time, oldest first, until enough are taken: a take reads
-// only what it needs, and the deliveries a paused subscription keeps waiting only when before them.
-const TAKE = `
+// KEYS: due, the lease's own key. ARGV: now, until (the visibility timeout's end), limit, then the
+// subscriptions to skip. The members leased; asked again under the same key, the members of that
+// lease still invisible by it (those of a subscription paused meanwhile are due again instead, and
+// wait as their subscription does). The due are read a page of 100 at a time, oldest first, until
+// enough are leased: a lease reads only what it needs, and the deliveries a paused subscription
+// keeps waiting only when before them.
+const LEASE = `
 local skip = {}
 for i = 4, #ARGV do skip[ARGV[i]] = true end
 local earlier = redis.call('LRANGE', KEYS[2], 0, -1)
 if #earlier > 0 then
-  local held = {}
+  local invisible = {}
   for i = 2, #earlier do
     if tonumber(redis.call('ZSCORE', KEYS[1], earlier[i])) == tonumber(earlier[1]) then
       if skip[string.match(earlier[i], '^(%S+) ')] then
         redis.call('ZADD', KEYS[1], ARGV[1], earlier[i])
       else
-        held[#held + 1] = earlier[i]
+        invisible[#invisible + 1] = earlier[i]
       end
     end
   end
-  return held
+  return invisible
 end
-local taken, skipped, limit = {}, 0, tonumber(ARGV[3])
+local leased, skipped, limit = {}, 0, tonumber(ARGV[3])
 repeat
-  -- A page of the due, past those skipped so far (a member taken leaves the due range).
+  -- A page of the due, past those skipped so far (a member leased leaves the due range).
   local page = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', skipped, 100)
   for _, member in ipairs(page) do
     if skip[string.match(member, '^(%S+) ')] then
       skipped = skipped + 1
-    elseif #taken < limit then
+    elseif #leased < limit then
       redis.call('ZADD', KEYS[1], ARGV[2], member)
-      taken[#taken + 1] = member
+      leased[#leased + 1] = member
     end
   end
-until #taken >= limit or #page < 100
-if #taken > 0 then
-  redis.call('RPUSH', KEYS[2], ARGV[2], unpack(taken))
+until #leased >= limit or #page < 100
+if #leased > 0 then
+  redis.call('RPUSH', KEYS[2], ARGV[2], unpack(leased))
   redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[2]) - tonumber(ARGV[1]))
 end
-return taken
+return leased
 `;
 
 type Scripted = Redis & {
-  gdsWebhookTake(due: string, take: string, ...args: string[]): Promise<string[]>;
+  gdsWebhookLease(due: string, lease: string, ...args: string[]): Promise<string[]>;
 };
 
 const deliveryKey = (id: string) => `${PREFIX}d:${id}`;
 const subscriptionKey = (id: string) => `${PREFIX}sub:${id}`;
 const dueMember = (d: Delivery) => `${d.subscription} ${d.id}`;
 
-// What makes two VMs' events the same: the subscription, the type and the data, but not when
-// each VM's pull ingested it.
-function sameness(d: Delivery): string {
+// An event's dedupe key: the subscription, the type and the data, but not when each VM's pull
+// ingested it, so that two VMs' copies of the same event have the same key.
+function dedupeKey(d: Delivery): string {
   const { ingested_at: _ingested, ...data } = d.event.data;
   return createHash("sha256")
     .update(JSON.stringify([d.subscription, d.event.type, data]))
@@ -113,7 +117,7 @@ export class RedisOutbox implements OutboxStore {
 
   constructor(client: Redis, dataDir: string) {
     this.#redis = client as Scripted;
-    this.#redis.defineCommand("gdsWebhookTake", { numberOfKeys: 2, lua: TAKE });
+    this.#redis.defineCommand("gdsWebhookLease", { numberOfKeys: 2, lua: LEASE });
     this.#dataDir = dataDir;
   }
 
@@ -123,22 +127,22 @@ export class RedisOutbox implements OutboxStore {
     return made;
   }
 
-  async take(now: number, holdMs: number, skip: ReadonlySet<string>): Promise<Delivery[]> {
-    // A take whose answer never came (a command timed out while Redis was busy, and ran later) is
-    // asked again under its key: its deliveries are attempted now, not after their hold.
-    const key = (this.#unanswered ??= `${PREFIX}take:${randomBytes(12).toString("base64url")}`);
-    const until = String(now + holdMs * TAKEN_AT_ONCE);
-    const members = await this.#redis.gdsWebhookTake(
+  async lease(now: number, visibilityMs: number, skip: ReadonlySet<string>): Promise<Delivery[]> {
+    // A lease whose answer never came (a command timed out while Redis was busy, and ran later) is
+    // asked again under its key: its deliveries are attempted now, not after their visibility timeout.
+    const key = (this.#unanswered ??= `${PREFIX}lease:${randomBytes(12).toString("base64url")}`);
+    const until = String(now + visibilityMs * LEASED_AT_ONCE);
+    const members = await this.#redis.gdsWebhookLease(
       DUE,
       key,
       String(now),
       until,
-      String(TAKEN_AT_ONCE),
+      String(LEASED_AT_ONCE),
       ...skip,
     );
-    const taken = await this.#read(members.map((m) => m.slice(m.indexOf(" ") + 1)));
+    const leased = await this.#read(members.map((m) => m.slice(m.indexOf(" ") + 1)));
     this.#unanswered = undefined;
-    return taken;
+    return leased;
   }
 
   async save(d: Delivery): Promise<void> {
@@ -182,7 +186,7 @@ export class RedisOutbox implements OutboxStore {
   }
 
   /** Moves DATA_DIR's outbox (the pull's events) in; an event another VM's pull made within 6 hours is dropped. */
-  async absorb(): Promise<number> {
+  async drainFileOutbox(): Promise<number> {
     let moved = 0;
     for (const d of pendingDeliveries(this.#dataDir)) {
       const fresh = d.event.type === "webhook.test" || (await this.#firstMade(d));
@@ -199,7 +203,7 @@ export class RedisOutbox implements OutboxStore {
   // Whether no other VM's pull made this event within 6 hours. The mark names the delivery that
   // set it, so a mark set by a command whose answer was lost (Redis busy) is known as this one's.
   async #firstMade(d: Delivery): Promise<boolean> {
-    const mark = `${PREFIX}made:${sameness(d)}`;
+    const mark = `${PREFIX}made:${dedupeKey(d)}`;
     if ((await this.#redis.set(mark, d.id, "EX", SAME_EVENT_S, "NX")) === "OK") return true;
     return (await this.#redis.get(mark)) === d.id;
   }
