@@ -4,9 +4,9 @@
  * limits and revocation apply as on `/mcp`. Nothing is written to stdout but the protocol.
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { apiCaller } from "../src/mcp/api-caller.ts";
+import { DATASETS } from "../src/datasets/registry.ts";
+import { remoteApi } from "../src/mcp/api-caller.ts";
 import { createMcpServer } from "../src/mcp/mcp-server.ts";
-import { DOCUMENTED } from "../src/service.ts";
 
 const url = process.env.GDS_URL ?? "http://127.0.0.1:8000";
 const key = process.env.GDS_KEY;
@@ -16,6 +16,6 @@ if (key === undefined || key === "") {
   );
   process.exit(2);
 }
-const server = createMcpServer(DOCUMENTED, apiCaller(url, key));
+const server = createMcpServer(DATASETS, remoteApi(url, key));
 await server.connect(new StdioServerTransport());
 process.stderr.write(`Grid Data Service MCP server on stdio, asking ${url}\n`);

@@ -11,7 +11,7 @@ import { ingestFiles } from "../src/ingest/ingest.ts";
 import { createKey } from "../src/keys/key-admin.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
 import { collectExamples, EXAMPLE_SAMPLE } from "../src/http/openapi-examples.ts";
-import { HOURLY_DATASETS } from "../src/features/hourly-datasets.ts";
+import { DATASETS, isHourly } from "../src/datasets/registry.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 const dir = mkdtempSync(join(tmpdir(), "gds-examples-"));
@@ -43,7 +43,7 @@ try {
     fetch(`http://127.0.0.1:${port}${path}`, { headers: k === undefined ? {} : { "X-API-KEY": k } });
   const examples = await collectExamples(
     get,
-    HOURLY_DATASETS.map((d) => d.path),
+    DATASETS.filter(isHourly).map((d) => d.path),
     { key, limited },
   );
   server.kill("SIGTERM");

@@ -11,7 +11,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import { gridStressV2, stressHours } from "../src/features/grid-stress.ts";
+import { gridStressV2, stressHours } from "../src/datasets/grid-stress.ts";
 import { rocAuc } from "../src/features/evaluation.ts";
 import { fitLogistic } from "../src/features/logistic.ts";
 import type { Calibration, PeriodScore, StressEvaluation } from "../src/features/stress-report.ts";

@@ -9,9 +9,7 @@ import { redisDocumentStore } from "../src/shared/shared-documents.ts";
 import { redisWebhookStores } from "../src/webhooks/redis-webhooks.ts";
 import { fileWebhookStores, type WebhookStores } from "../src/webhooks/webhook-stores.ts";
 import { runWebhooksCli } from "../src/webhooks/webhooks-cli.ts";
-import { PERIOD_DATASETS } from "../src/datasets/availability-periods.ts";
-import { HOURLY_DATASETS } from "../src/features/hourly-datasets.ts";
-import { forecastDemand } from "../src/forecasts/forecast-dataset.ts";
+import { DATASETS } from "../src/datasets/registry.ts";
 
 const dir = resolve(process.env.DATA_DIR || "data");
 const rules = {
@@ -19,7 +17,7 @@ const rules = {
   allowHttp: process.env.WEBHOOK_ALLOW_HTTP === "1",
 };
 // The datasets a subscription may name: those the catalog describes.
-const datasets = [...HOURLY_DATASETS, ...PERIOD_DATASETS, forecastDemand].map((d) => d.id);
+const datasets = DATASETS.map((d) => d.id);
 const run = (webhooks: WebhookStores) =>
   runWebhooksCli(
     process.argv.slice(2),

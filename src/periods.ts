@@ -5,14 +5,17 @@
  * the zone: a day, an ISO week (Monday first), a calendar month or year, or Eskom's financial year
  * (1 April to 31 March). All arithmetic is on UTC milliseconds shifted by the zone's fixed offset.
  */
-import { DAY_MS, formatInstant, HOUR_MS } from "./time.ts";
+import { DAY_MS, formatInstant, SAST_OFFSET_MS } from "./time.ts";
 
 /** The zones `tz` accepts; the first is the default. */
 export const ZONES = ["UTC", "Africa/Johannesburg"] as const;
 export type Zone = (typeof ZONES)[number];
 
 /** Each zone's offset from UTC, in ms (fixed: neither zone has daylight saving time). */
-export const ZONE_OFFSET_MS: Readonly<Record<Zone, number>> = { UTC: 0, "Africa/Johannesburg": 2 * HOUR_MS };
+export const ZONE_OFFSET_MS: Readonly<Record<Zone, number>> = {
+  UTC: 0,
+  "Africa/Johannesburg": SAST_OFFSET_MS,
+};
 
 /** The periods of a day or longer that records can aggregate. */
 export const PERIODS = ["1d", "1w", "1mo", "1y", "fy"] as const;

@@ -18,8 +18,8 @@ import type { RedisConnection } from "./shared/redis-connection.ts";
 import type { DocumentStore } from "./files/document-store.ts";
 import { createRedisRevealStore } from "./dashboard/redis-reveals.ts";
 import { createService } from "./service.ts";
-import { HOURLY_DATASETS } from "./features/hourly-datasets.ts";
-import { warmUp } from "./datasets/warm-up.ts";
+import { DATASETS, isHourly } from "./datasets/registry.ts";
+import { warmUp } from "./records/warm-up.ts";
 import { createReadingStore } from "./store/reading-store.ts";
 import { createAccountRegistry } from "./accounts/account-registry.ts";
 import { createSessionStore } from "./accounts/session-store.ts";
@@ -107,7 +107,7 @@ function checkStore(store: ReturnType<typeof openStores>["store"]): void {
   if (blocked !== undefined) log(`WARNING: ${blocked.message}; every dataset request answers 503 until then`);
   for (const [day, why] of store.verify()) log(`Damaged stored day ${day}: ${why}`);
   try {
-    const ms = warmUp(store, HOURLY_DATASETS);
+    const ms = warmUp(store, DATASETS.filter(isHourly));
     log(`Checked the store: the newest week reads in ${ms.toFixed(0)} ms`);
   } catch (error) {
     // Serve anyway: /healthz and the requests that need the broken days will say what is wrong.
@@ -127,7 +127,7 @@ function startMetrics(
   if (config.metrics === undefined) return undefined;
   const { registry, observe } = createMetrics({
     store,
-    datasets: HOURLY_DATASETS,
+    datasets: DATASETS.filter(isHourly),
     dir: config.dataDir,
     redisUp: redis === undefined ? undefined : () => redis.up,
     linesLost: () => ({ stdout: stdout.lost?.lines ?? 0, stderr: stderr.lost?.lines ?? 0 }),

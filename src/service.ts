@@ -2,19 +2,13 @@
 import { createRenderSlots } from "./http/render-slots.ts";
 import type { RequestMetrics } from "./metrics/metrics.ts";
 import { docsRoutes } from "./docs/docs-routes.ts";
-import type { Dataset, DatasetDoc } from "./datasets/dataset.ts";
-import { forecastDemand } from "./forecasts/forecast-dataset.ts";
 import { ForecastIssues } from "./forecasts/forecast-issues.ts";
-import { forecastHandler } from "./http/forecast-handler.ts";
-import { PERIOD_DATASETS, type PeriodDataset } from "./datasets/availability-periods.ts";
-import { periodHandler } from "./http/period-handler.ts";
-import { PeriodRevisions } from "./store/period-revisions.ts";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { HOURLY_DATASETS } from "./features/hourly-datasets.ts";
-import { createApp } from "./http/app.ts";
+import { type App, createApp } from "./http/app.ts";
 import type { AccessLogEntry } from "./http/access-log.ts";
 import { CATALOG_OPERATION, catalogHandler } from "./http/catalog-handler.ts";
-import { datasetHandler, type DatasetHandlerOptions } from "./http/dataset-handler.ts";
+import { datasetHandler, type DatasetHandlerOptions, FORMAT_PARAMETER } from "./http/dataset-handler.ts";
+import { parseLatestQuery } from "./http/latest.ts";
 import { rangeCostOf } from "./http/range-cost.ts";
 import { HEALTH_OPERATION, healthHandler, type RedisHealth } from "./http/health-handler.ts";
 import { createKeyGuard } from "./http/key-guard.ts";
@@ -22,26 +16,32 @@ import { buildOpenApi, OPENAPI_OPERATION, OPENAPI_PATH } from "./http/openapi.ts
 import type { Route } from "./http/router.ts";
 import { EntityTag } from "./http/entity-tag.ts";
 import { send } from "./http/send.ts";
-import type { Caller, KeyRegistry } from "./keys/key-registry.ts";
+import type { KeyRegistry } from "./keys/key-registry.ts";
 import type { Limiter } from "./limits/limiter.ts";
 import type { Scope } from "./limits/scopes.ts";
 import type { ReadingStore } from "./store/reading-store.ts";
 import { Lru } from "./cache/lru.ts";
-import { createRecordCache } from "./datasets/record-cache.ts";
-import { type DashboardOptions, dashboardRoutes, EXPLORE_DATA } from "./dashboard/dashboard.ts";
-import { signedIn } from "./dashboard/dashboard-http.ts";
+import { createRecordCache } from "./records/record-cache.ts";
+import { type DashboardOptions, dashboardRoutes } from "./dashboard/dashboard.ts";
 import { mcpRoute } from "./mcp/mcp-route.ts";
-import { publicBase } from "./http/own-origin.ts";
+import { publicBase } from "./http/public-base.ts";
 import type { RequestCounter } from "./usage/request-counts.ts";
 import type { ChangeGate } from "./files/change-gate.ts";
+import {
+  DATASETS,
+  type DatasetDefinition,
+  isHourly,
+  openReader,
+  type RecordStores,
+} from "./datasets/registry.ts";
+import { sourcesOf } from "./datasets/dataset-sources.ts";
 
 const READ_METHODS = ["GET", "HEAD"];
 
-/** Every dataset the catalog, the OpenAPI document and the API reference describe. */
-export const DOCUMENTED: readonly DatasetDoc[] = [...HOURLY_DATASETS, ...PERIOD_DATASETS, forecastDemand];
-
 export interface ServiceOptions {
   readonly store: ReadingStore;
+  /** The datasets served: every one of `datasets/registry.ts` by default. */
+  readonly datasets?: readonly DatasetDefinition[];
   /** Eskom's forecast issues; by default those kept in the store's directory. */
   readonly forecasts?: ForecastIssues;
   readonly registry: KeyRegistry;
@@ -103,30 +103,40 @@ function openapiRoute(routes: readonly Route[], limits: Readonly<Record<string, 
   };
 }
 
-// A dataset's two routes: its ranges (costing one request per 366 days of a long one) and its newest hours.
-function datasetRoutes(dataset: Dataset, store: ReadingStore, shared: DatasetHandlerOptions): Route[] {
+// A dataset's routes: its ranges (costing one request per 366 days of a long one) and, for a
+// dataset of stored hours, its newest hours. Each answers calls made in-process as well.
+function datasetRoutes(
+  dataset: DatasetDefinition,
+  stores: RecordStores,
+  shared: DatasetHandlerOptions,
+): Route[] {
   const common = { methods: READ_METHODS, scope: dataset.scope };
-  return [
-    {
-      ...common,
-      path: dataset.path,
-      handler: datasetHandler(dataset, store, shared),
-      doc: { dataset },
-      cost: rangeCostOf,
-    },
-    {
+  const reader = openReader(dataset, stores);
+  const range = datasetHandler(dataset, reader, shared);
+  const routes: Route[] = [
+    { ...common, path: dataset.path, handler: range, call: range, doc: { dataset }, cost: rangeCostOf },
+  ];
+  if (isHourly(dataset)) {
+    const extras = { format: FORMAT_PARAMETER, ...dataset.parameters };
+    const latest = datasetHandler(dataset, reader, shared, (params) =>
+      parseLatestQuery(params, dataset, stores.store, extras),
+    );
+    routes.push({
       ...common,
       path: `${dataset.path}/latest`,
-      handler: datasetHandler(dataset, store, shared, "latest"),
+      handler: latest,
+      call: latest,
       doc: { dataset, latest: true },
-    },
-  ];
+    });
+  }
+  return routes;
 }
 
-// The API's routes, each with its documentation: the datasets, the forecast, the catalog, health
-// and the OpenAPI document built from them.
-function apiRoutes(options: ServiceOptions): Route[] {
-  const { store, now, logError } = options;
+// The API's routes, each with its documentation: the datasets, the catalog, health and the
+// OpenAPI document built from them.
+function apiRoutes(options: ServiceOptions, datasets: readonly DatasetDefinition[]): Route[] {
+  const { store, logError } = options;
+  const now = options.now ?? Date.now;
   const records = createRecordCache({ maxBytes: (options.recordCacheMb ?? 16) * MB });
   const responses = new Lru<string, Buffer>(
     (options.responseCacheMb ?? 16) * MB,
@@ -142,22 +152,17 @@ function apiRoutes(options: ServiceOptions): Route[] {
   // busy, and a third waits for one of them rather than slow all three.
   const streams = createRenderSlots(2);
   const forecasts = options.forecasts ?? new ForecastIssues(store.dir);
-  const shared = { now, records, responses, slots, compressions, streams };
+  const shared = { now, responses, slots, compressions, streams };
+  const stores = { store, forecasts, records, now };
+  const catalog = catalogHandler(datasets, store, sourcesOf, { now, staleAfterMs: options.staleAfterMs });
   const routes: Route[] = [
-    ...HOURLY_DATASETS.flatMap((dataset) => datasetRoutes(dataset, store, shared)),
-    {
-      path: forecastDemand.path,
-      methods: READ_METHODS,
-      scope: forecastDemand.scope,
-      handler: forecastHandler(forecasts, { now, sampleStore: () => store.refresh().sample }),
-      doc: { dataset: forecastDemand },
-    },
-    ...PERIOD_DATASETS.map((dataset) => periodRoute(dataset, store, now)),
+    ...datasets.flatMap((dataset) => datasetRoutes(dataset, stores, shared)),
     {
       path: "/api/v1/datasets",
       methods: READ_METHODS,
       scope: "metadata",
-      handler: catalogHandler(DOCUMENTED, store, { now, staleAfterMs: options.staleAfterMs }),
+      handler: catalog,
+      call: catalog,
       doc: { operation: CATALOG_OPERATION },
     },
     {
@@ -177,60 +182,21 @@ function apiRoutes(options: ServiceOptions): Route[] {
   return routes;
 }
 
-// A dataset of published periods, read from its files' revisions in the store's directory.
-function periodRoute(dataset: PeriodDataset, store: ReadingStore, now: (() => number) | undefined): Route {
-  const revisions = dataset.files.map((form) => new PeriodRevisions(store.dir, form.name));
-  return {
-    path: dataset.path,
-    methods: READ_METHODS,
-    scope: dataset.scope,
-    handler: periodHandler(dataset, revisions, { now, sampleStore: () => store.refresh().sample }),
-    doc: { dataset },
-  };
-}
-
-/**
- * The explorer's data: every dataset's route again under `EXPLORE_DATA`, answering the same bytes,
- * its caller the signed-in account (counted against its limits as a key's requests are).
- */
-function explorerDataRoutes(api: readonly Route[]): Route[] {
-  return api
-    .filter((route) => route.doc !== undefined && "dataset" in route.doc && route.doc.latest !== true)
-    .map((route) => ({
-      ...route,
-      path: EXPLORE_DATA + route.path,
-      auth: "session" as const,
-      doc: undefined,
-    }));
-}
-
-// The caller a dashboard session names: its account, limited by the default limits.
-function sessionCaller(dashboard: ServiceOptions["dashboard"]) {
-  if (dashboard === undefined) return undefined;
-  return (req: IncomingMessage): Caller | undefined => {
-    const who = signedIn(req, dashboard.sessions, dashboard.accounts);
-    if (who === undefined || who.account.mustChangePassword) return undefined;
-    const name = who.account.name;
-    return { id: `account:${name}`, account: name, prefix: `dashboard:${name}`, limits: {} };
-  };
-}
-
-/** The service's request listener. */
-export function createService(options: ServiceOptions): (req: IncomingMessage, res: ServerResponse) => void {
+/** The service's request pipeline: the listener of its connections, and its in-process calls. */
+export function createService(options: ServiceOptions): App {
   const { store, now, logError } = options;
-  const api = apiRoutes(options);
+  const datasets = options.datasets ?? DATASETS;
   const routes = [
-    ...api,
+    ...apiRoutes(options, datasets),
     ...docsRoutes(),
     mcpRoute({
-      datasets: DOCUMENTED,
+      datasets,
       publicBase: (req) => publicBase(req, options.dashboard?.secureCookies === true),
     }),
   ];
   if (options.dashboard !== undefined) {
     if (options.counter === undefined) throw new TypeError("The dashboard needs a request counter");
     routes.push(
-      ...explorerDataRoutes(api),
       ...dashboardRoutes({
         ...options.dashboard,
         store,
@@ -240,7 +206,7 @@ export function createService(options: ServiceOptions): (req: IncomingMessage, r
         now,
         logError,
         staleAfterMs: options.staleAfterMs,
-        datasets: DOCUMENTED,
+        datasets,
       }),
     );
   }
@@ -250,7 +216,6 @@ export function createService(options: ServiceOptions): (req: IncomingMessage, r
     defaults: options.limits,
     counter: options.counter,
     observe: options.metrics,
-    sessionCaller: sessionCaller(options.dashboard),
   });
   const { metrics } = options;
   const app = createApp({
@@ -266,8 +231,11 @@ export function createService(options: ServiceOptions): (req: IncomingMessage, r
   });
   const gate = options.gate;
   if (gate === undefined) return app;
-  return (req, res) => {
-    gate.poll();
-    app(req, res);
-  };
+  return Object.assign(
+    (req: IncomingMessage, res: ServerResponse) => {
+      gate.poll();
+      app(req, res);
+    },
+    { call: app.call },
+  );
 }

@@ -3,6 +3,12 @@
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 24 * HOUR_MS;
 
+/**
+ * South African Standard Time's offset from UTC: +02:00 all year (no daylight saving since 1944,
+ * before any data served). The portal stamps every hour in it.
+ */
+export const SAST_OFFSET_MS = 2 * HOUR_MS;
+
 function pad(n: number, width = 2): string {
   return String(n).padStart(width, "0");
 }

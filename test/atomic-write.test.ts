@@ -7,13 +7,7 @@ import assert from "node:assert/strict";
 import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
-import {
-  isTempFile,
-  removeStaleTempFiles,
-  writeFileAtomic,
-  writeFileAtomicAsync,
-  writeFilesAtomic,
-} from "../src/files/atomic-write.ts";
+import { isTempFile, removeStaleTempFiles, writeFileAtomic, stageFiles } from "../src/files/atomic-write.ts";
 import { parseDocument } from "../src/files/json-document.ts";
 import { appendLine } from "../src/files/append-line.ts";
 import { CAN_MOUNT, fillDisk, NEEDS_MOUNT, skipUnless, smallDisk, tempDir } from "./helpers.ts";
@@ -49,39 +43,22 @@ test("a failed write leaves the old file and no temp file behind", (t) => {
   assert.deepEqual(readdirSync(dir), ["a.json"]);
 });
 
-test("the asynchronous atomic write replaces the file whole, and a failed one changes nothing", async (t) => {
-  const dir = tempDir(t);
-  const path = join(dir, "a.json");
-  writeFileSync(path, "old");
-  await writeFileAtomicAsync(path, "new", { mode: 0o600 });
-  assert.equal(readFileSync(path, "utf8"), "new");
-  assert.equal(statSync(path).mode & 0o777, 0o600);
-  await writeFileAtomicAsync(path, Buffer.from("bytes"), { durable: false });
-  assert.equal(readFileSync(path, "utf8"), "bytes");
-  assert.deepEqual(readdirSync(dir), ["a.json"]);
-  // A write that fails once its temp file exists removes it; one that cannot make it changes nothing.
-  await assert.rejects(writeFileAtomicAsync(path, 42 as unknown as string));
-  await assert.rejects(writeFileAtomicAsync(join(dir, "missing", "a.json"), "new"), /ENOENT/);
-  assert.equal(readFileSync(path, "utf8"), "bytes");
-  assert.deepEqual(readdirSync(dir), ["a.json"]);
-});
-
 test("a multi-file write stages everything first: one failure changes no file", (t) => {
   const dir = tempDir(t);
   writeFileSync(join(dir, "a"), "A");
   writeFileSync(join(dir, "b"), "B");
   assert.throws(() =>
-    writeFilesAtomic([
+    stageFiles([
       { path: join(dir, "a"), data: "A2" },
       { path: join(dir, "no-such-dir", "b"), data: "B2" },
-    ]),
+    ]).commit(),
   );
   assert.equal(readFileSync(join(dir, "a"), "utf8"), "A");
   assert.deepEqual(readdirSync(dir).sort(), ["a", "b"]);
-  writeFilesAtomic([
+  stageFiles([
     { path: join(dir, "a"), data: "A2" },
     { path: join(dir, "b"), data: "B2" },
-  ]);
+  ]).commit();
   assert.equal(readFileSync(join(dir, "a"), "utf8") + readFileSync(join(dir, "b"), "utf8"), "A2B2");
 });
 
@@ -127,7 +104,7 @@ test(
     writeFileSync(path, "old");
     const free = fillDisk(dir, ROOM);
     assert.throws(() => writeFileAtomic(path, LONG), /ENOSPC/);
-    assert.throws(() => writeFilesAtomic([{ path, data: LONG }]), /ENOSPC/);
+    assert.throws(() => stageFiles([{ path, data: LONG }]).commit(), /ENOSPC/);
     assert.equal(readFileSync(path, "utf8"), "old");
     assert.deepEqual(readdirSync(dir).sort(), ["a.json", "filler"], "no temp file stays");
     free();

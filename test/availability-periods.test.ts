@@ -260,7 +260,13 @@ test("the weekly and monthly endpoints: range rules, tz, columns, formats, as_of
     "unsupported_interval",
     /Supported intervals of grid\.availability_weekly: 1w\./,
   );
-  await refused("start=2026-04-06&end=2026-04-07&agg=max", 400, "unknown_parameter", /'agg'/);
+  // A setting of ranges it does not take is named, with why.
+  await refused(
+    "start=2026-04-06&end=2026-04-07&agg=max",
+    400,
+    "invalid_parameter",
+    /grid\.availability_weekly does not take 'agg': its values are Eskom's own/,
+  );
   await refused(
     "start=2026-04-06&end=2026-04-07&columns=eaf",
     400,

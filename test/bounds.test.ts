@@ -8,10 +8,11 @@ import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { allBounds } from "../src/source/bounds.ts";
-import { boundsTable, markedBoundsTable } from "../src/source/bounds-table.ts";
+import { boundsTable } from "../src/source/bounds-table.ts";
+import { markedBoundsTable } from "./markdown-tables.ts";
 import { columns } from "../src/source/columns.ts";
 import { parsePortalCsv, PortalCsvError } from "../src/source/portal-csv.ts";
-import { tableCells } from "../src/datasets/field-tables.ts";
+import { tableCells } from "./markdown-tables.ts";
 import { REAL_DATA_DIR, skipUnless } from "./helpers.ts";
 
 const SKIP = skipUnless(existsSync(REAL_DATA_DIR), `the real data is not at ${REAL_DATA_DIR}`);

@@ -1,7 +1,7 @@
 /** `src/http/csv.ts`: records as RFC 4180 CSV. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { FieldDoc } from "../src/datasets/dataset.ts";
+import type { FieldDoc } from "../src/records/dataset.ts";
 import { recordsToCsv } from "../src/http/csv.ts";
 
 const FIELDS: FieldDoc[] = [

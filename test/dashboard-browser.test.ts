@@ -127,7 +127,7 @@ test(
     await shoot(page, "keys");
 
     await page.goto(server.url + "/dashboard");
-    assert.equal(await page.locator('svg.chart polygon[class^="fuel-"]').count(), 10, "one area per fuel");
+    assert.equal(await page.locator('svg.chart polygon[class*="fuel-"]').count(), 10, "one area per fuel");
     assert.ok(
       (await page.locator("svg.chart polygon.margin-gap").count()) >= 1,
       "the sample's supply margin is drawn",

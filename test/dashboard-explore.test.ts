@@ -8,11 +8,12 @@
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import type { Page } from "playwright-core";
 import { ForecastIssues } from "../src/forecasts/forecast-issues.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
 import { generateSampleForecastIssues, SAMPLE_FORECAST_NAME } from "../src/sample/sample-forecast.ts";
 import { seedSamplePeriods } from "../src/sample/seed-sample-periods.ts";
-import { DOCUMENTED } from "../src/service.ts";
+import { DATASETS as DOCUMENTED } from "../src/datasets/registry.ts";
 import {
   account,
   BROWSER_SKIP,
@@ -22,7 +23,15 @@ import {
   screenshotDir,
   sharedBrowser,
 } from "./dashboard-helpers.ts";
-import { ingestTexts, startServer, tempDir, TEST_KEY_ACCOUNT, type TestServerOptions } from "./helpers.ts";
+import {
+  exportCsv,
+  ingestTexts,
+  sast,
+  startServer,
+  tempDir,
+  TEST_KEY_ACCOUNT,
+  type TestServerOptions,
+} from "./helpers.ts";
 
 const HOUR = 3_600_000;
 const LAST_HOUR = Date.parse("2026-01-31T21:00:00Z");
@@ -58,25 +67,46 @@ const unescape = (text: string) =>
     .replace(/&gt;/g, ">")
     .replace(/&amp;/g, "&");
 
-/** The table behind the charts: its header and its rows of cells, as the page writes them. */
-function tableOf(page: string): { head: string[]; rows: string[][] } {
+/**
+ * The table behind the charts: its header (the fields' names, each cell's `data-field`; its text
+ * is the label) and its rows of cells, as the page writes them.
+ */
+function tableOf(page: string): { head: string[]; labels: string[]; rows: string[][] } {
   const table = /<table class="records"[\s\S]*?<\/table>/.exec(page)?.[0] ?? "";
   const cells = (row: string, tag: string) =>
     [...row.matchAll(new RegExp(`<${tag}[^>]*>([\\s\\S]*?)</${tag}>`, "g"))].map((m) =>
       unescape(m[1]!.trim()),
     );
-  const head = cells(/<thead>([\s\S]*?)<\/thead>/.exec(table)?.[1] ?? "", "th");
+  const thead = /<thead>([\s\S]*?)<\/thead>/.exec(table)?.[1] ?? "";
+  const head = [...thead.matchAll(/data-field="([^"]*)"/g)].map((m) => unescape(m[1]!));
+  const labels = cells(thead, "th");
   const rows = [...table.matchAll(/<tr data-t="[^"]*">([\s\S]*?)<\/tr>/g)].map((m) => cells(m[1]!, "td"));
-  return { head, rows };
+  return { head, labels, rows };
 }
 
-/** The API query a page's JSON link names (the data route's path and parameters). */
+/** Signs the browser page in as `analyst`, as a person would. */
+async function signInAsAnalyst(page: Page, base: string): Promise<void> {
+  await page.goto(base + "/dashboard/sign-in");
+  await page.fill("#username", "analyst");
+  await page.fill("#password", PASSWORD);
+  await Promise.all([page.waitForURL(/\/dashboard$/), page.click("button[type=submit]")]);
+}
+
+/** The API request a page names in its curl line: the dataset's path and the query. */
 function dataLink(page: string): { path: string; query: string } {
-  const href = unescape(
-    /href="\/dashboard\/explore\/data([^"?]+)\?([^"]*)&amp;format=json"/.exec(page)?.slice(1).join("?") ?? "",
-  );
-  const [path, query] = href.split("?");
-  return { path: path!, query: query! };
+  const [, path, query] =
+    /curl -H &quot;X-API-KEY: \$GDS_KEY&quot; &quot;http:\/\/[^/]+(\/api\/v1\/[^?&]+)\?(.*?)&quot;/.exec(
+      page,
+    ) ?? [];
+  return { path: path!, query: unescape(query!) };
+}
+
+/** The page's download link of a format. */
+function downloadLink(page: string, format: string): string {
+  const href = new RegExp(`href="(/dashboard/explore/download\\?[^"]*)&amp;format=${format}"`).exec(
+    page,
+  )?.[1];
+  return `${unescape(href!)}&format=${format}`;
 }
 
 // A record's cells as the API's JSON gives them, objects flattened as in the CSV.
@@ -151,8 +181,10 @@ test("a view's URL reopens it; the downloads are the API's bytes; unknown choice
     "start=2026-01-10&end=2026-01-17&tz=Africa%2FJohannesburg&columns=residual_demand_mw%2Ctotal_re_mw",
   );
   assert.deepEqual(tableOf(page).head, ["ts", "residual_demand_mw", "total_re_mw"]);
+  assert.deepEqual(tableOf(page).labels, ["Hour", "Residual demand", "Renewables"]);
+  assert.match(page, /title="residual_demand_mw"><input[^>]*\/> Residual demand <span class="unit">MW/);
   for (const format of ["csv", "parquet"]) {
-    const mine = await client.get(`/dashboard/explore/data${path}?${query}&format=${format}`);
+    const mine = await client.get(downloadLink(page, format));
     const api = await server.get(`${path}?${query}&format=${format}`);
     assert.equal(mine.status, 200);
     assert.deepEqual(Buffer.from(await mine.arrayBuffer()), Buffer.from(await api.arrayBuffer()), format);
@@ -181,10 +213,10 @@ test("pages and data need a session, count against the account's limits and keep
   });
   assert.equal(anonymous.status, 303);
   assert.equal(anonymous.headers.get("location"), "/dashboard/sign-in");
-  const data = `/dashboard/explore/data/api/v1/generation/mix?start=2026-01-01&end=2026-01-02`;
-  const noSession = await server.get(data);
-  assert.equal(noSession.status, 401, "a key is not a session");
-  assert.match(((await noSession.json()) as { detail: string }).detail, /Sign in to the dashboard first/);
+  const data = `/dashboard/explore/download?dataset=generation.mix&range=custom&start=2026-01-01&end=2026-01-02&format=csv`;
+  const noSession = await server.get(data, { redirect: "manual" });
+  assert.equal(noSession.status, 303, "a key is not a session");
+  assert.equal(noSession.headers.get("location"), "/dashboard/sign-in");
   const first = await client.get("/dashboard/explore?dataset=generation.mix&range=day");
   const csp = first.headers.get("content-security-policy")!;
   assert.match(csp, /script-src 'self'/);
@@ -192,12 +224,27 @@ test("pages and data need a session, count against the account's limits and keep
   const body = await first.text();
   assert.doesNotMatch(body, /<script(?![^>]*\bsrc="\/dashboard\/assets\/)/, "no inline script");
   assert.equal((await client.get(data)).status, 200);
+  // Each view's data is a request of the dataset's own route, made in-process for the account:
+  // logged as the API logs a key's request, with the account in place of the key's prefix.
+  const asked = server.logs.filter((l) => l.path === "/api/v1/generation/mix");
+  assert.deepEqual(
+    asked.map((l) => [l.method, l.status, l.key]),
+    [
+      ["GET", 200, "dashboard:analyst"],
+      ["GET", 200, "dashboard:analyst"],
+    ],
+  );
   const refused = await client.get("/dashboard/explore?dataset=grid.system_state&range=day");
   assert.equal(refused.status, 429);
   assert.ok(Number(refused.headers.get("retry-after")) > 0);
   assert.match(
     await refused.text(),
     /Your account&#39;s limit for normalized_data is spent .*Request was throttled/,
+  );
+  assert.deepEqual(
+    server.logs.filter((l) => l.path === "/api/v1/grid/system-state").map((l) => [l.status, l.key]),
+    [[429, "dashboard:analyst"]],
+    "the same 429 as a key's",
   );
   // The overview counts the account's explorer requests beside its keys': 2 allowed, 1 throttled.
   const overview = await (await client.get("/dashboard")).text();
@@ -222,10 +269,7 @@ test(
       });
       t.after(() => context.close());
       const page = await context.newPage();
-      await page.goto(server.url + "/dashboard/sign-in");
-      await page.fill("#username", "analyst");
-      await page.fill("#password", PASSWORD);
-      await Promise.all([page.waitForURL(/\/dashboard$/), page.click("button[type=submit]")]);
+      await signInAsAnalyst(page, server.url);
       const views: [string, string][] = [
         ["generation.mix&range=week&interval=1h&tz=Africa/Johannesburg", "mix-week"],
         [
@@ -259,9 +303,50 @@ test(
         await page.locator("#hover").waitFor({ state: "visible" });
         assert.match(
           (await page.locator("#hover").textContent())!,
-          /^\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC: .*residual_demand_mw -?\d[\d.]* MW/,
+          /^\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC: .*Residual demand -?\d[\d.]* MW/,
         );
       }
     }
+  },
+);
+
+test(
+  "in a browser: the readout beside a null names each value's own field; on a phone the chart comes first",
+  { skip: BROWSER_SKIP },
+  async (t) => {
+    // Two days of residual demand and renewables only: every record has a null between them.
+    const dir = tempDir(t);
+    const first = Date.parse("2026-01-10T00:00:00Z");
+    const rows = Array.from({ length: 48 }, (_, h) => [sast(first + h * HOUR), 20_000 + h, 3_000 + h]);
+    ingestTexts(dir, { "export.csv": exportCsv(["Residual Demand", "Total RE"], rows) });
+    const server = await startServer(t, dir, { limits: PLENTY });
+    await account(dir, "analyst");
+    const context = await browser().newContext({ viewport: { width: 390, height: 844 } });
+    t.after(() => context.close());
+    const page = await context.newPage();
+    await signInAsAnalyst(page, server.url);
+    await page.goto(
+      `${server.url}/dashboard/explore?dataset=grid.system_state&range=custom&start=2026-01-10&end=2026-01-12&interval=1h`,
+    );
+    const chart = page.locator("svg.chart[data-t0]").first();
+    const box = (await chart.boundingBox())!;
+    assert.ok(
+      box.y + box.height <= 844,
+      `the chart is above the fold at 390×844 (its bottom at ${box.y + box.height})`,
+    );
+    await page.screenshot({ path: join(screenshotDir(), "explore-null-readout-phone.png") });
+    // The pointer at 2026-01-10 12:00 UTC, the record of 20012 and 3012.
+    const at = first + 12 * HOUR;
+    const [x0, x1, t0, t1] = await chart.evaluate((svg) =>
+      ["x0", "x1", "t0", "t1"].map((k) => Number((svg as SVGElement).dataset[k])),
+    );
+    const width = await chart.evaluate((svg) => (svg as SVGSVGElement).viewBox.baseVal.width);
+    const x = box.x + ((x0! + ((at - t0!) / (t1! - t0!)) * (x1! - x0!)) / width) * box.width;
+    await page.mouse.move(x, box.y + box.height / 2);
+    await page.locator("#hover").waitFor({ state: "visible" });
+    assert.equal(
+      await page.locator("#hover").textContent(),
+      "2026-01-10 12:00 UTC: Residual demand 20012 MW, Renewables 3012 MW",
+    );
   },
 );

@@ -5,14 +5,14 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { DatasetBody, pieces, StaleBodyError } from "../src/http/dataset-body.ts";
+import { DatasetBody, StaleBodyError } from "../src/http/dataset-body.ts";
+import { pieces, readingsReader } from "../src/datasets/readings-reader.ts";
 import { createRenderSlots } from "../src/http/render-slots.ts";
 import { recordsToCsv } from "../src/http/csv.ts";
-import { createRecordCache } from "../src/datasets/record-cache.ts";
+import { createRecordCache } from "../src/records/record-cache.ts";
 import { createReadingStore } from "../src/store/reading-store.ts";
-import { storeAsOf } from "../src/store/as-of-view.ts";
-import { readHistory } from "../src/store/revisions.ts";
-import { HOURLY_DATASETS } from "../src/features/hourly-datasets.ts";
+import { DATASETS, isHourly } from "../src/datasets/registry.ts";
+const HOURLY_DATASETS = DATASETS.filter(isHourly);
 import { generateSampleExport } from "../src/sample/sample-export.ts";
 import type { ParsedRange } from "../src/http/range-query.ts";
 import { ingestTexts, tempDir } from "./helpers.ts";
@@ -56,7 +56,7 @@ test("every dataset's body in pieces is the body of the whole range, JSON and CS
   const dir = tempDir(t);
   ingestTexts(dir, { "a.csv": generateSampleExport({ firstDay: "2025-01-01", days: 120 }) });
   const store = createReadingStore({ dir });
-  const asOf = storeAsOf(store, readHistory(dir), Date.now());
+  const now = Date.now();
   const slots = createRenderSlots(2);
   // Grid stress in both versions: each has its own fields.
   const cases = HOURLY_DATASETS.flatMap((dataset) =>
@@ -73,17 +73,20 @@ test("every dataset's body in pieces is the body of the whole range, JSON and CS
       const whole = dataset.records(store, r);
       assert.ok(whole.length > 50);
       for (const format of ["json", "csv"] as const) {
-        for (const view of [undefined, asOf]) {
-          const body = new DatasetBody({
+        for (const asOf of [undefined, now]) {
+          const snapshot = readingsReader(
             dataset,
+            store,
+            createRecordCache({ maxBytes: 1 << 24 }),
+          ).snapshot();
+          const body = new DatasetBody({
             range: r,
             format,
-            recordCache: createRecordCache({ maxBytes: 1 << 24 }),
-            store,
-            asOf: view,
-            version: store.refresh().version,
+            view: snapshot.view(asOf),
+            changed: () => snapshot.changed?.() ?? false,
             meta: () => '{"m":1}',
             slots,
+            fields: dataset.servedFields?.({ interval, options }) ?? dataset.fields[interval],
           });
           const expected =
             format === "json"
@@ -96,7 +99,7 @@ test("every dataset's body in pieces is the body of the whole range, JSON and CS
           assert.equal(
             (await body.render()).toString("utf8"),
             expected,
-            `${dataset.id} ${interval} ${format} ${view ? "as_of" : ""}`,
+            `${dataset.id} ${interval} ${format} ${asOf === undefined ? "" : "as_of"}`,
           );
         }
       }
@@ -109,18 +112,20 @@ test("rendering yields to the event loop between pieces, and a change of the sto
   ingestTexts(dir, { "a.csv": generateSampleExport({ firstDay: "2025-01-01", days: 60 }) });
   const store = createReadingStore({ dir });
   const dataset = HOURLY_DATASETS[0]!;
-  const make = (version: number) =>
-    new DatasetBody({
-      dataset,
+  const make = (version: number) => {
+    const view = readingsReader(dataset, store, createRecordCache({ maxBytes: 1 << 24 }))
+      .snapshot()
+      .view(undefined);
+    return new DatasetBody({
       range: range("2025-01-01T00:00:00Z", "2025-03-01T00:00:00Z", "1h"),
       format: "json",
-      recordCache: createRecordCache({ maxBytes: 1 << 24 }),
-      store,
-      asOf: undefined,
-      version,
+      view,
+      changed: () => store.changedSince(version),
       meta: () => "{}",
       slots: createRenderSlots(1),
+      fields: dataset.fields["1h"],
     });
+  };
   let turns = 0;
   let rendering = true;
   const count = () => rendering && (turns++, setImmediate(count));

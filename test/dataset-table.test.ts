@@ -5,10 +5,10 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { RangeRequest } from "../src/datasets/dataset.ts";
-import { defineDataset, type HourlyField, windowFrom } from "../src/datasets/dataset-table.ts";
+import type { RangeRequest } from "../src/records/dataset.ts";
+import { defineDataset, type HourlyField, windowFrom } from "../src/records/dataset-table.ts";
 import { generationMix } from "../src/datasets/generation-mix.ts";
-import { gridStress, gridStressV1, gridStressV2 } from "../src/features/grid-stress.ts";
+import { gridStress, gridStressV1, gridStressV2 } from "../src/datasets/grid-stress.ts";
 import { systemState } from "../src/datasets/system-state.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
 import { createReadingStore } from "../src/store/reading-store.ts";

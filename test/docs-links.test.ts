@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { DEFAULT_LIMITS } from "../src/limits/scopes.ts";
-import { DOCUMENTED } from "../src/service.ts";
+import { DATASETS as DOCUMENTED } from "../src/datasets/registry.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 const PAGES = [

@@ -3,10 +3,12 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fieldTableCells, withFieldTables } from "../src/datasets/field-tables.ts";
-import type { Dataset } from "../src/datasets/dataset.ts";
-import { DOCUMENTED } from "../src/service.ts";
-import { HOURLY_DATASETS } from "../src/features/hourly-datasets.ts";
+import { withFieldTables } from "../src/records/field-tables.ts";
+import { fieldTableCells } from "./markdown-tables.ts";
+import type { Dataset } from "../src/records/dataset.ts";
+import { DATASETS as DOCUMENTED } from "../src/datasets/registry.ts";
+import { DATASETS, isHourly } from "../src/datasets/registry.ts";
+const HOURLY_DATASETS = DATASETS.filter(isHourly);
 
 const PAGE = readFileSync(join(import.meta.dirname, "..", "docs", "api.md"), "utf8");
 
@@ -34,8 +36,13 @@ test("a generated table lists nested fields by path and escapes pipes", () => {
     withFieldTables("<!-- fields: features.grid_stress_index 1h -->\n<!-- /fields -->", HOURLY_DATASETS),
   );
   const rows = cells.get("features.grid_stress_index 1h")!;
-  assert.deepEqual(rows[0], ["field", "unit", "meaning"]);
-  assert.ok(rows.some(([name, unit]) => name === "`components.reserve_margin`" && unit === "index"));
+  assert.deepEqual(rows[0], ["field", "label", "unit", "meaning"]);
+  assert.ok(
+    rows.some(
+      ([name, label, unit]) =>
+        name === "`components.reserve_margin`" && label === "Spare capacity" && unit === "index",
+    ),
+  );
   const dataset: Dataset = HOURLY_DATASETS[0]!;
   const piped = {
     ...dataset,

@@ -7,7 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { tableCells } from "../src/datasets/field-tables.ts";
+import { tableCells } from "./markdown-tables.ts";
 import { STRESS_V2, V2_COMPONENTS } from "../src/features/stress-v2.ts";
 import { exportCsv, ingestTexts, sast, startServer, tempDir } from "./helpers.ts";
 

@@ -23,10 +23,11 @@ import {
   stressTables,
   withStressTables,
 } from "../src/features/stress-reference.ts";
-import { gridStress } from "../src/features/grid-stress.ts";
+import { gridStress } from "../src/datasets/grid-stress.ts";
 import { buildOpenApi } from "../src/http/openapi.ts";
-import { HOURLY_DATASETS } from "../src/features/hourly-datasets.ts";
-import { tableCells } from "../src/datasets/field-tables.ts";
+import { DATASETS, isHourly } from "../src/datasets/registry.ts";
+const HOURLY_DATASETS = DATASETS.filter(isHourly);
+import { tableCells } from "./markdown-tables.ts";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 

@@ -1,4 +1,5 @@
 /** Shared test fixtures: temp stores, CSV builders and a real server on port 0. */
+import type { DatasetDefinition } from "../src/datasets/registry.ts";
 import { createHash } from "node:crypto";
 import {
   cpSync,
@@ -208,6 +209,8 @@ export interface TestServerOptions {
   readonly trustedProxies?: number;
   /** Where the dashboard's webhooks may go. */
   readonly webhookRules?: { allowPrivate: boolean; allowHttp: boolean };
+  /** The datasets served, when not the registry's. */
+  readonly datasets?: readonly DatasetDefinition[];
 }
 
 /** The account of the key `startServer` makes (`server.key`). */
@@ -243,6 +246,7 @@ export async function startServer(
   const server = createServer(
     createService({
       store,
+      datasets: options.datasets,
       registry,
       limiter: createLimiter({ now: options.now }),
       limits: { ...DEFAULT_LIMITS, ...options.limits },

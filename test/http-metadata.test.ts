@@ -86,13 +86,17 @@ test("/api/v1/datasets lists every dataset with fields, units, intervals, scope 
   const state = body.datasets[0];
   assert.deepEqual(state.intervals, ["1h", "1d", "1w", "1mo", "1y", "fy"]);
   assert.deepEqual(state.formats, ["json", "csv", "parquet"]);
+  assert.equal(state.title, "System state");
+  assert.equal(state.kind, "readings");
   assert.deepEqual(state.fields["1h"][1], {
     name: "residual_demand_mw",
+    label: "Residual demand",
     type: "number",
     unit: "MW",
     nullable: true,
     description: "Residual demand: system demand less renewable generation (`Residual Demand`).",
     aggregates: ["mean", "min", "max", "sum"],
+    source_columns: ["residual_demand"],
   });
   assert.equal(state.fields["1d"][1].name, "hours");
   assert.ok(body.datasets[2].parameters.includes("components"));

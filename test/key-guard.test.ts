@@ -5,7 +5,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage } from "node:http";
 import { createKeyGuard, throttledDetail } from "../src/http/key-guard.ts";
 import { HttpError } from "../src/http/http-error.ts";
 import { Reply } from "../src/http/reply.ts";
@@ -18,18 +18,19 @@ import { tempDir } from "./helpers.ts";
 
 const ROUTE: Route = { path: "/x", methods: ["GET"], scope: "features", handler: () => {} };
 
-function call(guard: ReturnType<typeof createKeyGuard>, key: string | undefined) {
+async function call(guard: ReturnType<typeof createKeyGuard>, key: string | undefined) {
   const req = { headers: key === undefined ? {} : { "x-api-key": key } } as unknown as IncomingMessage;
-  // The guard only collects headers on the reply; nothing is written to the response.
-  const reply = new Reply({} as ServerResponse);
+  // The guard only collects headers on the reply; nothing is written.
+  const reply = new Reply();
   const ctx: RequestContext = {
     path: "/x",
     search: "",
     url: new URL("http://localhost/x"),
     requestId: "r",
     keyPrefix: null,
+    call: () => Promise.reject(new Error("no in-process calls here")),
   };
-  return { outcome: guard(req, reply, ROUTE, ctx), reply, ctx };
+  return { outcome: await guard.check(req, reply, ROUTE, ctx), reply, ctx };
 }
 
 function setup(t: Parameters<typeof tempDir>[0], limiter: Limiter) {
@@ -54,13 +55,13 @@ function setup(t: Parameters<typeof tempDir>[0], limiter: Limiter) {
   return { key, guard, counter };
 }
 
-test("no key or a wrong one is a 401 with the challenge, and is never counted", (t) => {
+test("no key or a wrong one is a 401 with the challenge, and is never counted", async (t) => {
   const { guard, counter } = setup(t, createLimiter());
   for (const [key, detail] of [
     [undefined, "Authentication credentials were not provided."],
     ["gds_nope", "Invalid API key."],
   ] as const) {
-    const { outcome } = call(guard, key);
+    const { outcome } = await call(guard, key);
     assert.ok(
       outcome instanceof HttpError &&
         outcome.status === 401 &&
@@ -72,16 +73,16 @@ test("no key or a wrong one is a 401 with the challenge, and is never counted", 
   assert.equal(counter.allowedByKey([new Date().toISOString().slice(0, 10)]).size, 0);
 });
 
-test("a key within its limit passes with the RateLimit fields; over it, a 429 with Retry-After", (t) => {
+test("a key within its limit passes with the RateLimit fields; over it, a 429 with Retry-After", async (t) => {
   const { key, guard } = setup(t, createLimiter());
-  const first = call(guard, key);
-  assert.equal(first.outcome, undefined, "this process's limiter answers at once");
+  const first = await call(guard, key);
+  assert.equal(first.outcome, undefined);
   assert.equal(first.reply.collected("RateLimit-Policy"), '"features";q=2;w=60');
   assert.equal(first.reply.collected("RateLimit"), '"features";r=1;t=60');
   assert.match(first.ctx.keyPrefix ?? "", /^gds_/);
   assert.equal(first.ctx.limitFor?.("normalized_data"), 10);
-  call(guard, key);
-  const { outcome } = call(guard, key);
+  await call(guard, key);
+  const { outcome } = await call(guard, key);
   assert.ok(
     outcome instanceof HttpError &&
       outcome.status === 429 &&
@@ -96,11 +97,10 @@ test("with a limiter that answers later, the guard answers later, with the same 
   const local = createLimiter();
   const later: Limiter = { check: (...args) => Promise.resolve(local.check(...args)) };
   const { key, guard } = setup(t, later);
-  const first = call(guard, key);
-  assert.ok(first.outcome instanceof Promise);
-  assert.equal(await first.outcome, undefined);
+  const first = await call(guard, key);
+  assert.equal(first.outcome, undefined);
   assert.equal(first.reply.collected("RateLimit"), '"features";r=1;t=60');
-  assert.equal(await call(guard, key).outcome, undefined);
-  const refused = await call(guard, key).outcome;
+  assert.equal((await call(guard, key)).outcome, undefined);
+  const refused = (await call(guard, key)).outcome;
   assert.ok(refused instanceof HttpError && refused.status === 429);
 });

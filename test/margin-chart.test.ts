@@ -17,7 +17,9 @@ test("the chart draws capacity above demand with the gap shaded, breaks at gaps,
   }));
   const svg = marginChart(hours).text;
   assert.equal((svg.match(/<polygon\s+class="margin-gap"/g) ?? []).length, 2, "one shape per run of hours");
-  assert.equal((svg.match(/<polyline\s+class="margin-available"/g) ?? []).length, 2);
+  const available = /<g class="series margin-available"[\s\S]*?<\/g/.exec(svg)![0];
+  assert.equal((available.match(/<polyline /g) ?? []).length, 2, "the line breaks at the gap");
+  assert.match(svg, /<li><span class="swatch margin-gap"><\/span>Margin<\/li>/);
   assert.match(svg, /Tightest hour: 2025-06-01 06:00 UTC, 2,000 MW spare\s+\(7\.1% of residual demand\)/);
   assert.doesNotMatch(svg, /NaN/);
   assert.match(marginChart([]).text, /No available capacity in the stored days/);

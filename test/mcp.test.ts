@@ -136,7 +136,7 @@ test("over HTTP: the tools, their answers equal to the API's, a summary for a la
   const reference = await client.readResource({ uri: "gds://reference/datasets" });
   assert.match(
     (reference.contents[0] as { text: string }).text,
-    /## generation\.mix[\s\S]*\| `wind_mw` \| MW \|/,
+    /## generation\.mix: Generation mix[\s\S]*\| `wind_mw` \| Wind \| MW \|/,
   );
 });
 

@@ -1,7 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { escapeHtml, html } from "../src/dashboard/html.ts";
-import { CHART_FUELS, mixChart } from "../src/dashboard/mix-chart.ts";
+import { mixChart, recentMixSeries } from "../src/dashboard/recent-mix.ts";
+import { generationMix } from "../src/datasets/generation-mix.ts";
+import { generateSampleExport } from "../src/sample/sample-export.ts";
+import { createReadingStore } from "../src/store/reading-store.ts";
+import { ingestTexts, tempDir } from "./helpers.ts";
 
 test("interpolated text is escaped; nested html, arrays and empty values compose", () => {
   const name = `<script>alert("x")</script>&'`;
@@ -15,46 +19,38 @@ test("interpolated text is escaped; nested html, arrays and empty values compose
   assert.equal(escapeHtml('"'), "&quot;");
 });
 
-test("the chart stacks one area per fuel, bottom to top, with a legend and GW gridlines", () => {
-  const start = Date.parse("2025-06-01T00:00:00Z");
-  const hours = Array.from({ length: 48 }, (_, i) => ({
-    hour: start + i * 3_600_000,
-    mw: Object.fromEntries(CHART_FUELS.map((f) => [f.field, f.field === "thermal_mw" ? 20_000 : 1000])),
+const HOUR = 3_600_000;
+const series = (hours: number, mw: (field: string, i: number) => number | null) =>
+  (generationMix.chart.order ?? []).map((field, i) => ({
+    label: field,
+    cls: `fuel-${field}`,
+    points: Array.from(
+      { length: hours },
+      (_, h) => [Date.parse("2025-06-01T00:00:00Z") + h * HOUR, mw(field, i)] as const,
+    ),
   }));
-  const svg = mixChart(hours).text;
-  assert.equal((svg.match(/<polygon /g) ?? []).length, CHART_FUELS.length);
-  assert.equal((svg.match(/<li>/g) ?? []).length, CHART_FUELS.length);
-  // 29 GW in all: gridlines every 10 GW up to 30.
-  for (const label of ["0", "10", "20", "30"]) assert.match(svg, new RegExp(`>\\s*${label}\\s*</text`));
-  assert.match(svg, />\s*2 Jun\s*</, "a tick at each UTC midnight");
-  // The top of the last layer at every hour is the total: 29 of 30 GW, in a plot from y 16.8
-  // (room for half a label above it) 235.2 high (two labels' room under it, in 300).
-  const top = /class="fuel-other_re_mw" points="([^"]+)"/.exec(svg)![1]!.split(" ")[0]!.split(",")[1];
-  assert.ok(Math.abs(Number(top) - (16.8 + 235.2 - (29 / 30) * 235.2)) < 0.06, `top at ${top}`);
+
+test("the home page's chart stacks one area per fuel, bottom to top, in the explorer's chart, with a legend", () => {
+  const svg = mixChart(series(48, (field) => (field === "thermal_mw" ? 20_000 : 1000))).text;
+  assert.equal((svg.match(/<polygon class="area fuel-/g) ?? []).length, 10);
+  assert.equal((svg.match(/<li><span class="swatch fuel-/g) ?? []).length, 10);
+  // Nuclear at the bottom, other renewables on top, as generation mix's chart orders them.
+  assert.ok(svg.indexOf("fuel-nuclear_mw") < svg.indexOf("fuel-other_re_mw"));
+  // 29 GW in all: gridlines every 5 GW up to 30 (the explorer's axis labels, in thousands).
+  for (const label of ["0", "10k", "20k", "30k"]) assert.match(svg, new RegExp(`>${label}</text`));
 });
 
-test("a date at either end of the chart is drawn inward, not past its edge", () => {
-  const hour = (iso: string) => ({ hour: Date.parse(iso), mw: { thermal_mw: 20_000 } });
-  const dates = (svg: string) =>
-    [...svg.matchAll(/text-anchor="(\w+)"\s*>\s*(\d+ \w+)\s*</g)].map(
-      ([, anchor, date]) => `${date} ${anchor}`,
-    );
-  // Seven days to a day pulled one hour in: its midnight is at the right edge.
-  const week = dates(mixChart([hour("2025-05-27T01:00:00Z"), hour("2025-06-03T01:00:00Z")]).text);
-  assert.deepEqual(week.slice(-2), ["2 Jun middle", "3 Jun end"]);
-  assert.deepEqual(dates(mixChart([hour("2025-06-01T00:00:00Z"), hour("2025-06-03T00:00:00Z")]).text), [
-    "1 Jun middle",
-    "2 Jun middle",
-    "3 Jun end",
-  ]);
-});
-
-test("nulls count as zero, negatives never dig below the axis, and too few hours say so", () => {
-  const start = Date.parse("2025-06-01T00:00:00Z");
-  const svg = mixChart([
-    { hour: start, mw: { thermal_mw: null, wind_mw: -50 } },
-    { hour: start + 3_600_000, mw: { thermal_mw: 1000 } },
-  ]).text;
+test("the home page's chart: nulls count as zero, negatives never dig below the axis, too few hours say so", (t) => {
+  const svg = mixChart(series(2, (_field, i) => (i === 0 ? null : i === 1 ? -50 : 1000))).text;
   assert.doesNotMatch(svg, /NaN/);
   assert.match(mixChart([]).text, /Not enough stored hours/);
+  assert.match(mixChart(series(1, () => 1)).text, /Not enough stored hours/);
+  // Its hours are generation mix's records over the recent days.
+  const dir = tempDir(t);
+  ingestTexts(dir, { "sample.csv": generateSampleExport({ firstDay: "2025-06-01", days: 9 }) });
+  const recent = recentMixSeries(createReadingStore({ dir }));
+  assert.equal(recent.length, 10);
+  assert.equal(recent[0]!.label, "Nuclear");
+  // Seven UTC days, the last ending at the sample's last hour: 22:00 UTC, midnight in SAST.
+  assert.equal(recent[0]!.points.length, 6 * 24 + 22);
 });

@@ -8,7 +8,8 @@ import assert from "node:assert/strict";
 import { createKey } from "../src/keys/key-admin.ts";
 import { collectExamples, EXAMPLE_SAMPLE, EXAMPLES } from "../src/http/openapi-examples.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
-import { HOURLY_DATASETS } from "../src/features/hourly-datasets.ts";
+import { DATASETS, isHourly } from "../src/datasets/registry.ts";
+const HOURLY_DATASETS = DATASETS.filter(isHourly);
 import { ingestTexts, startServer, tempDir } from "./helpers.ts";
 
 test("the document's examples are what the service answers today", async (t) => {

@@ -10,7 +10,8 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
 import { ingestTexts, startServer, tempDir } from "./helpers.ts";
-import { HOURLY_DATASETS } from "../src/features/hourly-datasets.ts";
+import { DATASETS, isHourly } from "../src/datasets/registry.ts";
+const HOURLY_DATASETS = DATASETS.filter(isHourly);
 
 type Doc = Record<string, any>;
 

@@ -171,8 +171,8 @@ test(
     assert.deepEqual(
       margin.sources.map((s) => [s.file, s.state]),
       [
-        [CAPACITY, "stopped"],
         [DEMAND, "late"],
+        [CAPACITY, "stopped"],
       ],
     );
     assert.equal(margin.newest_source, DEMAND, "both reach 01-28 23:00 SAST: the one still publishing");

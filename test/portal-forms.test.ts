@@ -10,8 +10,9 @@ import { formOfHeader, PORTAL_FORMS } from "../src/source/portal-forms.ts";
 import { ingestSources } from "../src/ingest/ingest.ts";
 import { createReadingStore } from "../src/store/reading-store.ts";
 import { columnIndex, normalizeColumnName } from "../src/source/columns.ts";
-import { DATASET_SOURCES, PORTAL_FILES } from "../src/pull/portal-files.ts";
-import { DOCUMENTED } from "../src/service.ts";
+import { PORTAL_FILES } from "../src/pull/portal-files.ts";
+import { sourcesOf } from "../src/datasets/dataset-sources.ts";
+import { DATASETS as DOCUMENTED } from "../src/datasets/registry.ts";
 import { liveCsv, tempDir } from "./helpers.ts";
 
 const CAPACITY_HEADER = [
@@ -135,12 +136,12 @@ test("the build-up of yesterday fills hours and columns no file gave, and never 
   );
 });
 
-test("every dataset the catalog serves names the portal files it is read from, each one the pull follows", () => {
+test("every dataset the catalog serves is read from portal files, each one the pull follows", () => {
   const followed = new Set(PORTAL_FILES.map((spec) => spec.name));
-  assert.deepEqual(Object.keys(DATASET_SOURCES).sort(), DOCUMENTED.map((d) => d.id).sort());
-  for (const [dataset, files] of Object.entries(DATASET_SOURCES)) {
-    assert.ok(files.length > 0, dataset);
+  for (const dataset of DOCUMENTED) {
+    const files = sourcesOf(dataset);
+    assert.ok(files.length > 0, dataset.id);
     for (const file of files)
-      assert.ok(followed.has(file), `${dataset}: ${file} is not a file the pull follows`);
+      assert.ok(followed.has(file), `${dataset.id}: ${file} is not a file the pull follows`);
   }
 });

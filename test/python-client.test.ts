@@ -19,6 +19,8 @@ import { ingestFiles } from "../src/ingest/ingest.ts";
 import { createKey, revokeKey } from "../src/keys/key-admin.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
 import { generateSampleForecastIssues, SAMPLE_FORECAST_NAME } from "../src/sample/sample-forecast.ts";
+import { DATASETS } from "../src/datasets/registry.ts";
+import { fixtureDataset } from "./fixtures/fixture-dataset.ts";
 import { skipUnless, startServer, tempDir, writeFile } from "./helpers.ts";
 
 const ROOT = join(import.meta.dirname, "..");
@@ -156,6 +158,32 @@ test(
     assert.match(out, /avg_residual_demand_mw\s+renewable_share_pct/);
     assert.match(out, /SampleDataWarning/);
     assert.ok(existsSync(join(cwd, "generation-week.png")), "the chart was saved");
+  },
+);
+
+test(
+  "the Python client finds a dataset it was never told of, from the catalog",
+  { skip: SKIP },
+  async (t) => {
+    const dir = store(t);
+    const server = await startServer(t, dir, { datasets: [...DATASETS, fixtureDataset] });
+    const { python } = await installedClient();
+    const script = [
+      "import warnings; warnings.simplefilter('ignore')",
+      "from gridsa import Client",
+      "c = Client()",
+      "print(c.datasets().loc['test.peak_demand', 'path'])",
+      "df = c.get('test.peak_demand', '2025-06-01', '2025-06-03', interval='1d')",
+      "print(list(df.columns), len(df))",
+      "print(len(c.latest('test.peak_demand', hours=5)))",
+    ].join("\n");
+    const out = await run(python, ["-c", script], {
+      cwd: tempDir(t),
+      env: { ...process.env, GDS_URL: server.url, GDS_KEY: server.key },
+    });
+    assert.match(out, /^\/api\/v1\/test\/peak-demand$/m);
+    assert.match(out, /^\['peak_demand_mw', 'hours'\] 2$/m);
+    assert.match(out, /^5$/m);
   },
 );
 

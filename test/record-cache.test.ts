@@ -1,10 +1,10 @@
 import { test } from "node:test";
 import fc from "fast-check";
 import assert from "node:assert/strict";
-import type { Dataset, RangeRequest } from "../src/datasets/dataset.ts";
+import type { Dataset, RangeRequest } from "../src/records/dataset.ts";
 import { generationMix } from "../src/datasets/generation-mix.ts";
-import { gridStress } from "../src/features/grid-stress.ts";
-import { createRecordCache } from "../src/datasets/record-cache.ts";
+import { gridStress } from "../src/datasets/grid-stress.ts";
+import { createRecordCache } from "../src/records/record-cache.ts";
 import { systemState } from "../src/datasets/system-state.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
 import { createReadingStore } from "../src/store/reading-store.ts";

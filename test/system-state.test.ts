@@ -8,10 +8,10 @@ import { columnIndex } from "../src/source/columns.ts";
 import { emptyReading, type Reading } from "../src/source/reading.ts";
 import { emptyDay, type Day } from "../src/store/day-file.ts";
 import { dayKey, HOUR_MS } from "../src/time.ts";
-import type { HourSource } from "../src/datasets/dataset-table.ts";
+import type { HourSource } from "../src/records/dataset-table.ts";
 import { systemState } from "../src/datasets/system-state.ts";
-import { generationMix, generationMixHour } from "../src/datasets/generation-mix.ts";
-import { round3 } from "../src/datasets/source-fields.ts";
+import { generationMix, mixHour } from "../src/datasets/generation-mix.ts";
+import { round3 } from "../src/records/source-fields.ts";
 
 function reading(values: Record<string, number>): Reading {
   const r = emptyReading();
@@ -191,7 +191,7 @@ test("no hours aggregate to no days", () => {
 });
 
 test("generation mix: an hour needs one mix field; days average each field over its hours", () => {
-  assert.equal(generationMixHour(reading({ residual_demand: 1 })), null);
+  assert.equal(mixHour(reading({ residual_demand: 1 })), null);
   const hours = [
     reading({ thermal_generation: 20000, wind: 1000 }),
     reading({ thermal_generation: 21000.0005 }),

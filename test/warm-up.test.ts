@@ -2,9 +2,10 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { warmUp } from "../src/datasets/warm-up.ts";
+import { warmUp } from "../src/records/warm-up.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
-import { HOURLY_DATASETS } from "../src/features/hourly-datasets.ts";
+import { DATASETS, isHourly } from "../src/datasets/registry.ts";
+const HOURLY_DATASETS = DATASETS.filter(isHourly);
 import { createReadingStore } from "../src/store/reading-store.ts";
 import { ingestTexts, tempDir } from "./helpers.ts";
 

@@ -10,10 +10,10 @@ import { LIFETIME_MS, type SessionStore } from "../accounts/session-store.ts";
 import type { KeyRecord } from "../keys/key-file.ts";
 import type { KeyRegistry } from "../keys/key-registry.ts";
 import { SCOPES, type Scope } from "../limits/scopes.ts";
-import type { DatasetDoc } from "../datasets/dataset.ts";
+import type { DatasetDefinition } from "../datasets/registry.ts";
 import type { ReadingStore } from "../store/reading-store.ts";
 import type { RequestCounter } from "../usage/request-counts.ts";
-import { publicBase } from "../http/own-origin.ts";
+import { publicBase } from "../http/public-base.ts";
 import type { DestinationRules } from "../webhooks/destination.ts";
 import { fileWebhookStores, type WebhookStores } from "../webhooks/webhook-stores.ts";
 import { cookie } from "./cookies.ts";
@@ -49,7 +49,7 @@ export interface DashboardOptions {
   /** The secret that signs the sign-in form's tokens (`dashboard-secret.ts`); a random one by default. */
   readonly secret?: Uint8Array;
   /** The datasets the explorer shows (the API's, as its catalog lists them). */
-  readonly datasets?: readonly DatasetDoc[];
+  readonly datasets?: readonly DatasetDefinition[];
   /** Where webhooks may go (WEBHOOK_ALLOW_PRIVATE, WEBHOOK_ALLOW_HTTP); by default https to public addresses only. */
   readonly webhookRules?: DestinationRules;
   /** Where the webhooks' subscriptions, outbox and sealing key are: DATA_DIR's by default, or Redis's. */

@@ -8,21 +8,20 @@ import type { Route } from "../http/router.ts";
 import { createDashboardContext, type DashboardOptions } from "./dashboard-context.ts";
 import { adminRoutes } from "./routes/admin-routes.ts";
 import { assetRoutes } from "./routes/asset-routes.ts";
-import { exploreRoute } from "./routes/explore-route.ts";
+import { exploreRoutes } from "./routes/explore-route.ts";
 import { homeRoute } from "./routes/home-route.ts";
 import { keyRoutes } from "./routes/key-routes.ts";
 import { sessionRoutes } from "./routes/session-routes.ts";
 import { webhookRoutes } from "./routes/webhook-routes.ts";
 
 export type { DashboardOptions } from "./dashboard-context.ts";
-export { EXPLORE_DATA } from "./explore/explore-view.ts";
 
 /** The dashboard's routes, for the service's route table. */
 export function dashboardRoutes(options: DashboardOptions): Route[] {
   const ctx = createDashboardContext(options);
   return [
     homeRoute(ctx),
-    exploreRoute(ctx),
+    ...exploreRoutes(ctx),
     ...sessionRoutes(ctx),
     ...keyRoutes(ctx),
     ...webhookRoutes(ctx),

@@ -7,7 +7,7 @@ import type { IncomingMessage } from "node:http";
 import type { Reply } from "../http/reply.ts";
 import { HttpError } from "../http/http-error.ts";
 import { asHttpError, isFault } from "../http/domain-errors.ts";
-import type { Handler } from "../http/router.ts";
+import type { Handler, RequestContext } from "../http/router.ts";
 import { readCookie, SESSION_COOKIE } from "./cookies.ts";
 import { tokensMatch } from "./csrf.ts";
 import type { DashboardContext } from "./dashboard-context.ts";
@@ -15,8 +15,13 @@ import { redirect, sameOriginPost, sendPage, type SignedIn, signedIn } from "./d
 import { readForm } from "./form-body.ts";
 import { messagePage } from "./pages/message-page.ts";
 
-/** Shows a page to a signed-in user. */
-export type Page = (req: IncomingMessage, reply: Reply, who: SignedIn) => void | Promise<void>;
+/** Shows a page to a signed-in user; `request` makes calls in-process for them (the explorer's data). */
+export type Page = (
+  req: IncomingMessage,
+  reply: Reply,
+  who: SignedIn,
+  request: RequestContext,
+) => void | Promise<void>;
 /** Acts on a verified form from a signed-in user. */
 export type Form = (
   req: IncomingMessage,
@@ -33,8 +38,8 @@ const TITLES: Readonly<Record<number, string>> = {
 
 /** Answers with an HTML page for an error; anything but an HttpError is logged and hidden. */
 export function failPage(ctx: DashboardContext, reply: Reply, error: unknown, who?: SignedIn): void {
-  if (reply.res.headersSent) {
-    reply.res.destroy();
+  if (reply.headersSent) {
+    reply.destroy();
     return;
   }
   const answer = asHttpError(error);
@@ -79,7 +84,7 @@ export function guarded(
   handlers: { get?: Page; post?: Form },
   options: { admin?: boolean; allowedBeforePasswordChange?: boolean } = {},
 ): Handler {
-  return async (req, reply) => {
+  return async (req, reply, request) => {
     let who: SignedIn | undefined;
     try {
       who = signedIn(req, ctx.sessions, ctx.accounts);
@@ -98,7 +103,8 @@ export function guarded(
       }
       if (form !== undefined && handlers.post !== undefined)
         return await handlers.post(req, reply, who, form);
-      if (form === undefined && handlers.get !== undefined) return await handlers.get(req, reply, who);
+      if (form === undefined && handlers.get !== undefined)
+        return await handlers.get(req, reply, who, request);
       throw new HttpError(
         405,
         form === undefined ? "This address takes a form only." : "This page takes no form.",

@@ -44,3 +44,23 @@ export function html(strings: TemplateStringsArray, ...values: readonly Part[]):
   });
   return new Html(out);
 }
+
+/**
+ * A table that reads as cards on a phone (`responsive`): its column headings (an empty one heads
+ * the actions column, named for screen readers only) and its rows.
+ */
+export function responsiveTable(headings: readonly string[], rows: readonly Html[]): Html {
+  const head = headings.map((h) =>
+    h === "" ? html`<th><span class="visually-hidden">Actions</span></th>` : html`<th>${h}</th>`,
+  );
+  return html`<table class="responsive">
+    <thead>
+      <tr>
+        ${head}
+      </tr>
+    </thead>
+    <tbody>
+      ${rows}
+    </tbody>
+  </table>`;
+}

@@ -7,9 +7,9 @@
  * not yet commercial: each is served as its own field, never put in place of the export's.
  */
 import { type Reading, valueAt } from "../source/reading.ts";
-import { fromSourceMeta, HOURS_FIELD, mw, PERCENT } from "./dataset.ts";
-import { defineDataset } from "./dataset-table.ts";
-import { COL, ratioOrNull } from "./source-fields.ts";
+import { fromSourceMeta, HOURS_FIELD, mw, MW, percent, PERCENT } from "../records/dataset.ts";
+import { defineDataset } from "../records/dataset-table.ts";
+import { COL, namesOf, ratioOrNull, storedMw } from "../records/source-fields.ts";
 
 const INPUTS = [COL.installedCapacity, COL.plannedOutages, COL.unplannedOutages, COL.otherOutages];
 const ANY = [...INPUTS, COL.uclfOclf, COL.availableCapacity];
@@ -19,8 +19,6 @@ export function availabilityHour(reading: Reading): Reading | null {
   return ANY.some((column) => valueAt(reading, column) !== null) ? reading : null;
 }
 
-const col = (column: number) => (reading: Reading) => valueAt(reading, column);
-
 /** Installed less the three outages, or null when any is missing. */
 function available(reading: Reading): number | null {
   const [installed, ...outages] = INPUTS.map((column) => valueAt(reading, column));
@@ -28,11 +26,13 @@ function available(reading: Reading): number | null {
   return installed! - outages[0]! - outages[1]! - outages[2]!;
 }
 
-const mean = <F extends string>(of: F, what: string) => ({ ...mw(what), from: { mean: of } });
+const mean = <F extends string>(of: F, description: string) => ({ ...MW, description, from: { mean: of } });
 
 /** The `grid.availability` dataset. */
 export const availability = defineDataset({
   id: "grid.availability",
+  title: "Availability",
+  kind: "readings",
   path: "/api/v1/grid/availability",
   scope: "normalized_data",
   description:
@@ -41,46 +41,52 @@ export const availability = defineDataset({
   meta: fromSourceMeta,
   hour: availabilityHour,
   hourly: {
-    installed_capacity_mw: {
-      ...mw("The utility's installed capacity (`Installed Eskom Capacity`)."),
-      value: col(COL.installedCapacity),
-    },
-    planned_outages_mw: {
-      ...mw("Planned capability loss: maintenance (`Total PCLF`)."),
-      value: col(COL.plannedOutages),
-    },
-    unplanned_outages_mw: {
-      ...mw("Unplanned capability loss: breakdowns (`Total UCLF`)."),
-      value: col(COL.unplannedOutages),
-    },
-    other_outages_mw: {
-      ...mw("Other capability loss, outside the utility's control (`Total OCLF`)."),
-      value: col(COL.otherOutages),
-    },
+    installed_capacity_mw: storedMw(
+      "Installed capacity",
+      "The utility's installed capacity (`Installed Eskom Capacity`).",
+      COL.installedCapacity,
+    ),
+    planned_outages_mw: storedMw(
+      "Planned outages",
+      "Planned capability loss: maintenance (`Total PCLF`).",
+      COL.plannedOutages,
+    ),
+    unplanned_outages_mw: storedMw(
+      "Unplanned outages",
+      "Unplanned capability loss: breakdowns (`Total UCLF`).",
+      COL.unplannedOutages,
+    ),
+    other_outages_mw: storedMw(
+      "Other outages",
+      "Other capability loss, outside the utility's control (`Total OCLF`).",
+      COL.otherOutages,
+    ),
     available_capacity_mw: {
-      ...mw("installed_capacity_mw - planned_outages_mw - unplanned_outages_mw - other_outages_mw."),
+      ...mw(
+        "Available capacity",
+        "installed_capacity_mw - planned_outages_mw - unplanned_outages_mw - other_outages_mw.",
+      ),
+      columns: namesOf(...INPUTS),
       value: available,
     },
     energy_availability_factor_pct: {
-      ...PERCENT,
-      description: "100 * available_capacity_mw / installed_capacity_mw.",
+      ...percent("Energy availability factor", "100 * available_capacity_mw / installed_capacity_mw."),
+      columns: namesOf(...INPUTS),
       value: (reading) => {
         const a = available(reading);
         return ratioOrNull(a === null ? null : 100 * a, valueAt(reading, COL.installedCapacity));
       },
     },
-    available_capacity_incl_non_comm_mw: {
-      ...mw(
-        "Available capacity as the portal's capacity file publishes it, with units not yet in commercial operation (`Available Capacity Incl Non Comm Units`): another definition than available_capacity_mw, so a field of its own.",
-      ),
-      value: col(COL.availableCapacity),
-    },
-    uclf_oclf_mw: {
-      ...mw(
-        "Unplanned plus other capability loss, from the portal's hourly outage trend (`Hourly UCLF+OCLF`); the export's hours have unplanned_outages_mw and other_outages_mw instead.",
-      ),
-      value: col(COL.uclfOclf),
-    },
+    available_capacity_incl_non_comm_mw: storedMw(
+      "Available capacity (portal)",
+      "Available capacity as the portal's capacity file publishes it, with units not yet in commercial operation (`Available Capacity Incl Non Comm Units`): another definition than available_capacity_mw, so a field of its own.",
+      COL.availableCapacity,
+    ),
+    uclf_oclf_mw: storedMw(
+      "Unplanned and other outages",
+      "Unplanned plus other capability loss, from the portal's hourly outage trend (`Hourly UCLF+OCLF`); the export's hours have unplanned_outages_mw and other_outages_mw instead.",
+      COL.uclfOclf,
+    ),
   },
   daily: {
     avg_installed_capacity_mw: mean("installed_capacity_mw", "Mean installed capacity over the day's hours."),
@@ -90,6 +96,7 @@ export const availability = defineDataset({
     avg_available_capacity_mw: mean("available_capacity_mw", "Mean available capacity."),
     energy_availability_factor_pct: {
       ...PERCENT,
+      label: "Energy availability factor",
       description:
         "Energy-weighted: 100 * sum(available_capacity_mw) / sum(installed_capacity_mw) over the hours that have both.",
       from: {
@@ -103,4 +110,5 @@ export const availability = defineDataset({
     avg_uclf_oclf_mw: mean("uclf_oclf_mw", "Mean unplanned plus other outages, from the outage trend."),
     hours: { ...HOURS_FIELD, from: { count: true } },
   },
+  chart: { kind: "lines" },
 });

@@ -1,11 +1,13 @@
 /**
  * `forecasts.demand`: Eskom's official hourly demand forecast for the next three months, with
- * every issue kept (docs/api.md: "Eskom's demand forecast"). What the catalog, the OpenAPI
- * document and the API reference say of it; `http/forecast-handler.ts` serves it.
+ * every issue kept (docs/api.md: "Eskom's demand forecast"), read from the forecast's issues
+ * (`issues-reader.ts`).
  */
 import * as v from "valibot";
-import { type DatasetDoc, type DatasetParameter, HOURS_FIELD, mw, TIME_FIELDS } from "../datasets/dataset.ts";
-import { ISSUE_MODES } from "./forecast-query.ts";
+import { type DatasetParameter, HOURS_FIELD, mw, TIME_FIELDS } from "../records/dataset.ts";
+import { FORECAST_COLUMNS } from "../forecasts/forecast-issues.ts";
+import { ISSUE_MODES } from "../forecasts/forecast-query.ts";
+import type { IssuesDataset } from "./issues-reader.ts";
 
 /** The longest range of `issues=all` at 1h, in days: every hour has about one issue per day. */
 export const ALL_ISSUES_MAX_DAYS = 31;
@@ -20,17 +22,22 @@ export const ISSUES_PARAMETER: DatasetParameter = {
 
 const ISSUED_AT = {
   name: "issued_at",
+  label: "Issued at",
   type: "string",
   format: "date-time",
   description:
     "When the issue was first seen: the instant the service received the download that first carried it, UTC (no earlier than Eskom published it).",
 } as const;
 
-const described = (name: string, text: ReturnType<typeof mw>) => ({ name, ...text });
+const described = (name: string, label: string, description: string) => ({ name, ...mw(label, description) });
+const [CONTRACTED, RESIDUAL] = FORECAST_COLUMNS;
 
-/** The dataset's documentation. */
-export const forecastDemand: DatasetDoc = {
+/** The `forecasts.demand` dataset. */
+export const forecastDemand: IssuesDataset = {
   id: "forecasts.demand",
+  title: "Eskom's demand forecast",
+  kind: "issues",
+  file: "Official_hourly_forecast_for_next_3_months.csv",
   path: "/api/v1/forecasts/demand",
   scope: "normalized_data",
   description:
@@ -43,6 +50,18 @@ export const forecastDemand: DatasetDoc = {
   intervals: ["1h", "1d"],
   takes: [],
   formats: ["json", "csv"],
+  declines: "its records are UTC, in JSON or CSV",
+  spanLimit: {
+    days: ALL_ISSUES_MAX_DAYS,
+    applies: (interval, options) => interval === "1h" && options.issues === "all",
+    which: "with issues=all at interval 1h (every hour has about one issue per day)",
+  },
+  chart: { kind: "issues" },
+  tool: {
+    name: "forecast",
+    description:
+      "Eskom's official 3-month hourly demand forecast by target hour, with issued_at (when each issue was first seen): the newest issue of each hour (issues=latest), or every issue (issues=all, at most 31 days at 1h), as it stood at as_of. UTC only; interval 1h or 1d.",
+  },
   parameters: { issues: ISSUES_PARAMETER },
   meta: (interval) => ({
     derivation_method: interval === "1h" ? "as_published" : "aggregation_from_1h",
@@ -58,14 +77,22 @@ export const forecastDemand: DatasetDoc = {
     "1h": [
       TIME_FIELDS["1h"],
       ISSUED_AT,
-      described(
-        "rsa_contracted_forecast_mw",
-        mw("Forecast demand of the customers Eskom supplies under contract (`RSA Contracted Forecast`)."),
-      ),
-      described(
-        "residual_forecast_mw",
-        mw("Forecast residual demand: the contracted forecast less renewables (`Residual Forecast`)."),
-      ),
+      {
+        ...described(
+          "rsa_contracted_forecast_mw",
+          "Contracted demand forecast",
+          "Forecast demand of the customers Eskom supplies under contract (`RSA Contracted Forecast`).",
+        ),
+        columns: [CONTRACTED],
+      },
+      {
+        ...described(
+          "residual_forecast_mw",
+          "Residual demand forecast",
+          "Forecast residual demand: the contracted forecast less renewables (`Residual Forecast`).",
+        ),
+        columns: [RESIDUAL],
+      },
     ],
     "1d": [
       TIME_FIELDS["1d"],
@@ -74,10 +101,26 @@ export const forecastDemand: DatasetDoc = {
         description:
           "The issue the day's values come from; with issues=latest, the newest of the issues its hours come from.",
       },
-      described("avg_rsa_contracted_forecast_mw", mw("Mean contracted forecast over the day's hours.")),
-      described("peak_rsa_contracted_forecast_mw", mw("Highest hourly contracted forecast of the day.")),
-      described("avg_residual_forecast_mw", mw("Mean residual forecast over the day's hours.")),
-      described("peak_residual_forecast_mw", mw("Highest hourly residual forecast of the day.")),
+      described(
+        "avg_rsa_contracted_forecast_mw",
+        "Contracted demand forecast, mean",
+        "Mean contracted forecast over the day's hours.",
+      ),
+      described(
+        "peak_rsa_contracted_forecast_mw",
+        "Contracted demand forecast, peak",
+        "Highest hourly contracted forecast of the day.",
+      ),
+      described(
+        "avg_residual_forecast_mw",
+        "Residual demand forecast, mean",
+        "Mean residual forecast over the day's hours.",
+      ),
+      described(
+        "peak_residual_forecast_mw",
+        "Residual demand forecast, peak",
+        "Highest hourly residual forecast of the day.",
+      ),
       {
         name: "hours",
         ...HOURS_FIELD,

@@ -1,8 +1,8 @@
 /** `generation.mix`: generation by fuel type, hourly as published or averaged per UTC day. */
 import { type Reading, valueAt } from "../source/reading.ts";
-import { HOURS_FIELD, mw, type FieldText } from "./dataset.ts";
-import { type DailyField, defineDataset, type HourlyField } from "./dataset-table.ts";
-import { MIX_FIELDS } from "./source-fields.ts";
+import { HOURS_FIELD, MW, type FieldText } from "../records/dataset.ts";
+import { type DailyField, defineDataset, type HourlyField } from "../records/dataset-table.ts";
+import { MIX_FIELDS, storedMw } from "../records/source-fields.ts";
 
 const FUELS = MIX_FIELDS;
 
@@ -14,26 +14,17 @@ export function mixHour(reading: Reading): Reading | null {
   return FUELS.some(([, column]) => valueAt(reading, column) !== null) ? reading : null;
 }
 
-/** The generation mix of one hour, unrounded, or null when the reading holds none of its fields. */
-export function generationMixHour(reading: Reading): Record<Fuel, number | null> | null {
-  if (mixHour(reading) === null) return null;
-  return Object.fromEntries(FUELS.map(([field, column]) => [field, valueAt(reading, column)])) as Record<
-    Fuel,
-    number | null
-  >;
-}
-
 const hourly = Object.fromEntries(
-  FUELS.map(([field, column, meaning]) => [
+  FUELS.map(([field, column, label, meaning]): [Fuel, HourlyField<Reading>] => [
     field,
-    { ...mw(meaning), value: (reading: Reading) => valueAt(reading, column) },
+    storedMw(label, meaning, column),
   ]),
 ) as Record<Fuel, HourlyField<Reading>>;
 
 const daily = Object.fromEntries(
-  FUELS.map(([field, , meaning]) => [
+  FUELS.map(([field, , , meaning]) => [
     `avg_${field}`,
-    { ...mw(`Mean over the day's hours. ${meaning}`), from: { mean: field } },
+    { ...MW, description: `Mean over the day's hours. ${meaning}`, from: { mean: field } },
   ]),
 ) as Record<`avg_${Fuel}`, DailyField<Fuel>>;
 
@@ -42,6 +33,8 @@ const HOURS: FieldText & { from: { count: true } } = { ...HOURS_FIELD, from: { c
 /** The `generation.mix` dataset. */
 export const generationMix = defineDataset({
   id: "generation.mix",
+  title: "Generation mix",
+  kind: "readings",
   path: "/api/v1/generation/mix",
   scope: "normalized_data",
   description: "Generation by fuel type, as published (hourly) or averaged per UTC day.",
@@ -50,4 +43,20 @@ export const generationMix = defineDataset({
   hour: mixHour,
   hourly,
   daily: { hours: HOURS, ...daily },
+  // Baseload at the bottom, then what is dispatched, then the renewables.
+  chart: {
+    kind: "stacked",
+    order: [
+      "nuclear_mw",
+      "thermal_mw",
+      "utility_gas_mw",
+      "utility_ocgt_mw",
+      "hydro_water_mw",
+      "pumped_water_gen_mw",
+      "wind_mw",
+      "pv_mw",
+      "csp_mw",
+      "other_re_mw",
+    ],
+  },
 });

@@ -9,6 +9,7 @@ import {
   hasInput,
   RE_LOOKBACK_DAYS,
   STRESS_VERSION,
+  STRESS_BANDS,
   STRESS_WEIGHTS,
   type StressComponent,
   type StressComponents,
@@ -16,20 +17,15 @@ import {
   stressInputs,
   stressValue,
   usualRenewables,
-} from "./stress-formula.ts";
-import { stressReference } from "./stress-reference.ts";
+  V1_INPUT_COLUMNS,
+} from "../features/stress-formula.ts";
+import { stressReference } from "../features/stress-reference.ts";
 import type { Reading } from "../source/reading.ts";
-import { type Dataset, type FieldDoc, type Interval } from "../datasets/dataset.ts";
-import { STRESS_V2 } from "./stress-v2.ts";
-import { gridStressV2 } from "./grid-stress-v2.ts";
-import {
-  DAILY_INDEX_FIELDS,
-  indexFields,
-  STRESS_ID,
-  STRESS_PARAMETERS,
-  STRESS_PATH,
-} from "./stress-fields.ts";
-import { defineDataset, type HourAt, type HourSource } from "../datasets/dataset-table.ts";
+import { type Dataset, type FieldDoc, type Interval } from "../records/dataset.ts";
+import { STRESS_V2 } from "../features/stress-v2.ts";
+import { gridStressV2 } from "../features/grid-stress-v2.ts";
+import { STRESS_ID, STRESS_PARAMETERS, STRESS_PATH, stressVersion } from "../features/stress-fields.ts";
+import type { HourAt, HourSource } from "../records/dataset-table.ts";
 
 /** One hour of the index, unrounded. */
 export interface StressHour {
@@ -49,38 +45,34 @@ function stressHour(reading: Reading, at: HourAt<Usual>): Omit<StressHour, "hour
 }
 
 const INDEX_DESCRIPTION = "Grid-stress index v1, 0 (slack) to 1 (load shedding likely or active).";
-const COMPONENT_MEANINGS: Readonly<Record<StressComponent, string>> = {
-  residual_demand: "Load level: residual demand between 22 GW (0) and 32 GW (1).",
-  ocgt_ramp: "Diesel peakers: Eskom + IPP OCGT output over 2,000 MW.",
-  reserve_margin: "Spare capacity: available capacity less residual demand, 20% margin (0) to none (1).",
-  renewable_shortfall: "Renewables below their mean at this UTC hour over the previous 28 days.",
-  forecast_error: "Residual demand above its forecast, a 5% miss being 1.",
+const COMPONENT_TEXTS: Readonly<Record<StressComponent, readonly [string, string]>> = {
+  residual_demand: ["Load level", "Load level: residual demand between 22 GW (0) and 32 GW (1)."],
+  ocgt_ramp: ["Diesel peakers", "Diesel peakers: Eskom + IPP OCGT output over 2,000 MW."],
+  reserve_margin: [
+    "Spare capacity",
+    "Spare capacity: available capacity less residual demand, 20% margin (0) to none (1).",
+  ],
+  renewable_shortfall: [
+    "Renewables shortfall",
+    "Renewables below their mean at this UTC hour over the previous 28 days.",
+  ],
+  forecast_error: ["Forecast miss", "Residual demand above its forecast, a 5% miss being 1."],
 };
-const COMPONENTS = Object.keys(STRESS_WEIGHTS) as StressComponent[];
+
 /** Grid stress v1, as `version=v1` serves it. */
-export const gridStressV1 = defineDataset({
-  id: STRESS_ID,
-  path: STRESS_PATH,
-  scope: "features",
-  description: `${INDEX_DESCRIPTION} Its formula is published in this endpoint's entry at /docs.`,
-  derived: { "1h": true, "1d": true },
-  parameters: STRESS_PARAMETERS,
-  meta: () => ({
-    derivation_method: "computed_from_grid.system_state",
-    feature: "grid_stress_index",
-    version: STRESS_VERSION,
-  }),
+export const gridStressV1 = stressVersion({
+  name: STRESS_VERSION,
+  title: "Grid stress v1",
+  description: INDEX_DESCRIPTION,
+  derivation: "computed_from_grid.system_state",
   prepare: usualRenewables,
   hour: stressHour,
-  hourly: indexFields<Omit<StressHour, "hour">>({
-    name: STRESS_VERSION,
-    description: INDEX_DESCRIPTION,
-    components: COMPONENTS,
-    meanings: COMPONENT_MEANINGS,
-    // The renewable-shortfall component compares with the same hour of the days before.
-    lookbackDays: RE_LOOKBACK_DAYS,
-  }),
-  daily: DAILY_INDEX_FIELDS,
+  components: Object.fromEntries(
+    (Object.keys(STRESS_WEIGHTS) as StressComponent[]).map((c) => [c, COMPONENT_TEXTS[c]]),
+  ),
+  // The renewable-shortfall component compares with the same hour of the days before.
+  lookbackDays: RE_LOOKBACK_DAYS,
+  columns: V1_INPUT_COLUMNS,
 });
 
 /** The unrounded v1 index of every stored hour in [from, to) holding at least one of its inputs. */
@@ -114,13 +106,23 @@ function documentedFields(interval: Interval): FieldDoc[] {
   });
 }
 
+/** The bands in words: "low: 0 to below 0.3; ...". */
+export function bandWords(): string {
+  return STRESS_BANDS.map(([name, from], i) => {
+    const to = STRESS_BANDS[i + 1]?.[1];
+    return `${name}: ${from} to ${to === undefined ? "1" : `below ${to}`}`;
+  }).join("; ");
+}
+
 // The table of the version a request asks for.
 const versionOf = (options: Readonly<Record<string, unknown>>) =>
   options.version === STRESS_VERSION ? gridStressV1 : gridStressV2;
 
 /** The grid-stress dataset: v2 by default, v1 with `version=v1`. Its hours are the default's. */
-export const gridStress: Dataset & Pick<typeof gridStressV2, "hours"> = {
+export const gridStress: Dataset & Pick<typeof gridStressV2, "hours" | "kind"> = {
   id: STRESS_ID,
+  title: "Grid stress",
+  kind: "computed",
   path: STRESS_PATH,
   scope: "features",
   description: gridStressV2.description,
@@ -143,6 +145,19 @@ export const gridStress: Dataset & Pick<typeof gridStressV2, "hours"> = {
   lookbackDays: Math.max(gridStressV1.lookbackDays, gridStressV2.lookbackDays),
   fields: { "1h": documentedFields("1h"), "1d": documentedFields("1d") },
   servedFields: (request) => versionOf(request.options).servedFields(request),
+  chart: {
+    kind: "lines",
+    heatmap: "value",
+    bands: {
+      unit: "index",
+      bands: STRESS_BANDS.map(([name, from], i) => ({ name, from, to: STRESS_BANDS[i + 1]?.[1] ?? 1 })),
+    },
+  },
+  tool: {
+    name: "grid_stress",
+    description: `The grid-stress index (${STRESS_ID}): v2, the probability from 0 to 1 that load is being shed in the hour, with its band (${bandWords()}). components=true adds the index's inputs. Read the method in the resource gds://reference/grid-stress.`,
+    note: `Bands: ${bandWords()}.`,
+  },
   hours: (store, from, to) => gridStressV2.hours(store, from, to),
   records: (store, request) => versionOf(request.options).records(store, request),
 };

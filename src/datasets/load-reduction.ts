@@ -4,9 +4,9 @@
  * reduction"). MW are hourly averages, so a day's MWh is the sum of its hours' MW.
  */
 import { type Reading, valueAt } from "../source/reading.ts";
-import { fromSourceMeta, HOURS_FIELD, mw, type FieldText } from "./dataset.ts";
-import { defineDataset } from "./dataset-table.ts";
-import { COL } from "./source-fields.ts";
+import { fromSourceMeta, HOURS_FIELD, mw, MW } from "../records/dataset.ts";
+import { defineDataset } from "../records/dataset-table.ts";
+import { COL, namesOf, storedMw } from "../records/source-fields.ts";
 
 const INPUTS = [COL.manualLoadReduction, COL.interruptibleLoad, COL.otherInterruptions];
 
@@ -14,9 +14,6 @@ const INPUTS = [COL.manualLoadReduction, COL.interruptibleLoad, COL.otherInterru
 export function loadReductionHour(reading: Reading): Reading | null {
   return INPUTS.some((column) => valueAt(reading, column) !== null) ? reading : null;
 }
-
-const col = (column: number) => (reading: Reading) => valueAt(reading, column);
-const manual = col(COL.manualLoadReduction);
 
 /** The three summed, or null when any of them is missing. */
 function total(reading: Reading): number | null {
@@ -29,16 +26,13 @@ function total(reading: Reading): number | null {
   return sum;
 }
 
-const mwh = (description: string): FieldText => ({
-  type: "number",
-  unit: "MWh",
-  nullable: true,
-  description,
-});
+const MWH = { type: "number", unit: "MWh", nullable: true } as const;
 
 /** The `grid.load_reduction` dataset. */
 export const loadReduction = defineDataset({
   id: "grid.load_reduction",
+  title: "Load reduction",
+  kind: "readings",
   path: "/api/v1/grid/load-reduction",
   scope: "normalized_data",
   description:
@@ -47,34 +41,40 @@ export const loadReduction = defineDataset({
   meta: fromSourceMeta,
   hour: loadReductionHour,
   hourly: {
-    manual_load_reduction_mw: {
-      ...mw(
-        "Manual load reduction (`Manual Load_Reduction(MLR)`): load shedding and curtailment instructed by the system operator.",
-      ),
-      value: manual,
-    },
-    interruptible_load_mw: {
-      ...mw("Interruptible load supply used (`ILS Usage`)."),
-      value: col(COL.interruptibleLoad),
-    },
-    other_interruptions_mw: {
-      ...mw("Other interruptions of supply (`IOS Excl ILS and MLR`)."),
-      value: col(COL.otherInterruptions),
-    },
+    manual_load_reduction_mw: storedMw(
+      "Load shedding",
+      "Manual load reduction (`Manual Load_Reduction(MLR)`): load shedding and curtailment instructed by the system operator.",
+      COL.manualLoadReduction,
+    ),
+    interruptible_load_mw: storedMw(
+      "Interruptible load",
+      "Interruptible load supply used (`ILS Usage`).",
+      COL.interruptibleLoad,
+    ),
+    other_interruptions_mw: storedMw(
+      "Other interruptions",
+      "Other interruptions of supply (`IOS Excl ILS and MLR`).",
+      COL.otherInterruptions,
+    ),
     total_load_reduction_mw: {
       ...mw(
+        "Load reduction, total",
         "manual_load_reduction_mw + interruptible_load_mw + other_interruptions_mw; null when any is null.",
       ),
+      columns: namesOf(...INPUTS),
       value: total,
     },
   },
   daily: {
     manual_load_reduction_mwh: {
-      ...mwh("The day's manual load reduction: the sum of its hours' manual_load_reduction_mw."),
+      ...MWH,
+      label: "Load shed",
+      description: "The day's manual load reduction: the sum of its hours' manual_load_reduction_mw.",
       from: { sum: "manual_load_reduction_mw" },
     },
     manual_load_reduction_max_mw: {
-      ...mw("The day's highest hourly manual_load_reduction_mw."),
+      ...MW,
+      description: "The day's highest hourly manual_load_reduction_mw.",
       from: { max: "manual_load_reduction_mw" },
     },
     hours_with_manual_load_reduction: {
@@ -87,9 +87,11 @@ export const loadReduction = defineDataset({
       from: { countAbove: "manual_load_reduction_mw", above: 0 },
     },
     total_load_reduction_mwh: {
-      ...mwh("The sum of the day's total_load_reduction_mw (hours where it is null are skipped)."),
+      ...MWH,
+      description: "The sum of the day's total_load_reduction_mw (hours where it is null are skipped).",
       from: { sum: "total_load_reduction_mw" },
     },
     hours: { ...HOURS_FIELD, from: { count: true } },
   },
+  chart: { kind: "lines", heatmap: "manual_load_reduction_mw" },
 });

@@ -5,9 +5,9 @@
  * the data-request export (the same columns); the limits only from the portal's file.
  */
 import { type Reading, valueAt } from "../source/reading.ts";
-import { fromSourceMeta, HOURS_FIELD, type FieldText } from "./dataset.ts";
-import { defineDataset, type HourlyField } from "./dataset-table.ts";
-import { COL } from "./source-fields.ts";
+import { fromSourceMeta, HOURS_FIELD } from "../records/dataset.ts";
+import { type DailyField, defineDataset, type HourlyField } from "../records/dataset-table.ts";
+import { COL, namesOf } from "../records/source-fields.ts";
 
 const LEVELS = [COL.drakensbergHours, COL.palmietHours, COL.ingulaHours];
 
@@ -16,20 +16,57 @@ export function pumpedStorageHour(reading: Reading): Reading | null {
   return LEVELS.some((column) => valueAt(reading, column) !== null) ? reading : null;
 }
 
-const hours = (description: string): FieldText => ({
-  type: "number",
-  unit: "h",
-  nullable: true,
+const HOURS = { type: "number", unit: "h", nullable: true } as const;
+const field = (column: number, label: string, description: string): HourlyField<Reading> => ({
+  label,
+  ...HOURS,
   description,
-});
-const field = (column: number, description: string): HourlyField<Reading> => ({
-  ...hours(description),
+  columns: namesOf(column),
   value: (reading) => valueAt(reading, column),
 });
+
+const SCHEMES = ["drakensberg", "palmiet", "ingula"] as const;
+const NAMES = { drakensberg: "Drakensberg", palmiet: "Palmiet", ingula: "Ingula" } as const;
+
+type Daily = [string, DailyField<string>];
+const daily = (
+  name: string,
+  from: DailyField<string>["from"],
+  description: string,
+  label?: string,
+): Daily => [name, { ...HOURS, ...(label === undefined ? {} : { label }), description, from }];
+
+// Each scheme's daily level (its mean, lowest and highest), then the limits (the highest maximum,
+// the lowest minimum), in the order they are served.
+const DAILY: Daily[] = [
+  ...SCHEMES.flatMap((s) => [
+    daily(`avg_${s}_hours`, { mean: `${s}_hours` }, `Mean ${NAMES[s]} level over the day's hours.`),
+    daily(`min_${s}_hours`, { min: `${s}_hours` }, `Lowest ${NAMES[s]} level of the day.`),
+    daily(`max_${s}_hours`, { max: `${s}_hours` }, `Highest ${NAMES[s]} level of the day.`),
+  ]),
+  ...SCHEMES.map((s) =>
+    daily(
+      `${s}_max_hours`,
+      { max: `${s}_max_hours` },
+      `The highest ${NAMES[s]} maximum of the day.`,
+      `${NAMES[s]}, maximum`,
+    ),
+  ),
+  ...SCHEMES.map((s) =>
+    daily(
+      `${s}_min_hours`,
+      { min: `${s}_min_hours` },
+      `The lowest ${NAMES[s]} minimum of the day.`,
+      `${NAMES[s]}, minimum`,
+    ),
+  ),
+];
 
 /** The `grid.pumped_storage` dataset. */
 export const pumpedStorage = defineDataset({
   id: "grid.pumped_storage",
+  title: "Pumped storage",
+  kind: "readings",
   path: "/api/v1/grid/pumped-storage",
   scope: "normalized_data",
   description:
@@ -40,60 +77,50 @@ export const pumpedStorage = defineDataset({
   hourly: {
     drakensberg_hours: field(
       COL.drakensbergHours,
+      "Drakensberg",
       "Drakensberg: hours of generation left in its upper reservoir (`Drakensberg Gen Unit Hours`).",
     ),
-    palmiet_hours: field(COL.palmietHours, "Palmiet: hours of generation left (`Palmiet Gen Unit Hours`)."),
-    ingula_hours: field(COL.ingulaHours, "Ingula: hours of generation left (`Ingula Gen Unit Hours`)."),
+    palmiet_hours: field(
+      COL.palmietHours,
+      "Palmiet",
+      "Palmiet: hours of generation left (`Palmiet Gen Unit Hours`).",
+    ),
+    ingula_hours: field(
+      COL.ingulaHours,
+      "Ingula",
+      "Ingula: hours of generation left (`Ingula Gen Unit Hours`).",
+    ),
     drakensberg_max_hours: field(
       COL.drakensbergMax,
+      "Drakensberg, maximum",
       "Drakensberg's maximum, in the same hours, as the pumped-storage file publishes it (`Drakensberg Max Hours`); 102 in every file seen, the full reservoir.",
     ),
     palmiet_max_hours: field(
       COL.palmietMax,
+      "Palmiet, maximum",
       "Palmiet's maximum (`Palmiet Max Hours`); 58.7 in every file seen.",
     ),
-    ingula_max_hours: field(COL.ingulaMax, "Ingula's maximum (`Ingula Max Hours`); 67 in every file seen."),
+    ingula_max_hours: field(
+      COL.ingulaMax,
+      "Ingula, maximum",
+      "Ingula's maximum (`Ingula Max Hours`); 67 in every file seen.",
+    ),
     drakensberg_min_hours: field(
       COL.drakensbergMin,
+      "Drakensberg, minimum",
       "Drakensberg's minimum (`Drakensberg Min Hours`); 12 in every file seen, the level kept in reserve.",
     ),
     palmiet_min_hours: field(
       COL.palmietMin,
+      "Palmiet, minimum",
       "Palmiet's minimum (`Palmiet Min Hours`); 8 in every file seen.",
     ),
-    ingula_min_hours: field(COL.ingulaMin, "Ingula's minimum (`Ingula Min Hours`); 12 in every file seen."),
+    ingula_min_hours: field(
+      COL.ingulaMin,
+      "Ingula, minimum",
+      "Ingula's minimum (`Ingula Min Hours`); 12 in every file seen.",
+    ),
   },
-  daily: {
-    avg_drakensberg_hours: {
-      ...hours("Mean Drakensberg level over the day's hours."),
-      from: { mean: "drakensberg_hours" },
-    },
-    min_drakensberg_hours: {
-      ...hours("Lowest Drakensberg level of the day."),
-      from: { min: "drakensberg_hours" },
-    },
-    max_drakensberg_hours: {
-      ...hours("Highest Drakensberg level of the day."),
-      from: { max: "drakensberg_hours" },
-    },
-    avg_palmiet_hours: { ...hours("Mean Palmiet level."), from: { mean: "palmiet_hours" } },
-    min_palmiet_hours: { ...hours("Lowest Palmiet level."), from: { min: "palmiet_hours" } },
-    max_palmiet_hours: { ...hours("Highest Palmiet level."), from: { max: "palmiet_hours" } },
-    avg_ingula_hours: { ...hours("Mean Ingula level."), from: { mean: "ingula_hours" } },
-    min_ingula_hours: { ...hours("Lowest Ingula level."), from: { min: "ingula_hours" } },
-    max_ingula_hours: { ...hours("Highest Ingula level."), from: { max: "ingula_hours" } },
-    drakensberg_max_hours: {
-      ...hours("The highest Drakensberg maximum of the day."),
-      from: { max: "drakensberg_max_hours" },
-    },
-    palmiet_max_hours: { ...hours("The highest Palmiet maximum."), from: { max: "palmiet_max_hours" } },
-    ingula_max_hours: { ...hours("The highest Ingula maximum."), from: { max: "ingula_max_hours" } },
-    drakensberg_min_hours: {
-      ...hours("The lowest Drakensberg minimum of the day."),
-      from: { min: "drakensberg_min_hours" },
-    },
-    palmiet_min_hours: { ...hours("The lowest Palmiet minimum."), from: { min: "palmiet_min_hours" } },
-    ingula_min_hours: { ...hours("The lowest Ingula minimum."), from: { min: "ingula_min_hours" } },
-    hours: { ...HOURS_FIELD, from: { count: true } },
-  },
+  daily: { ...Object.fromEntries(DAILY), hours: { ...HOURS_FIELD, from: { count: true } } },
+  chart: { kind: "lines" },
 });

@@ -6,24 +6,27 @@
  * served by `grid.availability`), and the two are never mixed here.
  */
 import { type Reading, valueAt } from "../source/reading.ts";
-import { fromSourceMeta, HOURS_FIELD, mw, PERCENT } from "./dataset.ts";
-import { defineDataset } from "./dataset-table.ts";
-import { COL, differenceOrNull, ratioOrNull } from "./source-fields.ts";
+import { fromSourceMeta, HOURS_FIELD, mw, MW, PERCENT } from "../records/dataset.ts";
+import { defineDataset } from "../records/dataset-table.ts";
+import { COL, differenceOrNull, namesOf, ratioOrNull, storedMw } from "../records/source-fields.ts";
 
-const col = (column: number) => (reading: Reading) => valueAt(reading, column);
-const available = col(COL.availableCapacity);
-const availableWithRe = col(COL.availableCapacityWithRe);
-const residualDemand = col(COL.residualDemand);
+const available = (reading: Reading) => valueAt(reading, COL.availableCapacity);
+const residualDemand = (reading: Reading) => valueAt(reading, COL.residualDemand);
 const margin = (reading: Reading) => differenceOrNull(available(reading), residualDemand(reading));
+const MARGIN_COLUMNS = namesOf(COL.availableCapacity, COL.residualDemand);
 
 /** The reading of an hour holding the live available capacity (with or without renewables), else null. */
 export function supplyMarginHour(reading: Reading): Reading | null {
-  return available(reading) !== null || availableWithRe(reading) !== null ? reading : null;
+  return available(reading) !== null || valueAt(reading, COL.availableCapacityWithRe) !== null
+    ? reading
+    : null;
 }
 
 /** The `grid.supply_margin` dataset. */
 export const supplyMargin = defineDataset({
   id: "grid.supply_margin",
+  title: "Supply margin",
+  kind: "readings",
   path: "/api/v1/grid/supply-margin",
   scope: "normalized_data",
   description:
@@ -36,31 +39,34 @@ export const supplyMargin = defineDataset({
   meta: fromSourceMeta,
   hour: supplyMarginHour,
   hourly: {
-    available_capacity_incl_non_comm_mw: {
-      ...mw(
-        "Available capacity, with units not yet in commercial operation (`Available Capacity Incl Non Comm Units`).",
-      ),
-      value: available,
-    },
-    available_capacity_incl_non_comm_and_re_mw: {
-      ...mw(
-        "Available capacity with the renewables' output added (`Available_Capacity_Incl_Non_Comm_Units_Incl_Total_RE`).",
-      ),
-      value: availableWithRe,
-    },
-    residual_demand_mw: {
-      ...mw("Residual demand, as system state serves it (`Residual Demand`)."),
-      value: residualDemand,
-    },
+    available_capacity_incl_non_comm_mw: storedMw(
+      "Available capacity",
+      "Available capacity, with units not yet in commercial operation (`Available Capacity Incl Non Comm Units`).",
+      COL.availableCapacity,
+    ),
+    available_capacity_incl_non_comm_and_re_mw: storedMw(
+      "Available capacity with renewables",
+      "Available capacity with the renewables' output added (`Available_Capacity_Incl_Non_Comm_Units_Incl_Total_RE`).",
+      COL.availableCapacityWithRe,
+    ),
+    residual_demand_mw: storedMw(
+      "Residual demand",
+      "Residual demand, as system state serves it (`Residual Demand`).",
+      COL.residualDemand,
+    ),
     margin_mw: {
       ...mw(
+        "Margin",
         "available_capacity_incl_non_comm_mw - residual_demand_mw: what was left over; negative when residual demand exceeded it.",
       ),
+      columns: MARGIN_COLUMNS,
       value: margin,
     },
     margin_pct: {
       ...PERCENT,
+      label: "Margin share",
       description: "100 * margin_mw / residual_demand_mw.",
+      columns: MARGIN_COLUMNS,
       value: (reading) => {
         const m = margin(reading);
         return ratioOrNull(m === null ? null : 100 * m, residualDemand(reading));
@@ -69,16 +75,26 @@ export const supplyMargin = defineDataset({
   },
   daily: {
     avg_available_capacity_incl_non_comm_mw: {
-      ...mw("Mean available capacity over the day's hours."),
+      ...MW,
+      description: "Mean available capacity over the day's hours.",
       from: { mean: "available_capacity_incl_non_comm_mw" },
     },
     avg_available_capacity_incl_non_comm_and_re_mw: {
-      ...mw("Mean available capacity with renewables."),
+      ...MW,
+      description: "Mean available capacity with renewables.",
       from: { mean: "available_capacity_incl_non_comm_and_re_mw" },
     },
-    avg_residual_demand_mw: { ...mw("Mean residual demand."), from: { mean: "residual_demand_mw" } },
-    avg_margin_mw: { ...mw("Mean margin."), from: { mean: "margin_mw" } },
-    min_margin_mw: { ...mw("The day's tightest hour: its lowest margin."), from: { min: "margin_mw" } },
+    avg_residual_demand_mw: {
+      ...MW,
+      description: "Mean residual demand.",
+      from: { mean: "residual_demand_mw" },
+    },
+    avg_margin_mw: { ...MW, description: "Mean margin.", from: { mean: "margin_mw" } },
+    min_margin_mw: {
+      ...MW,
+      description: "The day's tightest hour: its lowest margin.",
+      from: { min: "margin_mw" },
+    },
     min_margin_pct: {
       ...PERCENT,
       description: "The day's lowest hourly margin_pct.",
@@ -86,4 +102,5 @@ export const supplyMargin = defineDataset({
     },
     hours: { ...HOURS_FIELD, from: { count: true } },
   },
+  chart: { kind: "lines" },
 });

@@ -3,17 +3,12 @@
  * formula of `stress-v2.ts` and how it aggregates to a day.
  */
 import type { Reading } from "../source/reading.ts";
-import { defineDataset, type HourAt } from "../datasets/dataset-table.ts";
-import {
-  DAILY_INDEX_FIELDS,
-  indexFields,
-  STRESS_ID,
-  STRESS_PARAMETERS,
-  STRESS_PATH,
-} from "./stress-fields.ts";
+import type { HourAt } from "../records/dataset-table.ts";
+import { stressVersion } from "./stress-fields.ts";
 import {
   hasV2Input,
   STRESS_V2,
+  V2_INPUT_COLUMNS,
   stressWindow,
   type StressWindow,
   V2_COMPONENTS,
@@ -39,40 +34,35 @@ function stressHourV2(reading: Reading, at: HourAt<StressWindow>): StressHourV2 
   return { components, value: v2Value(components) };
 }
 
-const V2_MEANINGS: Readonly<Record<V2Component, string>> = {
-  diesel_day: "Diesel peakers: mean Eskom + IPP OCGT output over the 24 hours to this one, over 2,000 MW.",
-  diesel_week: "The same over the 168 hours to this one.",
-  supply_gap:
+const V2_COMPONENT_TEXTS: Readonly<Record<V2Component, readonly [string, string]>> = {
+  diesel_day: [
+    "Diesel, day",
+    "Diesel peakers: mean Eskom + IPP OCGT output over the 24 hours to this one, over 2,000 MW.",
+  ],
+  diesel_week: ["Diesel, week", "The same over the 168 hours to this one."],
+  supply_gap: [
+    "Supply gap",
     "Forecast residual demand against the most the dispatchable fleet supplied in the 24 hours before: 0.5 at equal, 1 at 10% short.",
-  fleet_decline: "How far that 24-hour best fell below the best of the week before: 1 at 10%.",
-  pumped_storage_low: "1 less the mean fill of the pumped-storage reservoirs.",
-  interruptible_load: "Interruptible load in use (ILS + IOS) over 1,000 MW.",
-  evening_peak: "1 from 17:00 to 21:59 SAST, else 0.",
+  ],
+  fleet_decline: [
+    "Fleet decline",
+    "How far that 24-hour best fell below the best of the week before: 1 at 10%.",
+  ],
+  pumped_storage_low: ["Pumped storage low", "1 less the mean fill of the pumped-storage reservoirs."],
+  interruptible_load: ["Interruptible load", "Interruptible load in use (ILS + IOS) over 1,000 MW."],
+  evening_peak: ["Evening peak", "1 from 17:00 to 21:59 SAST, else 0."],
 };
-// The week of diesel and supply before an hour that the windowed components read.
-const V2_LOOKBACK_DAYS = 7;
 
 /** Grid stress v2, the default. */
-export const gridStressV2 = defineDataset({
-  id: STRESS_ID,
-  path: STRESS_PATH,
-  scope: "features",
-  description: `${V2_DESCRIPTION} Its formula is published in this endpoint's entry at /docs.`,
-  derived: { "1h": true, "1d": true },
-  parameters: STRESS_PARAMETERS,
-  meta: () => ({
-    derivation_method: "computed_from_source",
-    feature: "grid_stress_index",
-    version: STRESS_V2,
-  }),
+export const gridStressV2 = stressVersion({
+  name: STRESS_V2,
+  title: "Grid stress v2",
+  description: V2_DESCRIPTION,
+  derivation: "computed_from_source",
   prepare: stressWindow,
   hour: stressHourV2,
-  hourly: indexFields<StressHourV2>({
-    name: STRESS_V2,
-    description: V2_DESCRIPTION,
-    components: V2_COMPONENTS,
-    meanings: V2_MEANINGS,
-    lookbackDays: V2_LOOKBACK_DAYS,
-  }),
-  daily: DAILY_INDEX_FIELDS,
+  components: Object.fromEntries(V2_COMPONENTS.map((c) => [c, V2_COMPONENT_TEXTS[c]])),
+  // The week of diesel and supply before an hour that the windowed components read.
+  lookbackDays: 7,
+  columns: V2_INPUT_COLUMNS,
 });

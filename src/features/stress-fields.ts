@@ -1,12 +1,19 @@
 /**
- * What both versions of the grid-stress dataset share: their served fields (a value, its band,
- * the version, the components; per day the mean, the maximum and the hours in each band), the
- * `components` parameter, and the dataset's id and path.
+ * What both versions of the grid-stress dataset share: their table (`stressVersion`: a value, its
+ * band, the version, the components; per day the mean, the maximum and the hours in each band),
+ * the `components` parameter, and the dataset's id and path.
  */
 import * as v from "valibot";
-import { type FieldText, HOURS_FIELD } from "../datasets/dataset.ts";
-import type { DailyField, HourlyField } from "../datasets/dataset-table.ts";
-import { round3 } from "../datasets/source-fields.ts";
+import { type FieldText, HOURS_FIELD } from "../records/dataset.ts";
+import {
+  type DailyField,
+  defineDataset,
+  type HourAt,
+  type HourlyField,
+  type HourSource,
+} from "../records/dataset-table.ts";
+import type { Reading } from "../source/reading.ts";
+import { round3 } from "../records/source-fields.ts";
 import { STRESS_BANDS, stressBand } from "./stress-formula.ts";
 
 /** A value of the index, 0 to 1. */
@@ -55,53 +62,100 @@ export interface IndexHour {
   readonly value: number | null;
 }
 
-/**
- * The hourly fields of a version: its value, the band of the served (rounded) value, its name, and
- * its components, each reading `lookbackDays` before the hour.
- */
-export function indexFields<H extends IndexHour>(version: {
+/** One version of the index: what tells it apart from the other. */
+export interface StressVersion<H, C> {
   readonly name: string;
+  readonly title: string;
   readonly description: string;
-  /** Its components in served order, and what each means. */
-  readonly components: readonly string[];
-  readonly meanings: Readonly<Record<string, string>>;
+  readonly derivation: string;
+  /** The work done once per range (the windows of history the formula reads). */
+  readonly prepare: (source: HourSource, from: number, to: number) => C;
+  readonly hour: (reading: Reading, at: HourAt<C>) => H | null;
+  /** Its components in served order, each with its label and its meaning. */
+  readonly components: Readonly<Record<string, readonly [string, string]>>;
+  /** Whole days before an hour the formula reads. */
   readonly lookbackDays: number;
-}): Record<"value" | "band" | "version" | "components", HourlyField<H>> {
-  const { name, description, components, meanings, lookbackDays } = version;
+  /** The stored columns the formula reads. */
+  readonly columns: readonly string[];
+}
+
+// The hourly fields of a version, each reading `lookbackDays` before the hour.
+function indexFields<H extends IndexHour, C>(
+  version: StressVersion<H, C>,
+): Record<"value" | "band" | "version" | "components", HourlyField<H>> {
+  const { name, description, components, lookbackDays, columns } = version;
   return {
     value: {
       ...INDEX,
+      label: "Grid stress",
+      columns,
       description: `${description} Null only when no component can be computed.`,
-      value: (h) => h.value,
+      value: (h: H) => h.value,
       lookbackDays,
     },
     band: {
+      label: "Band",
+      columns,
       type: "string",
       nullable: true,
       enum: STRESS_BANDS.map(([band]) => band),
       description: "low below 0.3, moderate from 0.3, high from 0.6, critical from 0.8.",
-      value: (h) => stressBand(round3(h.value)),
+      value: (h: H) => stressBand(round3(h.value)),
       lookbackDays,
     },
-    version: { type: "string", enum: [name], description: "The formula's version.", value: () => name },
+    version: {
+      label: "Version",
+      type: "string",
+      enum: [name],
+      description: "The formula's version.",
+      value: () => name,
+    },
     components: {
+      label: "Components",
+      columns,
       type: "object",
       optional: true,
       description: "With components=true: each component, 0 to 1, or null when an input is missing.",
-      properties: components.map((component) => ({
+      properties: Object.entries(components).map(([component, [label, meaning]]) => ({
         name: component,
+        label,
         ...INDEX,
-        description: meanings[component]!,
+        description: meaning,
       })),
-      value: (h) => h.components,
+      value: (h: H) => h.components,
       lookbackDays,
       onlyWith: "components",
     },
   };
 }
 
+/**
+ * The dataset table of a version: its value, the band of the served (rounded) value, its name and
+ * its components hourly, each reading `lookbackDays` before the hour; per day the mean, the
+ * highest and the hours in each band.
+ */
+export function stressVersion<H extends IndexHour, C>(version: StressVersion<H, C>) {
+  const { name, description } = version;
+  return defineDataset({
+    id: STRESS_ID,
+    title: version.title,
+    kind: "computed",
+    path: STRESS_PATH,
+    scope: "features",
+    description: `${description} Its formula is published in this endpoint's entry at /docs.`,
+    derived: { "1h": true, "1d": true },
+    parameters: STRESS_PARAMETERS,
+    meta: () => ({ derivation_method: version.derivation, feature: "grid_stress_index", version: name }),
+    prepare: version.prepare,
+    hour: version.hour,
+    hourly: indexFields(version),
+    daily: DAILY_INDEX_FIELDS,
+    chart: { kind: "lines" },
+  });
+}
+
 /** The daily fields of either version. */
-export const DAILY_INDEX_FIELDS = {
+const DAILY_INDEX_FIELDS = {
   hours: { ...HOURS_FIELD, from: { count: true } },
   avg_value: { ...INDEX, description: "Mean value over the day's hours.", from: { mean: "value" } },
   max_value: { ...INDEX, description: "Highest value of the day.", from: { max: "value" } },

@@ -28,8 +28,8 @@
 
 import { requireColumn } from "../source/columns.ts";
 import { type Reading, valueAt } from "../source/reading.ts";
-import { COL, totalRe } from "../datasets/source-fields.ts";
-import { forEachStoredHour, type DaySource } from "../datasets/stored-hours.ts";
+import { COL, namesOf, TOTAL_RE_COLUMNS, totalRe } from "../records/source-fields.ts";
+import { forEachStoredHour, type DaySource } from "../records/stored-hours.ts";
 import { DAY_MS, HOUR_MS } from "../time.ts";
 
 /** The version served in every record; bump it whenever anything in this file changes. */
@@ -177,6 +177,13 @@ const PCLF = requireColumn("total_pclf");
 const UCLF = requireColumn("total_uclf");
 const OCLF = requireColumn("total_oclf");
 const IPP_OCGT = requireColumn("dispatchable_ipp_ocgt");
+
+/** The stored columns the formula reads (the usual RE too comes from `Total RE` and its parts). */
+export const V1_INPUT_COLUMNS = [
+  ...namesOf(COL.residualDemand, COL.residualForecast, INSTALLED, PCLF, UCLF, OCLF),
+  ...namesOf(COL.availableCapacity, COL.utilityOcgt, IPP_OCGT),
+  ...TOTAL_RE_COLUMNS,
+];
 
 /** The formula's stored inputs of one reading (the usual RE comes from history). */
 export function stressInputs(reading: Reading, usualRe: number | null): StressInputs {

@@ -33,9 +33,9 @@
  */
 import { requireColumn } from "../source/columns.ts";
 import { type Reading, valueAt } from "../source/reading.ts";
-import { COL } from "../datasets/source-fields.ts";
-import { forEachStoredHour, type DaySource } from "../datasets/stored-hours.ts";
-import { DAY_MS, HOUR_MS } from "../time.ts";
+import { COL, namesOf } from "../records/source-fields.ts";
+import { forEachStoredHour, type DaySource } from "../records/stored-hours.ts";
+import { DAY_MS, HOUR_MS, SAST_OFFSET_MS } from "../time.ts";
 import { V2_FIT } from "./stress-v2-fit.ts";
 
 /** The version served in every record of this formula. */
@@ -124,6 +124,9 @@ const INPUTS = [
   COL.ingulaHours,
 ];
 
+/** The stored columns the formula reads. */
+export const V2_INPUT_COLUMNS = namesOf(...INPUTS);
+
 /** Whether a reading holds any input of the formula: an hour without one has no record. */
 export function hasV2Input(reading: Reading): boolean {
   return INPUTS.some((column) => !Number.isNaN(reading[column]!));
@@ -204,7 +207,7 @@ export function v2Components(reading: Reading, hour: number, window: StressWindo
   const forecast = valueAt(reading, COL.residualForecast);
   const ils = valueAt(reading, ILS);
   const ios = valueAt(reading, IOS);
-  const sast = (new Date(hour).getUTCHours() + 2) % 24;
+  const sast = new Date(hour + SAST_OFFSET_MS).getUTCHours();
   return {
     diesel_day: day === null ? null : clamp01(day / DIESEL_FULL_MW),
     diesel_week: week === null ? null : clamp01(week / DIESEL_FULL_MW),

@@ -1,6 +1,5 @@
 /** Crash-safe file replacement: a reader sees the old bytes or the new, never a mix. */
 import { closeSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, writeSync } from "node:fs";
-import { open, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { failpoint } from "./failpoint.ts";
@@ -61,30 +60,6 @@ export function writeFileAtomic(
   renameSync(temp, path);
 }
 
-/**
- * `writeFileAtomic` without holding up the event loop: the write, the fsync and the rename run on
- * libuv's threads, so a slow disk delays this file, not the requests the process serves meanwhile
- * (the server's minute write of the request counts).
- */
-export async function writeFileAtomicAsync(
-  path: string,
-  data: string | Uint8Array,
-  options: { mode?: number; durable?: boolean } = {},
-): Promise<void> {
-  const temp = tempPathOf(path);
-  const handle = await open(temp, "wx", options.mode ?? 0o644);
-  try {
-    await handle.writeFile(data);
-    if (options.durable !== false) await handle.sync();
-  } catch (error) {
-    await handle.close();
-    await rm(temp, { force: true });
-    throw error;
-  }
-  await handle.close();
-  await rename(temp, path);
-}
-
 /** A temp file beside `path`, named for this process and unique within it. */
 export function tempPathOf(path: string): string {
   return `${path}${TEMP_MARK}${process.pid}-${randomBytes(4).toString("hex")}`;
@@ -138,15 +113,6 @@ export function stageFiles(files: readonly { path: string; data: string | Uint8A
     },
     abort,
   };
-}
-
-/**
- * Writes several files in two phases: every new content to a fsynced temp file first, then the
- * renames. A failure while writing (a full disk) removes the temp files and changes nothing;
- * renames need no space.
- */
-export function writeFilesAtomic(files: readonly { path: string; data: string | Uint8Array }[]): void {
-  stageFiles(files).commit();
 }
 
 /** Makes completed renames in a directory durable. */

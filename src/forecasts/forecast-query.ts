@@ -4,7 +4,7 @@
  * the day's mean and peak of each issue's hours (one Arquero rollup).
  */
 import * as aq from "arquero";
-import { round3 } from "../datasets/source-fields.ts";
+import { round3 } from "../records/source-fields.ts";
 import { dayKey, formatInstant } from "../time.ts";
 import { type Issue, type IssueSource, issueSpan } from "./forecast-issues.ts";
 

@@ -9,20 +9,31 @@ import { performance } from "node:perf_hooks";
 import { badRequest, HttpError, writeError } from "./http-error.ts";
 import { applyCors } from "./cors.ts";
 import { asHttpError, isFault } from "./domain-errors.ts";
-import { createRouter, type RequestContext, type Route } from "./router.ts";
+import { createRouter, type RequestContext, type RequestHead, type Route } from "./router.ts";
 import type { AccessLogEntry } from "./access-log.ts";
-import { Reply } from "./reply.ts";
+import { type CallAnswer, Reply } from "./reply.ts";
+import type { Caller } from "../keys/key-registry.ts";
 
 /**
- * Checks a request to a route with a scope before its handler: the answer that refuses it (a 401,
- * a 429), or undefined to let it through; a shared limiter answers later.
+ * Who may use a route with a scope, and how much: `check` authenticates a request (its key) and
+ * counts it against its caller's limit, `limit` counts a call made in-process for a caller already
+ * known. Each answers the refusal (a 401, a 429), or undefined to let the request through.
  */
-export type Guard = (
-  req: IncomingMessage,
-  reply: Reply,
-  route: Route,
-  ctx: RequestContext,
-) => HttpError | undefined | Promise<HttpError | undefined>;
+export interface Guard {
+  check(
+    req: IncomingMessage,
+    reply: Reply,
+    route: Route,
+    ctx: RequestContext,
+  ): Promise<HttpError | undefined>;
+  limit(
+    caller: Caller,
+    req: RequestHead,
+    reply: Reply,
+    route: Route,
+    ctx: RequestContext,
+  ): Promise<HttpError | undefined>;
+}
 
 export interface AppOptions {
   readonly routes: readonly Route[];
@@ -60,8 +71,24 @@ function requestIdOf(req: IncomingMessage, newId: () => string): string {
   return typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : newId();
 }
 
-/** A `node:http` request listener serving `routes`. */
-export function createApp(options: AppOptions): (req: IncomingMessage, res: ServerResponse) => void {
+/** The service's request pipeline: the listener of its connections, and its in-process calls. */
+export interface App {
+  (req: IncomingMessage, res: ServerResponse): void;
+  /**
+   * A GET of `path` with `query` for `caller`, made in-process (the explorer's and MCP's data):
+   * the same route, limits, counting, access-log line and metrics as a request with the
+   * caller's key, answered as the connection would have been, with no second request.
+   */
+  readonly call: (
+    caller: Caller,
+    path: string,
+    query: URLSearchParams,
+    headers?: RequestHead["headers"],
+  ) => Promise<CallAnswer>;
+}
+
+/** The pipeline serving `routes`. */
+export function createApp(options: AppOptions): App {
   const pipeline: Pipeline = {
     route: createRouter(options.routes),
     guard: options.guard,
@@ -70,40 +97,72 @@ export function createApp(options: AppOptions): (req: IncomingMessage, res: Serv
     cors: options.corsOrigins ?? new Set<string>(),
     observe: options.observe,
     newId: requestIds(),
+    call: (caller, path, query, headers = { accept: "application/json" }) =>
+      called(pipeline, caller, path, query, headers),
   };
-  return (req, res) => {
-    const ctx = new Context(req, performance.now(), pipeline.newId);
-    // Every answer carries them, whoever writes it. The id is ours or matched REQUEST_ID:
-    // characters any header value may hold.
-    const reply = new Reply(res)
-      .header("X-Request-Id", ctx.requestId)
-      .header("X-Content-Type-Options", "nosniff");
+  const app = (req: IncomingMessage, res: ServerResponse) => {
+    const id = requestIdOf(req, pipeline.newId);
+    const ctx = new Context(req.method ?? "GET", requestUrl(req.url), id, pipeline.call);
+    const reply = new Reply(res);
     // "close" comes after the last byte, or when the client went away first: either way, one line.
-    res.on("close", () => {
-      const ms = ctx.elapsedMs();
-      pipeline.log(ctx.entry(res.statusCode, ms));
-      pipeline.observe?.(ctx.route, ctx.method, res.statusCode, ms / 1000);
-    });
-    try {
-      const found = pipeline.route(ctx.path);
-      if (found !== undefined) ctx.route = found.path;
-      if (applyCors(req, reply, pipeline.cors)) return;
-      if (found === undefined) throw new HttpError(404, "Not found.");
-      const refused = found.scope === null ? undefined : pipeline.guard?.(req, reply, found, ctx);
-      if (refused instanceof Promise) {
-        refused.then(
-          (answer) =>
-            answer === undefined
-              ? serve(pipeline, req, reply, ctx, found)
-              : fail(pipeline, reply, ctx, answer),
-          (error) => fail(pipeline, reply, ctx, error),
-        );
-      } else if (refused !== undefined) fail(pipeline, reply, ctx, refused);
-      else serve(pipeline, req, reply, ctx, found);
-    } catch (error) {
-      fail(pipeline, reply, ctx, error);
-    }
+    res.on("close", () => finish(pipeline, ctx, res.statusCode));
+    void answer(pipeline, req, reply, ctx);
   };
+  return Object.assign(app, { call: pipeline.call });
+}
+
+// A request through the pipeline: CORS, 404, the guard, then the route.
+async function answer(pipeline: Pipeline, req: IncomingMessage, reply: Reply, ctx: Context): Promise<void> {
+  // Every answer carries them, whoever writes it. The id is ours or matched REQUEST_ID:
+  // characters any header value may hold.
+  reply.header("X-Request-Id", ctx.requestId).header("X-Content-Type-Options", "nosniff");
+  try {
+    const found = pipeline.route(ctx.path);
+    if (found !== undefined) ctx.route = found.path;
+    if (applyCors(req, reply, pipeline.cors)) return;
+    if (found === undefined) throw new HttpError(404, "Not found.");
+    const refused = found.scope === null ? undefined : await pipeline.guard?.check(req, reply, found, ctx);
+    if (refused !== undefined) throw refused;
+    checkMethod(req, ctx, found);
+    await found.handler(req, reply, ctx);
+  } catch (error) {
+    fail(pipeline, reply, ctx, error);
+  }
+}
+
+// A call made in-process for `caller`: only routes that answer one, with the guard's limits.
+async function called(
+  pipeline: Pipeline,
+  caller: Caller,
+  path: string,
+  query: URLSearchParams,
+  headers: RequestHead["headers"],
+): Promise<CallAnswer> {
+  const search = query.size === 0 ? "" : `?${query.toString()}`;
+  const ctx = new Context("GET", requestUrl(path + search), pipeline.newId(), pipeline.call);
+  const reply = new Reply().header("X-Request-Id", ctx.requestId).header("X-Content-Type-Options", "nosniff");
+  try {
+    const found = pipeline.route(ctx.path);
+    if (found?.call === undefined || found.scope === null) throw new HttpError(404, "Not found.");
+    ctx.route = found.path;
+    const head = { headers };
+    const refused = await pipeline.guard?.limit(caller, head, reply, found, ctx);
+    if (refused !== undefined) throw refused;
+    await found.call(head, reply, ctx);
+  } catch (error) {
+    fail(pipeline, reply, ctx, error);
+  }
+  const answered = reply.answer();
+  if (answered === undefined) throw new TypeError(`The in-process call of ${path} was not answered`);
+  finish(pipeline, ctx, answered.status);
+  return answered;
+}
+
+// One access-log line and one observation per request, however it ended.
+function finish(pipeline: Pipeline, ctx: Context, status: number): void {
+  const ms = ctx.elapsedMs();
+  pipeline.log(ctx.entry(status, ms));
+  pipeline.observe?.(ctx.route, ctx.method, status, ms / 1000);
 }
 
 /** What every request of one app shares. */
@@ -116,6 +175,7 @@ interface Pipeline {
   readonly observe: AppOptions["observe"];
   /** A new request id, for a request without a sane one of its own. */
   readonly newId: () => string;
+  readonly call: App["call"];
 }
 
 // One request's context: its id, its target as a URL, and what the access log needs.
@@ -125,19 +185,21 @@ class Context implements RequestContext {
   readonly url: URL;
   readonly path: string;
   readonly search: string;
+  readonly call: RequestContext["call"];
   keyPrefix: string | null = null;
+  caller: Caller | undefined = undefined;
   /** The matched route's path, or `other`. */
   route = "other";
   limitFor: ((scope: string) => number | undefined) | undefined = undefined;
-  readonly #started: number;
+  readonly #started = performance.now();
 
-  constructor(req: IncomingMessage, started: number, newId: () => string) {
-    this.requestId = requestIdOf(req, newId);
-    this.method = req.method ?? "GET";
-    this.#started = started;
-    this.url = requestUrl(req.url);
-    this.path = this.url.pathname;
-    this.search = this.url.search;
+  constructor(method: string, url: URL, requestId: string, call: RequestContext["call"]) {
+    this.requestId = requestId;
+    this.method = method;
+    this.url = url;
+    this.path = url.pathname;
+    this.search = url.search;
+    this.call = call;
   }
 
   /** Milliseconds since the request arrived. */
@@ -162,29 +224,23 @@ class Context implements RequestContext {
 // Every error, thrown anywhere, is written here.
 function fail(pipeline: Pipeline, reply: Reply, ctx: RequestContext, error: unknown): void {
   if (isFault(error)) pipeline.logError(error, ctx);
-  if (reply.res.headersSent) {
-    reply.res.destroy();
+  if (reply.headersSent) {
+    reply.destroy();
     return;
   }
   writeError(reply, asHttpError(error));
 }
 
-// After the guard: the method, a body where none belongs, then the handler.
-function serve(pipeline: Pipeline, req: IncomingMessage, reply: Reply, ctx: Context, found: Route): void {
-  try {
-    const method = ctx.method;
-    if (!found.methods.includes(method)) {
-      throw new HttpError(405, `Method "${method}" not allowed.`, {
-        headers: { Allow: found.methods.join(", ") },
-      });
-    }
-    if ((method === "GET" || method === "HEAD") && hasBody(req)) {
-      throw badRequest("bad_request", `A ${method} request carries no body; send the query in the URL.`);
-    }
-    const done = found.handler(req, reply, ctx);
-    if (done instanceof Promise) done.catch((error) => fail(pipeline, reply, ctx, error));
-  } catch (error) {
-    fail(pipeline, reply, ctx, error);
+// After the guard: the method, and no body where none belongs.
+function checkMethod(req: IncomingMessage, ctx: Context, found: Route): void {
+  const method = ctx.method;
+  if (!found.methods.includes(method)) {
+    throw new HttpError(405, `Method "${method}" not allowed.`, {
+      headers: { Allow: found.methods.join(", ") },
+    });
+  }
+  if ((method === "GET" || method === "HEAD") && hasBody(req)) {
+    throw badRequest("bad_request", `A ${method} request carries no body; send the query in the URL.`);
   }
 }
 

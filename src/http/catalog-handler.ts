@@ -3,8 +3,8 @@
  * intervals, fields (type, unit, meaning), the caller's limit in its scope, and what the store
  * holds (first and last hour, newest actual hour, last ingest).
  */
-import { type DatasetDoc, type FieldDoc, formatsOf, takes } from "../datasets/dataset.ts";
-import { aggregatesOf } from "../datasets/aggregates.ts";
+import { type DatasetDoc, type FieldDoc, formatsOf, intervalsOf, takes } from "../records/dataset.ts";
+import { aggregatesOf } from "../records/aggregates.ts";
 import { REQUEST_INTERVALS } from "./range-query.ts";
 import { WINDOW_MS } from "../limits/scopes.ts";
 import { type ReadingStore, type StoreSnapshot, StoreUnavailableError } from "../store/reading-store.ts";
@@ -13,7 +13,7 @@ import { SAMPLE_HEADERS, SCHEMA_VERSION } from "./dataset-envelope.ts";
 import { FORMATS } from "./negotiation.ts";
 import * as v from "valibot";
 import type { RouteDoc } from "./route-doc.ts";
-import type { Handler } from "./router.ts";
+import type { HeadHandler } from "./router.ts";
 
 const described = <S extends v.GenericSchema>(schema: S, description: string) =>
   v.pipe(schema, v.description(description));
@@ -21,6 +21,7 @@ const described = <S extends v.GenericSchema>(schema: S, description: string) =>
 // A field as described below (`describeField`); members of an object field nest one level.
 const FIELD_ENTRIES = {
   name: v.string(),
+  label: v.optional(v.string()),
   type: v.picklist(["string", "number", "integer", "object"]),
   unit: v.optional(v.string()),
   format: v.optional(v.picklist(["date-time", "date"])),
@@ -28,6 +29,7 @@ const FIELD_ENTRIES = {
   optional: v.optional(v.boolean()),
   description: v.string(),
   aggregates: v.optional(v.array(v.picklist(["mean", "min", "max", "sum"]))),
+  source_columns: v.optional(v.array(v.string())),
 };
 const FieldDescription = v.object({
   ...FIELD_ENTRIES,
@@ -40,6 +42,11 @@ export const CatalogBody = v.object({
   datasets: v.array(
     v.object({
       id: described(v.string(), "`meta.dataset`."),
+      title: described(v.string(), "Its name for people."),
+      kind: described(
+        v.picklist(["readings", "computed", "periods", "issues"]),
+        "How its records are read: the portal's hourly readings, computed from other datasets' hours, Eskom's published periods, or the issues of a forecast.",
+      ),
       path: described(v.string(), "The endpoint."),
       description: described(v.string(), "What it serves."),
       intervals: v.array(v.picklist(REQUEST_INTERVALS)),
@@ -104,13 +111,12 @@ export const CATALOG_OPERATION: RouteDoc = {
   },
 };
 import { send } from "./send.ts";
-import { DATASET_SOURCES } from "../pull/portal-files.ts";
 import { type SourceFreshness, storeFreshness } from "../pull/source-freshness.ts";
 import { STALE_AFTER_MS } from "./health-handler.ts";
 
 // The dataset's portal files the pulls keep, and the one whose data reaches furthest.
-function datasetSources(id: string, all: readonly SourceFreshness[]) {
-  const sources = (DATASET_SOURCES[id] ?? []).flatMap((file) => {
+function datasetSources(files: readonly string[], all: readonly SourceFreshness[]) {
+  const sources = files.flatMap((file) => {
     const found = all.find((s) => s.file === file);
     if (found === undefined) return [];
     const { state, newest_hour, last_publication } = found;
@@ -130,6 +136,7 @@ function datasetSources(id: string, all: readonly SourceFreshness[]) {
 function describeField(field: FieldDoc): Record<string, unknown> {
   return {
     name: field.name,
+    ...(field.label ? { label: field.label } : {}),
     type: field.type,
     ...(field.unit ? { unit: field.unit } : {}),
     ...(field.format ? { format: field.format } : {}),
@@ -143,7 +150,11 @@ function describeField(field: FieldDoc): Record<string, unknown> {
 // An hourly field, with the aggregates it allows over a day or longer (`agg`), when any.
 function describeHourly(field: FieldDoc): Record<string, unknown> {
   const aggregates = field.format === "date-time" ? [] : aggregatesOf(field);
-  return { ...describeField(field), ...(aggregates.length > 0 ? { aggregates } : {}) };
+  return {
+    ...describeField(field),
+    ...(aggregates.length > 0 ? { aggregates } : {}),
+    ...(field.columns === undefined ? {} : { source_columns: field.columns }),
+  };
 }
 
 /** The first and last stored hour, found in the first and last day files. */
@@ -168,14 +179,15 @@ function coverage(
 const periodsOnly = (dataset: DatasetDoc) =>
   dataset.fields["1h"].length === 0 && dataset.intervals !== undefined;
 
-/** The catalog handler for `datasets`. */
-export function catalogHandler(
-  datasets: readonly DatasetDoc[],
+/** The catalog handler for `datasets`, each read from the portal files `sourcesOf` names. */
+export function catalogHandler<D extends DatasetDoc>(
+  datasets: readonly D[],
   store: ReadingStore,
+  sourcesOf: (dataset: D) => readonly string[],
   options: { now?: () => number; staleAfterMs?: number } = {},
-): Handler {
+): HeadHandler {
   const now = options.now ?? Date.now;
-  return (req, reply, ctx) => {
+  return async (req, reply, ctx) => {
     const snapshot = store.refresh();
     if (snapshot.unavailable !== undefined) throw new StoreUnavailableError(snapshot.unavailable);
     const fresh = storeFreshness(
@@ -188,9 +200,11 @@ export function catalogHandler(
       schema_version: SCHEMA_VERSION,
       datasets: datasets.map((dataset) => ({
         id: dataset.id,
+        title: dataset.title,
+        kind: dataset.kind,
         path: dataset.path,
         description: dataset.description,
-        intervals: dataset.intervals ?? REQUEST_INTERVALS,
+        intervals: intervalsOf(dataset),
         derived: periodsOnly(dataset) ? { [dataset.intervals![0]!]: dataset.derived["1d"] } : dataset.derived,
         scope: dataset.scope,
         limit: { requests: ctx.limitFor?.(dataset.scope) ?? null, window_seconds: WINDOW_MS / 1000 },
@@ -207,7 +221,7 @@ export function catalogHandler(
         fields: periodsOnly(dataset)
           ? { [dataset.intervals![0]!]: dataset.fields["1d"].map(describeField) }
           : { "1h": dataset.fields["1h"].map(describeHourly), "1d": dataset.fields["1d"].map(describeField) },
-        ...datasetSources(dataset.id, fresh.sources),
+        ...datasetSources(sourcesOf(dataset), fresh.sources),
       })),
       coverage: {
         ...coverage(store, snapshot),
@@ -216,7 +230,7 @@ export function catalogHandler(
       last_ingest: snapshot.modified === null ? null : new Date(snapshot.modified).toISOString(),
       ...(snapshot.sample ? { sample: true } : {}),
     };
-    return send(req, reply, {
+    await send(req, reply, {
       body: JSON.stringify(body),
       contentType: "application/json",
       cacheControl: "private, no-cache",

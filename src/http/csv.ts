@@ -3,7 +3,7 @@
  * field such as grid stress `components` becomes `components.<name>` columns), empty cells for
  * nulls, CRLF line ends.
  */
-import type { DataRecord, FieldDoc } from "../datasets/dataset.ts";
+import type { DataRecord, FieldDoc } from "../records/dataset.ts";
 
 function cell(value: unknown): string {
   if (value === null || value === undefined) return "";

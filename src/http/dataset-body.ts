@@ -1,35 +1,21 @@
 /**
- * What a dataset response's body is made from, and its rendering. It is rendered only when no kept
- * body answers (a repeated request is served from the response cache by ETag). A large range is
- * rendered in pieces of days, yielding to the event loop between them, so that no request waits
- * behind another's work; and only a few bodies are rendered at once (`render-slots.ts`). The pieces
- * join to exactly what one piece for the whole range would be: records are made day by day, each
- * from its own day and the days before it, whatever range asks for them.
+ * What a dataset response's body is made from, and its rendering, for every kind of dataset. It
+ * is rendered only when no kept body answers (a repeated request is served from the response cache
+ * by ETag). A range is rendered in the pieces its view cuts it into (a day of hours, about a month
+ * of days), yielding to the event loop between them, so that no request waits behind another's
+ * work; and only a few bodies are rendered at once (`render-slots.ts`). The pieces join to exactly
+ * what one piece for the whole range would be.
  */
-import {
-  type Dataset,
-  type DataRecord,
-  type FieldDoc,
-  type RangeRequest,
-  servedFieldsOf,
-} from "../datasets/dataset.ts";
-import type { RecordCache } from "../datasets/record-cache.ts";
-import { DamagedDayError, type ReadingStore } from "../store/reading-store.ts";
-import { dayRange, DAY_MS } from "../time.ts";
-import { nextPeriod, periodRange, ZONE_OFFSET_MS } from "../periods.ts";
-import { project } from "./columns.ts";
+import type { FieldDoc, RangeRequest } from "../records/dataset.ts";
+import type { RecordView } from "../records/record-reader.ts";
+import { DamagedDayError } from "../store/reading-store.ts";
+import { project } from "./response-fields.ts";
 import { recordsToCsv } from "./csv.ts";
 import type { Format } from "./negotiation.ts";
 import type { ParsedRange } from "./range-query.ts";
 import { type RenderSlots, yieldToLoop } from "./render-slots.ts";
-import type { BodySource } from "./send.ts";
 
-/** Days of hourly records per piece: the dearest dataset (grid stress) takes about 0.5 ms a day here. */
-const HOURLY_PIECE_DAYS = 1;
-/** Days of daily records per piece. */
-const DAILY_PIECE_DAYS = 31;
-
-/** The store changed while a body was rendered in pieces: its pieces may mix two versions. */
+/** The data changed while a body was rendered in pieces: its pieces may mix two versions. */
 export class StaleBodyError extends Error {
   constructor() {
     super("The store changed while the body was rendered");
@@ -37,84 +23,38 @@ export class StaleBodyError extends Error {
   }
 }
 
-/**
- * Whether the record cache can serve a range: it keeps UTC stamps, and daily records of UTC days
- * averaged as the dataset's daily fields. Other zones, periods and aggregates are computed afresh.
- */
-export function cacheable(range: RangeRequest): boolean {
-  if ((range.zone ?? "UTC") !== "UTC") return false;
-  return range.interval === "1h" || ((range.period ?? "1d") === "1d" && (range.agg ?? "mean") === "mean");
-}
-
-/**
- * The range cut into pieces, in order: hours at whole UTC days, a day a piece; UTC days 31 a
- * piece; longer periods, or days in another zone, in runs of whole periods of about a month.
- */
-export function pieces(range: RangeRequest): RangeRequest[] {
-  const hourly = range.interval === "1h";
-  const period = range.period ?? "1d";
-  if (!hourly && !cacheable(range)) return periodPieces(range);
-  const { from, to } = hourly ? { from: range.start, to: range.end } : dayRange(range.start, range.end);
-  const step = (hourly ? HOURLY_PIECE_DAYS : DAILY_PIECE_DAYS) * DAY_MS;
-  const out: RangeRequest[] = [];
-  for (let start = from; start < to;) {
-    const end = Math.min(to, Math.floor(start / DAY_MS) * DAY_MS + step);
-    out.push({ ...range, start, end, period });
-    start = end;
-  }
-  return out;
-}
-
-function periodPieces(range: RangeRequest): RangeRequest[] {
-  const period = range.period ?? "1d";
-  const offset = ZONE_OFFSET_MS[range.zone ?? "UTC"];
-  const { from, to } = periodRange(range.start, range.end, period, offset);
-  const out: RangeRequest[] = [];
-  for (let start = from; start < to;) {
-    let end = nextPeriod(start, period, offset);
-    while (end < to && end - start < DAILY_PIECE_DAYS * DAY_MS) end = nextPeriod(end, period, offset);
-    out.push({ ...range, start, end, period });
-    start = end;
-  }
-  return out;
-}
-
 /** Everything a dataset body is rendered from. */
 export interface DatasetBodyParts {
-  readonly dataset: Dataset;
   readonly range: ParsedRange;
   readonly format: Format;
-  readonly recordCache: RecordCache;
-  readonly store: ReadingStore;
-  /** The store as it was at `as_of`, when asked: computed afresh, never cached. */
-  readonly asOf: ReadingStore | undefined;
-  /** The store's version the response's ETag was computed for. */
-  readonly version: number;
+  /** The records as the answer reads them (now, or at `as_of`). */
+  readonly view: RecordView;
+  /** Whether the data changed since the answer's ETag was computed. */
+  readonly changed: () => boolean;
   /** The JSON envelope's `meta`, as JSON text. */
   readonly meta: () => string;
   readonly slots: RenderSlots;
-  /** The fields the records carry (`columns.ts`); all of them when absent. */
-  readonly fields?: readonly FieldDoc[];
+  /** The fields the records carry (`columns.ts`). */
+  readonly fields: readonly FieldDoc[];
 }
 
 /** A dataset response's body, rendered when asked. */
-export class DatasetBody implements BodySource {
+export class DatasetBody {
   readonly #parts: DatasetBodyParts;
   constructor(parts: DatasetBodyParts) {
     this.#parts = parts;
   }
 
-  /** The body's bytes; throws a StaleBodyError when the store changed meanwhile. */
+  /** The body's bytes; throws a StaleBodyError when the data changed meanwhile. */
   render(): Promise<Buffer> {
-    const { slots, store, version } = this.#parts;
-    return slots.run(async () => {
+    return this.#parts.slots.run(async () => {
       // Each piece becomes bytes as it is made: one megabyte-long string would take as long
       // to join and encode, in one go, as many pieces take to make.
       const parts: Buffer[] = [];
       await this.write((bytes) => {
         parts.push(bytes);
       });
-      if (store.changedSince(version)) throw new StaleBodyError();
+      if (this.#parts.changed()) throw new StaleBodyError();
       return Buffer.concat(parts);
     });
   }
@@ -124,39 +64,30 @@ export class DatasetBody implements BodySource {
    * waiting for `out` (a stream's backpressure); holds no more than a piece (a row group in Parquet).
    */
   async write(out: (bytes: Buffer) => void | Promise<void>): Promise<void> {
-    const { format, store, version } = this.#parts;
+    const { format, changed } = this.#parts;
     try {
       if (format === "csv") await this.#csv(out);
       else if (format === "parquet") await this.#parquet(out);
       else await this.#json(out);
     } catch (error) {
       // A day rewritten by an ingest since the body began: the body is stale, not the day damaged.
-      if (error instanceof DamagedDayError && error.transient && store.changedSince(version))
-        throw new StaleBodyError();
+      if (error instanceof DamagedDayError && error.transient && changed()) throw new StaleBodyError();
       throw error;
     }
   }
 
-  /** The fields served, in order. */
-  get fields(): readonly FieldDoc[] {
-    const { dataset, range } = this.#parts;
-    return this.#parts.fields ?? servedFieldsOf(dataset, range);
+  #pieces(): RangeRequest[] {
+    const { view, range } = this.#parts;
+    return view.pieces?.(range) ?? [range];
   }
 
-  #records(piece: RangeRequest): DataRecord[] {
-    const { dataset, store, asOf, recordCache } = this.#parts;
-    if (asOf === undefined && cacheable(piece)) return recordCache.records(dataset, store, piece);
-    return dataset.records(asOf ?? store, piece);
-  }
-
-  // The records' JSON texts joined by commas: kept ones when the cache holds them whole.
+  // The records' JSON texts joined by commas: kept ones when the view holds them whole.
   #jsonTexts(piece: RangeRequest): string {
-    const { dataset, store, asOf, recordCache, range } = this.#parts;
-    if (asOf === undefined && cacheable(piece) && range.columns === undefined)
-      return recordCache.json(dataset, store, piece);
-    const records = this.#records(piece);
-    const fields = this.fields;
-    return records
+    const { view, range, fields } = this.#parts;
+    const kept = range.columns === undefined ? view.json?.(piece) : undefined;
+    if (kept !== undefined) return kept;
+    return view
+      .records(piece)
       .map((record) => JSON.stringify(range.columns === undefined ? record : project(record, fields)))
       .join(",");
   }
@@ -165,7 +96,7 @@ export class DatasetBody implements BodySource {
   async #json(out: (bytes: Buffer) => void | Promise<void>): Promise<void> {
     await out(Buffer.from(`{"meta":${this.#parts.meta()},"data":[`));
     let first = true;
-    for (const piece of pieces(this.#parts.range)) {
+    for (const piece of this.#pieces()) {
       await yieldToLoop();
       const text = this.#jsonTexts(piece);
       if (text === "") continue;
@@ -175,19 +106,20 @@ export class DatasetBody implements BodySource {
     await out(Buffer.from("]}"));
   }
 
+  // Optional fields (grid stress `components`) are written when their option is true.
   #include(): (field: { name: string }) => boolean {
     const { range } = this.#parts;
     return (field) => range.options[field.name] === true;
   }
 
   async #csv(out: (bytes: Buffer) => void | Promise<void>): Promise<void> {
-    const fields = this.fields;
+    const { fields, view } = this.#parts;
     const include = this.#include();
     const header = recordsToCsv([], fields, include);
     await out(Buffer.from(header));
-    for (const piece of pieces(this.#parts.range)) {
+    for (const piece of this.#pieces()) {
       await yieldToLoop();
-      const rows = recordsToCsv(this.#records(piece), fields, include).slice(header.length);
+      const rows = recordsToCsv(view.records(piece), fields, include).slice(header.length);
       if (rows !== "") await out(Buffer.from(rows));
     }
   }
@@ -195,10 +127,11 @@ export class DatasetBody implements BodySource {
   async #parquet(out: (bytes: Buffer) => void | Promise<void>): Promise<void> {
     // The Parquet writer is loaded by the first Parquet answer: most servers never give one.
     const { ParquetEncoder, parquetColumns } = await import("./parquet.ts");
-    const encoder = new ParquetEncoder(parquetColumns(this.fields, this.#include()), this.#parts.meta(), out);
-    for (const piece of pieces(this.#parts.range)) {
+    const { fields, view, meta } = this.#parts;
+    const encoder = new ParquetEncoder(parquetColumns(fields, this.#include()), meta(), out);
+    for (const piece of this.#pieces()) {
       await yieldToLoop();
-      await encoder.add(this.#records(piece));
+      await encoder.add(view.records(piece));
     }
     await encoder.end();
   }

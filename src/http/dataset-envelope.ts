@@ -2,13 +2,13 @@
  * What a dataset answer says about itself, besides its records: the envelope's `meta`, the ETag
  * tied to the data, the file name of a CSV or Parquet download, its content type and headers, and
  * whether it streams. `dataset-handler.ts` decides when to answer; this file, what the answer
- * carries.
+ * carries, the same for every kind of dataset.
  */
 import { createHash } from "node:crypto";
-import { type Dataset, firstDayRead } from "../datasets/dataset.ts";
-import type { StoreSnapshot } from "../store/reading-store.ts";
-import { dayKey, DAY_MS, formatInstant, HOUR_MS } from "../time.ts";
-import { formatZoned, periodRange, ZONE_OFFSET_MS } from "../periods.ts";
+import { coveredRange, type DatasetDoc } from "../records/dataset.ts";
+import type { RecordSnapshot, RecordView } from "../records/record-reader.ts";
+import { formatZoned, ZONE_OFFSET_MS } from "../periods.ts";
+import { DAY_MS, formatInstant } from "../time.ts";
 import type { Instant } from "./instant.ts";
 import { type Format, PARQUET_TYPE } from "./negotiation.ts";
 import { MAX_SPAN_DAYS, type ParsedRange } from "./range-query.ts";
@@ -21,12 +21,6 @@ export const SCHEMA_VERSION = "1.0";
  * data"), beside `meta.sample` in JSON; CSV readers check it. Answers from real data have neither.
  */
 export const SAMPLE_HEADERS: Readonly<Record<string, string>> = { "Data-Source": "sample" };
-
-/** The instants the records of a range cover: the range at 1h, its whole periods at 1d. */
-function covered(range: ParsedRange): { from: number; to: number } {
-  if (range.interval === "1h") return { from: range.start, to: range.end };
-  return periodRange(range.start, range.end, range.period ?? "1d", ZONE_OFFSET_MS[range.zone]);
-}
 
 // Whether a range asks for anything beyond what release 1.6 could (so that older ETags stay as they were).
 const plain = (range: ParsedRange) =>
@@ -47,13 +41,14 @@ export function streams(range: ParsedRange, format: Format): boolean {
   );
 }
 
+/** The ETag's value: a hash of the request and of the version of everything its records read. */
 export function entityTag(
-  dataset: Dataset,
+  dataset: DatasetDoc,
   range: ParsedRange,
   format: Format,
-  snapshot: StoreSnapshot,
+  snapshot: RecordSnapshot,
 ): string {
-  const { from, to } = covered(range);
+  const { from, to } = coveredRange(range);
   const hash = createHash("sha256");
   hash.update(
     JSON.stringify([
@@ -67,27 +62,26 @@ export function entityTag(
       range.endFractional,
       range.options,
       format,
-      snapshot.lastActual,
+      snapshot.tag(),
       // Only a sample store's tags change: a real store's stay as they were.
       ...(snapshot.sample ? ["sample"] : []),
       ...(plain(range) ? [] : [range.asked, range.zone, range.agg, range.columns ?? null]),
     ]),
   );
-  for (let day = firstDayRead(dataset, from); day < to; day += DAY_MS)
-    hash.update(snapshot.manifest.get(dayKey(day))?.hash ?? "-");
+  for (const part of snapshot.tagParts?.(from, to) ?? []) hash.update(part);
   return hash.digest("base64url").slice(0, 32);
 }
 
-function filename(dataset: Dataset, range: ParsedRange, format: Format): string {
+function filename(dataset: DatasetDoc, range: ParsedRange, format: Format): string {
   const stamp = (ms: number) => formatInstant(ms).slice(0, 19).replace(/[-:]/g, "") + "Z";
   return `${dataset.id}_${range.asked}_${stamp(range.start)}_${stamp(range.end)}.${format}`;
 }
 
-// The envelope's `meta` (docs/api.md: "`meta`").
+/** The envelope's `meta` (docs/api.md: "`meta`"): the request, then how current the view is. */
 export function envelopeMeta(
-  dataset: Dataset,
+  dataset: DatasetDoc,
   range: ParsedRange,
-  lastAvailable: number | null,
+  view: RecordView,
   sample: boolean,
   asOf?: Instant,
 ) {
@@ -101,27 +95,10 @@ export function envelopeMeta(
     ...(range.interval === "1d" && range.agg !== "mean" ? { aggregate: range.agg } : {}),
     start: stampIn(range, range.start, range.startFractional),
     end: stampIn(range, range.end, range.endFractional),
-    last_available: lastAvailable === null ? null : stampIn(range, lastAvailable),
-    data_delay: lastAvailable === null || covered(range).to > lastAvailable + HOUR_MS,
+    ...view.status(range),
     ...(asOf === undefined ? {} : { as_of: stampIn(range, asOf.ms, asOf.fractional) }),
     ...(sample ? { sample: true } : {}),
   };
-}
-
-/**
- * The envelope's `meta` as JSON text, made only when a body is rendered (a kept body never asks).
- * A function rather than a closure written where it is used: tsx keeps the names of functions, so
- * an arrow function assigned to a property or a variable is given its name when it is created,
- * which is an `Object.defineProperty` call on every request (a thirtieth of a cached answer).
- */
-export function envelopeMetaText(
-  dataset: Dataset,
-  range: ParsedRange,
-  lastAvailable: number | null,
-  sample: boolean,
-  asOf?: Instant,
-): () => string {
-  return () => JSON.stringify(envelopeMeta(dataset, range, lastAvailable, sample, asOf));
 }
 
 export const CONTENT_TYPES: Readonly<Record<Format, string>> = {
@@ -130,8 +107,8 @@ export const CONTENT_TYPES: Readonly<Record<Format, string>> = {
   parquet: PARQUET_TYPE,
 };
 
-// The answer's own headers: a file's name, and the sample data's mark.
-export function responseHeaders(format: Format, sample: boolean, dataset: Dataset, range: ParsedRange) {
+/** The answer's own headers: a file's name, and the sample data's mark. */
+export function responseHeaders(format: Format, sample: boolean, dataset: DatasetDoc, range: ParsedRange) {
   if (format === "json") return sample ? SAMPLE_HEADERS : undefined;
   const disposition = { "Content-Disposition": `attachment; filename="${filename(dataset, range, format)}"` };
   return sample ? { ...disposition, ...SAMPLE_HEADERS } : disposition;

@@ -3,7 +3,9 @@
  * to be served, the shared state out of reach. Each is a 503 saying when to retry, never a 500.
  * The API's pipeline (`app.ts`) and the dashboard's pages both answer through here.
  */
+import { DamagedForecastError } from "../forecasts/forecast-issues.ts";
 import { SharedStateUnavailable } from "../shared/shared-state-unavailable.ts";
+import { DamagedPeriodsError } from "../store/period-revisions.ts";
 import { DamagedDayError, StoreUnavailableError } from "../store/reading-store.ts";
 import { HttpError } from "./http-error.ts";
 
@@ -19,6 +21,8 @@ export function isFault(error: unknown): boolean {
 export function asHttpError(error: unknown): unknown {
   if (error instanceof DamagedDayError) return damaged(error);
   if (error instanceof StoreUnavailableError) return storeUnavailable(error);
+  if (error instanceof DamagedPeriodsError) return damagedFiles("weekly and monthly figures");
+  if (error instanceof DamagedForecastError) return damagedFiles("forecast issues");
   if (error instanceof SharedStateUnavailable) {
     return new HttpError(503, "Service temporarily unavailable.", { headers: { "Retry-After": "1" } });
   }
@@ -35,6 +39,15 @@ function damaged(error: DamagedDayError): HttpError {
   return new HttpError(
     503,
     `The stored data for ${error.day} is damaged and is not served until it is repaired; the operator has been alerted. Try again later.`,
+    { headers: { "Retry-After": "600" } },
+  );
+}
+
+/** The answer for a request that needs damaged kept files: a 503, never a partial answer. */
+function damagedFiles(what: string): HttpError {
+  return new HttpError(
+    503,
+    `The stored ${what} are damaged and are not served until they are repaired. Try again later.`,
     { headers: { "Retry-After": "600" } },
   );
 }

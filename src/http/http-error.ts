@@ -49,5 +49,5 @@ export function writeError(reply: Reply, error: unknown): void {
   for (const name in known.headers) reply.header(name, known.headers[name]!);
   reply.header("Content-Type", "application/json");
   reply.header("Content-Length", Buffer.byteLength(payload));
-  reply.writeHead(known.status).end(payload);
+  reply.end(known.status, payload);
 }

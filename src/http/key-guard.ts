@@ -3,7 +3,8 @@
  * key is a 401 (never counted), then the key's window for the route's scope is checked (a 429 is
  * not counted either). Every authenticated response carries the IETF RateLimit fields
  * (draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy: "<scope>";q=<limit>;w=60` and
- * `RateLimit: "<scope>";r=<remaining>;t=<seconds>`.
+ * `RateLimit: "<scope>";r=<remaining>;t=<seconds>`. A call made in-process for a caller already
+ * known (the explorer's account, an MCP key) is counted and limited the same way.
  */
 import type { IncomingMessage } from "node:http";
 import type { Caller, KeyRegistry } from "../keys/key-registry.ts";
@@ -13,10 +14,10 @@ import { WINDOW_MS } from "../limits/scopes.ts";
 import type { Guard } from "./app.ts";
 import { HttpError } from "./http-error.ts";
 import type { Reply } from "./reply.ts";
+import type { RequestContext, RequestHead, Route } from "./router.ts";
 
 const CHALLENGE = { "WWW-Authenticate": "X-API-KEY" };
 const BEARER_CHALLENGE = { "WWW-Authenticate": "Bearer" };
-const SIGN_IN_FIRST = "Sign in to the dashboard first: the explorer's data needs a session.";
 const WINDOW_SECONDS = WINDOW_MS / 1000;
 
 /** The 429 detail, worded as DRF words it. */
@@ -32,6 +33,12 @@ export function presentedKey(req: IncomingMessage, bearer = false): string | und
   return /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "")?.[1];
 }
 
+/** What the guard tells the metrics: each refused key (why) and each throttled request (its scope). */
+export interface GuardObserver {
+  refused(reason: "missing" | "invalid" | "revoked" | "disabled"): void;
+  throttled(scope: string): void;
+}
+
 /** A guard checking keys in `registry` and limits in `limiter`; `defaults` are per scope. */
 export function createKeyGuard(options: {
   registry: KeyRegistry;
@@ -39,57 +46,44 @@ export function createKeyGuard(options: {
   defaults: Readonly<Record<string, number>>;
   /** Where allowed and throttled requests are counted, per key and scope, for the dashboard. */
   counter?: RequestCounter;
-  /**
-   * The caller a dashboard session names, for routes whose `auth` is "session": the account, with
-   * its id in the limiter and the default limits; undefined without a live session.
-   */
-  sessionCaller?: (req: IncomingMessage) => Caller | undefined;
-  /** Hears of each refused key (why) and each throttled request (its scope), for the metrics. */
-  observe?: {
-    refused(reason: "missing" | "invalid" | "revoked" | "disabled"): void;
-    throttled(scope: string): void;
-  };
+  observe?: GuardObserver;
 }): Guard {
   const { registry, limiter, defaults, counter, observe } = options;
-  const onThrottled = observe === undefined ? undefined : (scope: string) => observe.throttled(scope);
+
   // Checks and counts the caller's request against its limit in the route's scope.
-  const limited: (caller: Caller, ...rest: Parameters<Guard>) => ReturnType<Guard> = (
-    caller,
-    req,
-    reply,
-    route,
-    ctx,
-  ) => {
+  async function limit(
+    caller: Caller,
+    req: RequestHead,
+    reply: Reply,
+    route: Route,
+    ctx: RequestContext,
+  ): Promise<HttpError | undefined> {
     const limitFor = (scope: string): number | undefined => caller.limits[scope] ?? defaults[scope];
     ctx.keyPrefix = caller.prefix;
     ctx.limitFor = limitFor;
+    ctx.caller = caller;
     const scope = route.scope!;
-    const limit = limitFor(scope);
-    if (limit === undefined) throw new TypeError(`No limit is configured for scope "${scope}"`);
-    const policy = `"${scope}";q=${limit};w=${WINDOW_SECONDS}`;
+    const most = limitFor(scope);
+    if (most === undefined) throw new TypeError(`No limit is configured for scope "${scope}"`);
     // A request costing more than the whole limit takes the whole window, once it is empty.
-    const cost = Math.min(limit, route.cost?.(req, ctx) ?? 1);
-    // This process's limiter answers at once; a shared one (Redis) answers later.
-    const result = limiter.check(caller.id, scope, limit, cost);
-    if (result instanceof Promise)
-      return result.then((later) => apply(reply, caller, scope, policy, later, counter, onThrottled));
-    return apply(reply, caller, scope, policy, result, counter, onThrottled);
-  };
-  return (req, reply, route, ctx) => {
-    if (route.auth === "session") {
-      const caller = options.sessionCaller?.(req);
-      if (caller === undefined) return new HttpError(401, SIGN_IN_FIRST);
-      return limited(caller, req, reply, route, ctx);
-    }
-    const bearer = route.auth === "key-or-bearer";
-    const auth = registry.authenticate(presentedKey(req, bearer));
-    if (!auth.ok) {
-      observe?.refused(auth.reason);
-      const detail =
-        auth.reason === "missing" ? "Authentication credentials were not provided." : "Invalid API key.";
-      return new HttpError(401, detail, { headers: bearer ? BEARER_CHALLENGE : CHALLENGE });
-    }
-    return limited(auth.caller, req, reply, route, ctx);
+    const cost = Math.min(most, route.cost?.(req, ctx) ?? 1);
+    const result = await limiter.check(caller.id, scope, most, cost);
+    return apply(reply, caller, { scope, limit: most }, result, { counter, observe });
+  }
+
+  return {
+    limit,
+    async check(req, reply, route, ctx) {
+      const bearer = route.auth === "key-or-bearer";
+      const auth = registry.authenticate(presentedKey(req, bearer));
+      if (!auth.ok) {
+        observe?.refused(auth.reason);
+        const detail =
+          auth.reason === "missing" ? "Authentication credentials were not provided." : "Invalid API key.";
+        return new HttpError(401, detail, { headers: bearer ? BEARER_CHALLENGE : CHALLENGE });
+      }
+      return limit(auth.caller, req, reply, route, ctx);
+    },
   };
 }
 
@@ -97,17 +91,16 @@ export function createKeyGuard(options: {
 function apply(
   reply: Reply,
   caller: Caller,
-  scope: string,
-  policy: string,
+  policy: { scope: string; limit: number },
   result: LimitResult,
-  counter: RequestCounter | undefined,
-  onThrottled: ((scope: string) => void) | undefined,
+  to: { counter?: RequestCounter; observe?: GuardObserver },
 ): HttpError | undefined {
-  counter?.count(caller.id, scope, result.success);
-  reply.header("RateLimit-Policy", policy);
+  const { scope } = policy;
+  to.counter?.count(caller.id, scope, result.success);
+  reply.header("RateLimit-Policy", `"${scope}";q=${policy.limit};w=${WINDOW_SECONDS}`);
   reply.header("RateLimit", `"${scope}";r=${result.remaining};t=${result.reset}`);
   if (!result.success) {
-    onThrottled?.(scope);
+    to.observe?.throttled(scope);
     return new HttpError(429, throttledDetail(result.reset), {
       headers: { "Retry-After": String(result.reset) },
     });

@@ -5,7 +5,7 @@
  * the envelope, headers, caching and sample marking are those of a range.
  */
 import * as v from "valibot";
-import type { Dataset, DatasetParameter } from "../datasets/dataset.ts";
+import type { Dataset, DatasetParameter } from "../records/dataset.ts";
 import type { ReadingStore } from "../store/reading-store.ts";
 import { DAY_MS, HOUR_MS } from "../time.ts";
 import type { QueryParameter } from "./route-doc.ts";

@@ -39,14 +39,19 @@ function weight(prefs: readonly Preference[], candidates: readonly string[]): nu
 export const PARQUET_TYPE = "application/vnd.apache.parquet";
 
 /**
- * `format=json|csv|parquet` wins; else `Accept` decides, JSON whenever it is at least as welcome as
- * CSV and Parquet (so no header, `*\/*` or an unrelated type get JSON), Parquet over CSV on a tie.
+ * `format=json|csv|parquet` wins; else `Accept` decides among the formats `offered`, JSON whenever
+ * it is at least as welcome as CSV and Parquet (so no header, `*\/*` or an unrelated type get
+ * JSON), Parquet over CSV on a tie.
  */
-export function chooseFormat(param: Format | undefined, accept: string | undefined): Format {
+export function chooseFormat(
+  param: Format | undefined,
+  accept: string | undefined,
+  offered: readonly Format[] = FORMATS,
+): Format {
   if (param !== undefined) return param;
   const prefs = preferences(accept);
-  const csv = weight(prefs, ["text/csv"]);
-  const parquet = weight(prefs, [PARQUET_TYPE]);
+  const csv = offered.includes("csv") ? weight(prefs, ["text/csv"]) : -1;
+  const parquet = offered.includes("parquet") ? weight(prefs, [PARQUET_TYPE]) : -1;
   const json = weight(prefs, ["application/json", "application/*", "*/*"]);
   if (parquet > 0 && parquet > json && parquet >= csv) return "parquet";
   return csv > 0 && csv > json ? "csv" : "json";

@@ -13,7 +13,7 @@ import {
   type RangeSetting,
   servedFieldsOf,
   takes,
-} from "../datasets/dataset.ts";
+} from "../records/dataset.ts";
 import { AS_OF_PARAMETER, FORMAT_PARAMETER } from "./dataset-handler.ts";
 import * as v from "valibot";
 import { RANGE_PARAMETERS } from "./range-query.ts";

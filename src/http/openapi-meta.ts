@@ -1,5 +1,5 @@
 /** The OpenAPI schema of a dataset answer's `meta`, from the dataset's table. */
-import { type DatasetDoc, type Interval, takes } from "../datasets/dataset.ts";
+import { type DatasetDoc, type Interval, takes } from "../records/dataset.ts";
 import { PERIODS, ZONES } from "../periods.ts";
 import { SCHEMA_VERSION } from "./dataset-envelope.ts";
 import type { Schema } from "./route-doc.ts";

@@ -7,7 +7,7 @@
  * file's key-value metadata under the key `meta`, as JSON text.
  */
 import { ByteWriter, ParquetWriter } from "hyparquet-writer";
-import type { DataRecord, FieldDoc } from "../datasets/dataset.ts";
+import type { DataRecord, FieldDoc } from "../records/dataset.ts";
 import { DAY_MS } from "../time.ts";
 import { VERSION } from "../version.ts";
 

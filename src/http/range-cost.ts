@@ -5,18 +5,17 @@
  * before the query is validated (the guard runs first): a query it cannot read costs one, and the
  * handler's 400 says what is wrong.
  */
-import type { IncomingMessage } from "node:http";
 import { DAY_MS } from "../time.ts";
 import { parseInstant } from "./instant.ts";
 import { chooseFormat, type Format, FORMATS } from "./negotiation.ts";
 import { MAX_SPAN_DAYS } from "./range-query.ts";
-import type { RequestContext } from "./router.ts";
+import type { RequestContext, RequestHead } from "./router.ts";
 
 /** The days of hourly records one request may ask for at the price of one. */
 export const DAYS_PER_REQUEST = MAX_SPAN_DAYS["1h"];
 
 /** How many requests `req` counts as. */
-export function rangeCostOf(req: IncomingMessage, ctx: RequestContext): number {
+export function rangeCostOf(req: RequestHead, ctx: RequestContext): number {
   const params = ctx.url.searchParams;
   if ((params.get("interval") ?? "1h") !== "1h") return 1;
   const format = params.get("format");

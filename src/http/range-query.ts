@@ -4,17 +4,30 @@
  */
 import * as v from "valibot";
 import {
-  AGGREGATES,
   type Aggregate,
   type DatasetParameter,
   type Interval,
   type RangeRequest,
   type RangeSetting,
-} from "../datasets/dataset.ts";
-import type { QueryParameter } from "./route-doc.ts";
+  type SpanLimit,
+} from "../records/dataset.ts";
+import type { Format } from "./negotiation.ts";
 import { DAY_MS } from "../time.ts";
-import { type Period, PERIODS, ZONE_OFFSET_MS, type Zone, ZONES } from "../periods.ts";
+import { type Period, PERIODS, ZONE_OFFSET_MS, type Zone } from "../periods.ts";
 import { badRequest } from "./http-error.ts";
+import {
+  IntervalSchema,
+  REQUEST_INTERVALS,
+  type RequestInterval,
+  SETTING_PARAMETERS,
+} from "./range-parameters.ts";
+
+export {
+  RANGE_PARAMETERS,
+  REQUEST_INTERVALS,
+  type RequestInterval,
+  SETTING_PARAMETERS,
+} from "./range-parameters.ts";
 import { type Instant, InstantSchema } from "./instant.ts";
 
 /** The longest span, in days, allowed at each interval (JSON's; CSV and Parquet: `MAX_STREAM_DAYS`). */
@@ -23,78 +36,22 @@ export const MAX_SPAN_DAYS: Readonly<Record<Interval, number>> = { "1h": 366, "1
 /** The longest hourly span in CSV and Parquet, which stream: 20 years, as at interval 1d. */
 export const MAX_STREAM_DAYS = 7320;
 
-/** The intervals a range can be asked at: hours, or periods of a day or longer. */
-export const REQUEST_INTERVALS = ["1h", ...PERIODS] as const;
-export type RequestInterval = (typeof REQUEST_INTERVALS)[number];
-
-const IntervalSchema = v.picklist(REQUEST_INTERVALS);
-
-/** The range's own parameters, validated below in the order of `BAD_REQUEST_CODES`. */
-export const RANGE_PARAMETERS: Readonly<
-  Record<"start" | "end" | "interval" | "tz" | "agg" | "columns", QueryParameter>
-> = {
-  start: {
-    schema: InstantSchema,
-    expected: "an ISO-8601 date-time with an offset or a date",
-    default: undefined,
-    required: true,
-    description:
-      "Range start: an ISO-8601 date-time with an offset (Z, +hh:mm, +hhmm, +hh; seconds and fractions optional), or a date YYYY-MM-DD (00:00 in tz: UTC by default).",
-    example: "2025-06-01T00:00:00Z",
-  },
-  end: {
-    schema: InstantSchema,
-    expected: "an ISO-8601 date-time with an offset or a date",
-    default: undefined,
-    required: true,
-    description: "Range end, excluded; same forms as start.",
-    example: "2025-06-02T00:00:00Z",
-  },
-  interval: {
-    schema: IntervalSchema,
-    expected: REQUEST_INTERVALS.join(", "),
-    default: "1h",
-    description:
-      "1h: the hours beginning in the range. 1d, 1w (ISO weeks, Monday first), 1mo, 1y, fy (Eskom's financial year, April to March): the periods whose beginning (00:00 in tz) lies in it, each aggregated over its whole length.",
-  },
-  tz: {
-    schema: v.picklist(ZONES),
-    expected: ZONES.join(" or "),
-    default: "UTC",
-    description:
-      "UTC (the default) or Africa/Johannesburg (SAST, UTC+02:00, no daylight saving time): the boundaries of days and longer periods, the offset written in stamps, and the meaning of a bare date in start and end. Hourly values are the same hours either way.",
-  },
-  agg: {
-    schema: v.picklist(AGGREGATES),
-    expected: AGGREGATES.join(", "),
-    default: "mean",
-    description:
-      "At intervals of a day or longer: mean (the dataset's daily fields, the default), or min, max or sum of each hourly field that allows it, named `<agg>_<field>` (a sum of MW is an energy in MWh; a share, an index or a level has no sum). The catalog lists each field's aggregates.",
-  },
-  columns: {
-    schema: v.pipe(v.string(), v.regex(/^[a-z0-9_]+(,[a-z0-9_]+)*$/)),
-    expected: "field names separated by commas",
-    default: undefined,
-    description:
-      "Only these fields of the records (comma-separated, e.g. residual_demand_mw,total_re_mw; the stamp, ts or date, is always included). An unknown name is a 400 that lists the valid ones.",
-  },
-};
-
-/** A range's own settings besides start, end and interval. */
-export const SETTING_PARAMETERS: Readonly<Record<"tz" | "agg" | "columns", QueryParameter>> = {
-  tz: RANGE_PARAMETERS.tz,
-  agg: RANGE_PARAMETERS.agg,
-  columns: RANGE_PARAMETERS.columns,
-};
-
-/**
- * What a dataset that serves only some intervals and settings takes (the published periods): the
- * first interval is the default, and any other parameter is unknown.
- */
+/** What a dataset takes of a range query: `dataset.ts`'s `DatasetDoc` says it for each dataset. */
 export interface RangeRules {
   readonly id: string;
-  readonly intervals: readonly RequestInterval[];
-  readonly settings: readonly RangeSetting[];
+  /** The intervals it serves, when not all; the first is the default. */
+  readonly intervals?: readonly RequestInterval[];
+  /** The settings it takes (`tz`, `agg`, `columns`); by default all. */
+  readonly settings?: readonly RangeSetting[];
+  /** The formats it answers in; by default all. */
+  readonly formats?: readonly Format[];
+  /**
+   * Why it does not take the settings and formats it does not: a setting it does not take is then
+   * refused by name (`invalid_parameter`), else it is an unknown parameter.
+   */
+  readonly declines?: string;
+  /** A shorter longest span for some of its requests. */
+  readonly spanLimit?: SpanLimit;
 }
 
 /** The validated range and options, plus whether each bound carried a fraction of a second. */
@@ -119,14 +76,16 @@ export function parseRangeQuery(
   streams: (options: Readonly<Record<string, unknown>>) => boolean = () => false,
   rules?: RangeRules,
 ): ParsedRange {
-  const settingNames = rules?.settings ?? (["tz", "agg", "columns"] as const);
-  checkNames(params, ["start", "end", "interval", ...settingNames, ...Object.keys(extras)]);
+  const taken = rules?.settings ?? ALL_SETTINGS;
+  const named = rules?.declines === undefined ? taken : ALL_SETTINGS;
+  checkNames(params, ["start", "end", "interval", ...named, ...Object.keys(extras)]);
   const options = parseOptions(params, extras);
+  refuseDeclined(params, options, rules);
   const settings = parseOptions(params, SETTING_PARAMETERS);
   const zone = settings.tz as Zone;
   const start = inZone(instant(params, "start"), zone);
   const end = inZone(instant(params, "end"), zone);
-  const asked = parseInterval(params.get("interval") ?? rules?.intervals[0] ?? "1h", rules);
+  const asked = parseInterval(params.get("interval") ?? rules?.intervals?.[0] ?? "1h", rules);
   const interval: Interval = asked === "1h" ? "1h" : "1d";
   const agg = settings.agg as Aggregate;
   // `mean`, the default, is what an hour is of itself: tools that send every default are served.
@@ -137,6 +96,14 @@ export function parseRangeQuery(
     );
   }
   checkSpan(start.ms, end.ms, interval, streams(options));
+  const limit = rules?.spanLimit;
+  if (limit !== undefined && limit.applies(interval, options) && end.ms - start.ms > limit.days * DAY_MS) {
+    throw badRequest(
+      "range_too_large",
+      `The range spans more than ${limit.days} days, the longest allowed ${limit.which}. ` +
+        "Split it into several requests, or ask for interval 1d.",
+    );
+  }
   const columns = columnsOf(settings);
   return {
     start: start.ms,
@@ -151,6 +118,28 @@ export function parseRangeQuery(
     agg,
     columns,
   };
+}
+
+const ALL_SETTINGS = ["tz", "agg", "columns"] as const;
+
+// A dataset that says why refuses the settings and formats it does not take by name.
+function refuseDeclined(
+  params: URLSearchParams,
+  options: Readonly<Record<string, unknown>>,
+  rules: RangeRules | undefined,
+): void {
+  if (rules?.declines === undefined) return;
+  const taken = rules.settings ?? ALL_SETTINGS;
+  const declined: string[] = ALL_SETTINGS.filter((name) => params.has(name) && !taken.includes(name));
+  const format = options.format as Format | undefined;
+  if (format !== undefined && rules.formats !== undefined && !rules.formats.includes(format))
+    declined.push(`format=${format}`);
+  if (declined.length > 0) {
+    throw badRequest(
+      "invalid_parameter",
+      `${rules.id} does not take ${declined.map((n) => `'${n}'`).join(", ")}: ${rules.declines}.`,
+    );
+  }
 }
 
 /** The names a validated `columns` value gives, in order; undefined without it. */
@@ -221,7 +210,7 @@ export function parseOptions(
 
 function parseInterval(raw: string, rules: RangeRules | undefined): RequestInterval {
   const interval = v.safeParse(IntervalSchema, raw);
-  if (rules !== undefined && !(interval.success && rules.intervals.includes(interval.output))) {
+  if (rules?.intervals !== undefined && !(interval.success && rules.intervals.includes(interval.output))) {
     throw badRequest(
       "unsupported_interval",
       `Unsupported interval '${raw}'. Supported intervals of ${rules.id}: ${rules.intervals.join(", ")}.`,

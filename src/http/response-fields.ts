@@ -4,13 +4,13 @@
  * 400 listing the valid ones; a field whose aggregate the request names but does not allow is a
  * 400 listing the aggregates it allows.
  */
-import { aggregateName, aggregatesOf } from "../datasets/aggregates.ts";
-import { type DataRecord, type Dataset, type FieldDoc, servedFieldsOf } from "../datasets/dataset.ts";
+import { aggregateName, aggregatesOf } from "../records/aggregates.ts";
+import { type DataRecord, type DatasetDoc, type FieldDoc, servedFieldsOf } from "../records/dataset.ts";
 import { badRequest } from "./http-error.ts";
 import type { ParsedRange } from "./range-query.ts";
 
 /** The fields of a response to `range`, in served order; throws a 400 for an unknown column. */
-export function responseFields(dataset: Dataset, range: ParsedRange): readonly FieldDoc[] {
+export function responseFields(dataset: DatasetDoc, range: ParsedRange): readonly FieldDoc[] {
   const all = servedFieldsOf(dataset, range);
   if (range.columns === undefined) return all;
   const [stamp, ...rest] = all;
@@ -25,7 +25,7 @@ export function responseFields(dataset: Dataset, range: ParsedRange): readonly F
   return picked;
 }
 
-function unknownColumn(dataset: Dataset, range: ParsedRange, name: string, valid: readonly string[]) {
+function unknownColumn(dataset: DatasetDoc, range: ParsedRange, name: string, valid: readonly string[]) {
   // `agg=sum&columns=sum_renewable_share_pct`, or the hourly name itself: say which aggregates it has.
   const hourly = dataset.fields["1h"].find(
     (f) => range.interval === "1d" && (f.name === name || aggregateName(range.agg, f.name) === name),

@@ -8,7 +8,7 @@ import type * as v from "valibot";
 
 export type Schema = Record<string, unknown>;
 
-export type { QueryParameter } from "../datasets/dataset.ts";
+export type { QueryParameter } from "../records/dataset.ts";
 
 /** One response: a shared one by name (`#/components/responses`), or its own. */
 export type ResponseDoc =

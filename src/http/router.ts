@@ -3,10 +3,11 @@
  * finds the route for a path; the app decides 404 (no route) and 405 (wrong method), in the order
  * docs/api.md's "Errors" section gives.
  */
-import type { IncomingMessage } from "node:http";
-import type { DatasetDoc } from "../datasets/dataset.ts";
+import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
+import type { DatasetDoc } from "../records/dataset.ts";
 import type { RouteDoc } from "./route-doc.ts";
-import type { Reply } from "./reply.ts";
+import type { CallAnswer, Reply } from "./reply.ts";
+import type { Caller } from "../keys/key-registry.ts";
 
 /** What a handler gets besides the raw request and response. */
 export interface RequestContext {
@@ -21,10 +22,30 @@ export interface RequestContext {
   keyPrefix: string | null;
   /** The caller's limit in a scope, once authentication has run. */
   limitFor?: (scope: string) => number | undefined;
+  /** Who the caller is, once authentication has run. */
+  caller?: Caller;
+  /** A call made in-process for `caller` (`app.ts`), as a request with its key would be answered. */
+  call(
+    caller: Caller,
+    path: string,
+    query: URLSearchParams,
+    headers?: IncomingHttpHeaders,
+  ): Promise<CallAnswer>;
 }
 
 /** Answers a request through its reply (`reply.ts`), which carries the pipeline's headers. */
 export type Handler = (req: IncomingMessage, reply: Reply, ctx: RequestContext) => void | Promise<void>;
+
+/** What an answer of the API's data reads of its request: the headers. */
+export interface RequestHead {
+  readonly headers: IncomingHttpHeaders;
+}
+
+/**
+ * A handler that reads nothing of its request but the headers, so that it can also answer a call
+ * made in-process (`app.ts`: the explorer's and MCP's requests, made for their caller).
+ */
+export type HeadHandler = (req: RequestHead, reply: Reply, ctx: RequestContext) => Promise<void>;
 
 /**
  * What the OpenAPI document says of a route: a dataset's table (`openapi-datasets.ts` writes its
@@ -43,13 +64,14 @@ export interface Route {
   readonly handler: Handler;
   readonly doc?: RouteDocs;
   /** How many requests one counts as against its key's limit (`range-cost.ts`); 1 without it. */
-  readonly cost?: (req: IncomingMessage, ctx: RequestContext) => number;
+  readonly cost?: (req: RequestHead, ctx: RequestContext) => number;
   /**
-   * Who the caller is: the `X-API-KEY` (by default); that key or an `Authorization: Bearer` token
-   * (`key-or-bearer`: MCP clients send one); or the dashboard's signed-in account, whose requests
-   * count against its limits as a key's do (the explorer's data).
+   * Who the caller is: the `X-API-KEY` (by default), or that key or an `Authorization: Bearer`
+   * token (`key-or-bearer`: MCP clients send one).
    */
-  readonly auth?: "key" | "key-or-bearer" | "session";
+  readonly auth?: "key" | "key-or-bearer";
+  /** The same answer for a call made in-process (`RequestContext.call`): the dataset routes and the catalog. */
+  readonly call?: HeadHandler;
 }
 
 /** Finds the route for a path; a single trailing slash is ignored. */

@@ -5,7 +5,6 @@
  * from an earlier answer is written at once; a new one is rendered (perhaps in pieces) and
  * compressed on libuv's thread pool, so the event loop answers other requests meanwhile.
  */
-import type { IncomingMessage } from "node:http";
 import type { Writable } from "node:stream";
 import { finished } from "node:stream/promises";
 import { promisify } from "node:util";
@@ -15,6 +14,7 @@ import type { EntityTag } from "./entity-tag.ts";
 import { chooseEncoding, type Encoding } from "./negotiation.ts";
 import type { RenderSlots } from "./render-slots.ts";
 import type { Reply } from "./reply.ts";
+import type { RequestHead } from "./router.ts";
 
 /** Bodies smaller than this are sent as they are: compression would not pay. */
 export const COMPRESS_MIN_BYTES = 1024;
@@ -76,7 +76,7 @@ function opaque(tag: string): string {
 
 /** Whether the request's validators show the client already has this representation. */
 export function notModified(
-  req: IncomingMessage,
+  req: RequestHead,
   etag: string | undefined,
   lastModified: number | null | undefined,
 ): boolean {
@@ -111,11 +111,8 @@ function setHead(reply: Reply, rep: Omit<Representation, "body">): void {
   if (rep.cacheControl !== undefined) reply.header("Cache-Control", rep.cacheControl);
 }
 
-/**
- * Sends `rep` with status 200, or 304 when the client's copy is current. Returns at once when a
- * kept body answers, else a promise of the answer (which rejects when rendering fails).
- */
-export function send(req: IncomingMessage, reply: Reply, rep: Representation): void | Promise<void> {
+/** Sends `rep` with status 200, or 304 when the client's copy is current; rejects when rendering fails. */
+export async function send(req: RequestHead, reply: Reply, rep: Representation): Promise<void> {
   setHead(reply, rep);
   // A body compressed inside (Parquet) is sent as it is.
   const preferred = rep.compress === false ? "identity" : chooseEncoding(req.headers["accept-encoding"]);
@@ -126,18 +123,18 @@ export function send(req: IncomingMessage, reply: Reply, rep: Representation): v
     const size = etag === undefined ? undefined : rep.cache?.get(etag.value)?.length;
     const coding = size !== undefined && size < COMPRESS_MIN_BYTES ? "identity" : preferred;
     if (etag !== undefined) reply.header("ETag", etag.text(coding));
-    reply.writeHead(304).end();
+    reply.end(304);
     return;
   }
   const cache = etag === undefined ? undefined : rep.cache;
   const raw =
     cache?.get(etag!.value) ??
     (typeof rep.body === "string" ? Buffer.from(rep.body) : Buffer.isBuffer(rep.body) ? rep.body : undefined);
-  if (raw === undefined) return sendRendered(reply, rep, preferred);
+  if (raw === undefined) return await sendRendered(reply, rep, preferred);
   const encoding = raw.length >= COMPRESS_MIN_BYTES ? preferred : "identity";
   const kept = encoding === "identity" ? raw : cache?.get(etag!.key(encoding));
   if (kept !== undefined) return write(reply, rep, encoding, kept);
-  return compressAndWrite(reply, rep, raw, encoding);
+  await compressAndWrite(reply, rep, raw, encoding);
 }
 
 // A body rendered now (in pieces, perhaps), kept, then compressed and written.
@@ -168,8 +165,8 @@ function write(reply: Reply, rep: Representation, encoding: Encoding, body: Buff
   reply.header("Content-Type", rep.contentType);
   reply.header("Content-Length", body.length);
   // The client may have gone while the body was made: nothing to write then.
-  if (reply.res.destroyed) return;
-  reply.writeHead(200).end(body);
+  if (reply.gone) return;
+  reply.end(200, body);
 }
 
 /** A body too long to hold, written as it is made (a whole history in CSV or Parquet). */
@@ -190,7 +187,7 @@ class ClientGone extends Error {}
  * an incomplete transfer, never a file mixing two versions.
  */
 export async function sendStream(
-  req: IncomingMessage,
+  req: RequestHead,
   reply: Reply,
   rep: Omit<Representation, "body" | "cache" | "compressions">,
   body: StreamedBody,
@@ -200,7 +197,7 @@ export async function sendStream(
   const encoding = rep.compress ? chooseEncoding(req.headers["accept-encoding"]) : "identity";
   if (rep.etag !== undefined) reply.header("ETag", rep.etag.text(encoding));
   if (notModified(req, rep.etag?.value, rep.lastModified)) {
-    reply.writeHead(304).end();
+    reply.end(304);
     return;
   }
   if (encoding !== "identity") reply.header("Content-Encoding", encoding);

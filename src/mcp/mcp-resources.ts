@@ -1,10 +1,12 @@
 /**
- * The MCP resources: the dataset reference (each dataset's path, intervals, fields with units and
- * meanings, and the portal files it is read from) and the grid-stress method, as Markdown an
- * agent can read and cite.
+ * The MCP resources: the dataset reference (each dataset's path, intervals, fields with labels,
+ * units and meanings, and the portal files it is read from) and the method of each computed
+ * dataset (grid stress), as Markdown an agent can read and cite.
  */
-import type { DatasetDoc, FieldDoc } from "../datasets/dataset.ts";
-import { DATASET_SOURCES } from "../pull/portal-files.ts";
+import { intervalsOf } from "../records/dataset.ts";
+import { sourcesOf } from "../datasets/dataset-sources.ts";
+import type { DatasetDefinition } from "../datasets/registry.ts";
+import { fieldTable } from "../records/field-tables.ts";
 
 /** One resource: its URI, name, description and text. */
 export interface Resource {
@@ -15,31 +17,33 @@ export interface Resource {
   text(): string;
 }
 
-const cell = (value: string) => value.replace(/\|/g, "\\|").replace(/\n/g, " ");
-
-function fieldTable(fields: readonly FieldDoc[]): string {
-  const rows = fields.map((f) => `| \`${f.name}\` | ${f.unit ?? ""} | ${cell(f.description)} |`);
-  return ["| field | unit | meaning |", "| --- | --- | --- |", ...rows].join("\n");
-}
-
-function datasetSection(d: DatasetDoc): string {
-  const sources = DATASET_SOURCES[d.id] ?? [];
-  const hourly = d.fields["1h"];
+function datasetSection(d: DatasetDefinition): string {
+  const sources = sourcesOf(d);
   const longer = d.intervals?.filter((i) => i !== "1h").join(", ") ?? "1d, 1w, 1mo, 1y, fy";
   return [
-    `## ${d.id}`,
-    `\`GET ${d.path}\`, scope \`${d.scope}\`, intervals ${(d.intervals ?? ["1h", "1d", "1w", "1mo", "1y", "fy"]).join(", ")}.`,
+    `## ${d.id}: ${d.title}`,
+    `\`GET ${d.path}\`, scope \`${d.scope}\`, intervals ${intervalsOf(d).join(", ")}.`,
     d.description,
     ...(sources.length === 0 ? [] : [`Read from the portal's ${sources.map((s) => `\`${s}\``).join(", ")}.`]),
-    ...(hourly.length === 0 ? [] : ["### At 1h", fieldTable(hourly)]),
+    ...(d.fields["1h"].length === 0 ? [] : ["### At 1h", fieldTable(d, "1h")]),
     `### At ${longer}`,
-    fieldTable(d.fields["1d"]),
+    fieldTable(d, "1d"),
   ].join("\n\n");
 }
 
-/** The resources over the service's datasets. */
-export function mcpResources(datasets: readonly DatasetDoc[]): Resource[] {
-  const stress = datasets.find((d) => d.id === "features.grid_stress_index");
+// A computed dataset's method, by the last part of its path: `gds://reference/grid-stress`.
+function methodResource(d: DatasetDefinition): Resource {
+  return {
+    uri: `gds://reference/${d.path.split("/").at(-1)!}`,
+    name: `${d.title}: the method`,
+    description: `How ${d.id} is computed from the other datasets, what its values mean, and how it does on data it was not fitted on.`,
+    mimeType: "text/markdown",
+    text: () => [`# ${d.id}`, d.description, d.reference ?? ""].join("\n\n"),
+  };
+}
+
+/** The resources over the service's datasets: their reference, and each computed one's method. */
+export function mcpResources(datasets: readonly DatasetDefinition[]): Resource[] {
   return [
     {
       uri: "gds://reference/datasets",
@@ -53,18 +57,6 @@ export function mcpResources(datasets: readonly DatasetDoc[]): Resource[] {
           ...datasets.map(datasetSection),
         ].join("\n\n"),
     },
-    {
-      uri: "gds://reference/grid-stress",
-      name: "Grid-stress method",
-      description:
-        "How the grid-stress index is computed, what its bands mean, and how it does on data it was not fitted on.",
-      mimeType: "text/markdown",
-      text: () =>
-        [
-          `# ${stress?.id ?? "features.grid_stress_index"}`,
-          stress?.description ?? "",
-          stress?.reference ?? "",
-        ].join("\n\n"),
-    },
+    ...datasets.filter((d) => d.kind === "computed").map(methodResource),
   ];
 }

@@ -4,16 +4,13 @@
  * pipeline's guard as any key is (a 401 with the API's words), and each message (each HTTP
  * request) counts against the key's `metadata` limit (a 429 past it). Each HTTP request gets its
  * own server and transport (stateless, JSON answers), so any process of a cluster answers any
- * request. A tool call is also the API request it makes, over this server's loopback address with
- * the same key: counted against the key's limits in the dataset's scope, and refused (429,
- * revoked) as the API refuses it.
+ * request. A tool call is also the API request it makes, in-process for the same key: counted
+ * against the key's limits in the dataset's scope, and refused (429, revoked) as the API refuses it.
  */
 import type { IncomingMessage } from "node:http";
-import type { DatasetDoc } from "../datasets/dataset.ts";
-import { presentedKey } from "../http/key-guard.ts";
-import { ownOrigin } from "../http/own-origin.ts";
+import type { DatasetDefinition } from "../datasets/registry.ts";
 import type { Route } from "../http/router.ts";
-import { apiCaller } from "./api-caller.ts";
+import { inProcessApi } from "./api-caller.ts";
 
 // The SDK (with zod and ajv: a quarter of the modules a server loads, about 0.6 s of CPU) is
 // loaded by the first request to /mcp, so a server nobody asks over MCP starts without it.
@@ -25,7 +22,7 @@ export const MCP_PATH = "/mcp";
 
 /** The `/mcp` route; `publicBase` names the API's address in the URLs the tools give people. */
 export function mcpRoute(options: {
-  datasets: readonly DatasetDoc[];
+  datasets: readonly DatasetDefinition[];
   publicBase: (req: IncomingMessage) => string;
 }): Route {
   return {
@@ -35,10 +32,9 @@ export function mcpRoute(options: {
     // request it makes.
     scope: "metadata",
     auth: "key-or-bearer",
-    handler: async (req, reply) => {
-      const key = presentedKey(req, true)!;
+    handler: async (req, reply, ctx) => {
       const [{ StreamableHTTPServerTransport }, { createMcpServer }] = await loadSdk();
-      const api = apiCaller(ownOrigin(req), key, options.publicBase(req));
+      const api = inProcessApi(ctx, ctx.caller!, options.publicBase(req));
       const mcp = createMcpServer(options.datasets, api);
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: undefined,

@@ -11,7 +11,7 @@ import {
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { DatasetDoc } from "../datasets/dataset.ts";
+import type { DatasetDefinition } from "../datasets/registry.ts";
 import { VERSION } from "../version.ts";
 import type { ApiCaller } from "./api-caller.ts";
 import { mcpResources } from "./mcp-resources.ts";
@@ -21,7 +21,7 @@ const INSTRUCTIONS =
   "South Africa's power-grid data from the Eskom Data Portal (hourly and longer), as Grid Data Service serves it. Call list_datasets first. Times: every stamp carries its offset (+00:00 UTC, +02:00 SAST); a bare date means 00:00 in tz, UTC unless tz=Africa/Johannesburg, so 'yesterday in South Africa' is a SAST day. Ask for the interval you need (1d, 1mo) rather than many hours. Each tool call is one API request against your key's limit per minute.";
 
 /** A server whose tools ask the API through `api`. */
-export function createMcpServer(datasets: readonly DatasetDoc[], api: ApiCaller): McpServer {
+export function createMcpServer(datasets: readonly DatasetDefinition[], api: ApiCaller): McpServer {
   const mcp = new McpServer(
     { name: "grid-data-service", version: VERSION },
     { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS },

@@ -1,14 +1,16 @@
 /**
  * The MCP tools (docs/mcp.md): what exists (`list_datasets`), a range of any dataset
- * (`query_dataset`), the newest hours (`latest`), the grid-stress index with what its bands mean
- * (`grid_stress`) and Eskom's forecast (`forecast`). Each tool is one API request with the
- * caller's key: the API validates it with its own rules and words, counts it against the key's
- * limits, and a refusal is the tool's error with the API's status and detail. Input schemas are
- * the API's parameter tables as JSON Schema. Answers of more than `MAX_RECORDS` records are a
- * summary and the exact URL of the CSV and Parquet answers, never thousands of records.
+ * (`query_dataset`), the newest hours (`latest`), and a tool of its own for each dataset whose
+ * definition names one (`grid_stress`, `forecast`), its input the dataset's own parameters. Each
+ * tool is one API request for the caller: the API validates it with its own rules and words,
+ * counts it against the caller's limits, and a refusal is the tool's error with the API's status
+ * and detail. Input schemas are the API's parameter tables as JSON Schema. Answers of more than
+ * `MAX_RECORDS` records are a summary and the exact URL of the CSV and Parquet answers, never
+ * thousands of records.
  */
-import type { DatasetDoc } from "../datasets/dataset.ts";
-import { STRESS_BANDS } from "../features/stress-formula.ts";
+import { type DatasetDefinition, isHourly } from "../datasets/registry.ts";
+import type { DatasetParameter } from "../records/dataset.ts";
+import { AS_OF_PARAMETER } from "../http/dataset-handler.ts";
 import { RANGE_PARAMETERS } from "../http/range-query.ts";
 import { jsonSchema } from "../http/route-doc.ts";
 import type { ApiAnswer, ApiCaller } from "./api-caller.ts";
@@ -33,11 +35,6 @@ export interface Tool {
 
 const ZONE_NOTE =
   "Every stamp carries its offset (+00:00 is UTC, +02:00 is SAST, South Africa's time all year). A bare date in start or end means 00:00 in tz: UTC unless tz=Africa/Johannesburg.";
-
-const BANDS = STRESS_BANDS.map(([name, from], i) => {
-  const to = STRESS_BANDS[i + 1]?.[1];
-  return `${name}: ${from} to ${to === undefined ? "1" : `below ${to}`}`;
-}).join("; ");
 
 const text = (value: string): ToolResult => ({ content: [{ type: "text", text: value }] });
 const failure = (value: string): ToolResult => ({ content: [{ type: "text", text: value }], isError: true });
@@ -154,48 +151,41 @@ const LIST_DATASETS: Tool = {
   },
 };
 
-const GRID_STRESS: Tool = {
-  name: "grid_stress",
-  description: `The grid-stress index (features.grid_stress_index): v2, the probability from 0 to 1 that load is being shed in the hour, with its band (${BANDS}). components=true adds the index's inputs. Read the method in the resource gds://reference/grid-stress.`,
-  inputSchema: rangeSchema({
-    components: {
-      type: "boolean",
-      default: false,
-      description: "Add each hour's components (interval 1h only).",
-    },
-    version: { type: "string", enum: ["v2", "v1"], default: "v2" },
-  }),
-  run: (args, api) =>
-    records(
-      api,
-      "/api/v1/features/grid-stress",
-      queryOf(args, ["start", "end", "interval", "tz", "components", "version"]),
-      `Bands: ${BANDS}.`,
-    ),
-};
+// A dataset's own parameter as JSON Schema: a true-or-false one as a boolean.
+function ownParameter(p: DatasetParameter): Record<string, unknown> {
+  const schema = typeof p.default === "boolean" ? { type: "boolean" } : jsonSchema(p.schema);
+  return {
+    ...schema,
+    ...(p.default === undefined ? {} : { default: p.default }),
+    description: p.description,
+  };
+}
 
-const FORECAST: Tool = {
-  name: "forecast",
-  description:
-    "Eskom's official 3-month hourly demand forecast by target hour, with issued_at (when each issue was first seen): the newest issue of each hour (issues=latest), or every issue (issues=all, at most 31 days at 1h), as it stood at as_of. UTC only; interval 1h or 1d.",
-  inputSchema: {
-    type: "object",
-    properties: {
-      start: RANGE.start,
-      end: RANGE.end,
-      interval: { type: "string", enum: ["1h", "1d"], default: "1h" },
-      issues: { type: "string", enum: ["latest", "all"], default: "latest" },
-      as_of: { type: "string", description: "Only issues seen by this instant (ISO 8601 with offset)." },
-    },
-    required: ["start", "end"],
-    additionalProperties: false,
-  },
-  run: (args, api) =>
-    records(api, "/api/v1/forecasts/demand", queryOf(args, ["start", "end", "interval", "issues", "as_of"])),
-};
+// The tool a dataset's definition names: a range of it, with its own parameters and as_of.
+function ownTool(dataset: DatasetDefinition, own: NonNullable<DatasetDefinition["tool"]>): Tool {
+  const parameters = dataset.parameters ?? {};
+  const intervals = dataset.intervals;
+  const properties: Record<string, unknown> = {
+    start: RANGE.start,
+    end: RANGE.end,
+    interval:
+      intervals === undefined
+        ? RANGE.interval
+        : { type: "string", enum: intervals, default: intervals[0], description: "The interval." },
+    ...((dataset.takes ?? ["tz"]).includes("tz") ? { tz: RANGE.tz } : {}),
+    ...Object.fromEntries(Object.entries(parameters).map(([n, p]) => [n, ownParameter(p)])),
+    as_of: { type: "string", description: AS_OF_PARAMETER.description },
+  };
+  return {
+    name: own.name,
+    description: own.description,
+    inputSchema: { type: "object", properties, required: ["start", "end"], additionalProperties: false },
+    run: (args, api) => records(api, dataset.path, queryOf(args, Object.keys(properties)), own.note),
+  };
+}
 
 // The tools that name a dataset: a range of it, and its newest hours.
-function datasetTools(datasets: readonly DatasetDoc[]): Tool[] {
+function datasetTools(datasets: readonly DatasetDefinition[]): Tool[] {
   const ids = datasets.map((d) => d.id);
   const byId = (id: unknown) => datasets.find((d) => d.id === id);
   const unknown = (id: unknown) =>
@@ -232,7 +222,7 @@ function datasetTools(datasets: readonly DatasetDoc[]): Tool[] {
     inputSchema: {
       type: "object",
       properties: {
-        dataset: { type: "string", enum: datasets.filter((d) => d.intervals === undefined).map((d) => d.id) },
+        dataset: { type: "string", enum: datasets.filter(isHourly).map((d) => d.id) },
         hours: { type: "integer", minimum: 1, maximum: 8784, default: 24 },
         tz: param("tz"),
       },
@@ -241,7 +231,7 @@ function datasetTools(datasets: readonly DatasetDoc[]): Tool[] {
     },
     run: async (args, api) => {
       const dataset = byId(args.dataset);
-      if (dataset === undefined) return unknown(args.dataset);
+      if (dataset === undefined || !isHourly(dataset)) return unknown(args.dataset);
       return records(api, `${dataset.path}/latest`, queryOf({ hours: 24, ...args }, ["hours", "tz"]));
     },
   };
@@ -249,6 +239,7 @@ function datasetTools(datasets: readonly DatasetDoc[]): Tool[] {
 }
 
 /** The tools, over the service's `datasets`. */
-export function mcpTools(datasets: readonly DatasetDoc[]): Tool[] {
-  return [LIST_DATASETS, ...datasetTools(datasets), GRID_STRESS, FORECAST];
+export function mcpTools(datasets: readonly DatasetDefinition[]): Tool[] {
+  const own = datasets.flatMap((d) => (d.tool === undefined ? [] : [ownTool(d, d.tool)]));
+  return [LIST_DATASETS, ...datasetTools(datasets), ...own];
 }

@@ -11,7 +11,7 @@ import { type DeliveryCounts, fileOutbox } from "../webhooks/outbox-store.ts";
 import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
 import { httpMetrics } from "./http-metrics.ts";
 import { sourceMetrics } from "./source-metrics.ts";
-import type { TableDataset } from "../datasets/dataset-table.ts";
+import type { Dataset } from "../records/dataset.ts";
 import { lastSuccessfulPull, readPullRuns, refusedFiles } from "../pull/pull-state.ts";
 import type { ReadingStore } from "../store/reading-store.ts";
 import { DAY_MS, dayStart } from "../time.ts";
@@ -31,7 +31,7 @@ export const DURATION_BUCKETS = [
 const METHODS = new Set(["GET", "HEAD", "POST", "OPTIONS"]);
 
 /** What the freshness gauge reads of a dataset. */
-type MeasuredDataset = Pick<TableDataset<unknown, string, string>, "id" | "hours">;
+type MeasuredDataset = Pick<Dataset, "id" | "records">;
 
 /** How many stored days back the newest hour of a dataset is looked for. */
 const NEWEST_LOOKBACK_DAYS = 7;
@@ -41,8 +41,10 @@ function newestHour(store: ReadingStore, dataset: MeasuredDataset): number | nul
   const keys = [...store.refresh().manifest.keys()];
   for (const key of keys.slice(-NEWEST_LOOKBACK_DAYS).reverse()) {
     const from = dayStart(key);
-    const hours = dataset.hours(store, from, from + DAY_MS);
-    if (hours.length > 0) return hours.at(-1)!.hour;
+    const newest = dataset
+      .records(store, { start: from, end: from + DAY_MS, interval: "1h", options: {} })
+      .at(-1);
+    if (newest !== undefined) return Date.parse(newest.ts as string);
   }
   return null;
 }

@@ -10,11 +10,11 @@
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
-import type { DataRecord } from "../datasets/dataset.ts";
+import type { DataRecord } from "../records/dataset.ts";
 import { loadReduction } from "../datasets/load-reduction.ts";
 import { writeFileAtomic } from "../files/atomic-write.ts";
 import { withLock } from "../files/lock-file.ts";
-import { gridStress } from "../features/grid-stress.ts";
+import { gridStress } from "../datasets/grid-stress.ts";
 import { createReadingStore } from "../store/reading-store.ts";
 import { DAY_MS, formatInstant, HOUR_MS } from "../time.ts";
 import { enqueue, type WebhookEvent } from "../webhooks/outbox.ts";

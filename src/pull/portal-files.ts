@@ -3,6 +3,7 @@
  * under the portal's root, and its form (`source/portal-forms.ts`): the header's set of column
  * names by which a download is known to be that file, and where its rows go.
  */
+import { SAST_OFFSET_MS } from "../time.ts";
 import { type PeriodForm, periodForm } from "../source/period-forms.ts";
 import { type PortalForm, portalForm } from "../source/portal-forms.ts";
 
@@ -88,14 +89,12 @@ export function portalFile(name: string): PortalFileSpec | undefined {
   return PORTAL_FILES.find((spec) => spec.name === name);
 }
 
-const SAST_MS = 2 * 3_600_000;
-
 /**
  * Where the portal's WordPress keeps a file it uploaded in the SAST month of `now`, and in the
  * month before: the pull's last resort when a page cannot be read.
  */
 export function uploadFolderUrls(root: string, file: string, now: number): [string, string] {
-  const sast = new Date(now + SAST_MS);
+  const sast = new Date(now + SAST_OFFSET_MS);
   const year = sast.getUTCFullYear();
   const month = sast.getUTCMonth(); // 0-based
   const url = (y: number, m: number) =>
@@ -123,31 +122,3 @@ export function portalRoot(value: string): { root: string; note?: string } {
   if (!url.pathname.endsWith("/")) url.pathname += "/";
   return { root: url.href };
 }
-
-/**
- * The portal files each dataset is read from (the files of its source columns), for the catalog:
- * where a dataset's newest hour can come from, and whether that file still publishes.
- */
-export const DATASET_SOURCES: Readonly<Record<string, readonly string[]>> = {
-  "grid.system_state": ["System_hourly_actual_and_forecasted_demand.csv", "Station_Build_Up.csv"],
-  "generation.mix": ["Station_Build_Up.csv", "Hourly_Generation.csv"],
-  "grid.load_reduction": ["Station_Build_Up.csv"],
-  "grid.availability": ["Hourly_UCLF_and_OCLF_Trend.csv", "System_hourly_demand_and_available_capacity.csv"],
-  "grid.supply_margin": [
-    "System_hourly_demand_and_available_capacity.csv",
-    "System_hourly_actual_and_forecasted_demand.csv",
-  ],
-  "grid.pumped_storage": ["Pumped_storage_gen_hours_gas_generation_and_manual_load_reduction.csv"],
-  "features.grid_stress_index": [
-    "Station_Build_Up.csv",
-    "System_hourly_actual_and_forecasted_demand.csv",
-    "System_hourly_demand_and_available_capacity.csv",
-    "Pumped_storage_gen_hours_gas_generation_and_manual_load_reduction.csv",
-  ],
-  "forecasts.demand": ["Official_hourly_forecast_for_next_3_months.csv"],
-  "grid.availability_weekly": [
-    "Weekly_Eskom_generation_capacity_breakdown.csv",
-    "Weekly_unplanned_outages.csv",
-  ],
-  "grid.availability_monthly": ["Monthly_Eskom_generation_capacity_breakdown.csv"],
-};

@@ -5,34 +5,28 @@
  * `source.late`, `source.stopped` and `source.resumed` when a file's state of publication changed.
  * Each carries the API URL of the records, never the records.
  */
-import { availabilityMonthly, availabilityWeekly } from "../datasets/availability-periods.ts";
-import { HOURLY_DATASETS } from "../features/hourly-datasets.ts";
-import { forecastDemand } from "../forecasts/forecast-dataset.ts";
+import { sourcesOf } from "../datasets/dataset-sources.ts";
+import { DATASETS, type DatasetDefinition, isHourly } from "../datasets/registry.ts";
 import { DAY_MS, HOUR_MS } from "../time.ts";
 import type { WebhookEvent } from "../webhooks/outbox.ts";
 import type { FileOutcome } from "./file-outcome.ts";
-import { DATASET_SOURCES } from "./portal-files.ts";
 import type { FileState } from "./pull-state.ts";
 import type { SourceFreshness, SourceState } from "./source-freshness.ts";
-
-const PATHS: Readonly<Record<string, string>> = Object.fromEntries(
-  [...HOURLY_DATASETS, availabilityWeekly, availabilityMonthly, forecastDemand].map((d) => [d.id, d.path]),
-);
 
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 // The API URL of a dataset's records: the hours changed, at most their last 31 days; else the
 // week (for weeks and months, the year) up to the newest hour.
 function recordsUrl(
-  dataset: string,
+  dataset: DatasetDefinition,
   newest: string | undefined,
   changed?: { first: string; last: string },
 ): string {
-  const path = PATHS[dataset] ?? "/api/v1/datasets";
+  const path = dataset.path;
   const last = changed?.last ?? newest;
   if (last === undefined) return path;
   const end = Date.parse(last) + HOUR_MS;
-  const periods = dataset === availabilityWeekly.id || dataset === availabilityMonthly.id;
+  const periods = dataset.kind === "periods";
   const start =
     changed === undefined
       ? end - (periods ? 366 : 7) * DAY_MS
@@ -40,19 +34,24 @@ function recordsUrl(
   return `${path}?start=${day(start)}&end=${day(end + DAY_MS)}`;
 }
 
-/** The events of one file's outcome in a pull, with the file's state after it. */
-export function fileEvents(outcome: FileOutcome, state: FileState): WebhookEvent[] {
+/** The events of one file's outcome in a pull, with the file's state after it, for `datasets`. */
+export function fileEvents(
+  outcome: FileOutcome,
+  state: FileState,
+  datasets: readonly DatasetDefinition[] = DATASETS,
+): WebhookEvent[] {
   const events: WebhookEvent[] = [];
   const added = outcome.hoursAdded ?? outcome.periodsAdded ?? 0;
   const revised = outcome.hoursRevised ?? outcome.periodsRevised ?? 0;
   if (outcome.result === "ingested" && added + revised > 0) {
     const unit = outcome.periodsAdded === undefined ? "hours" : "periods";
-    for (const [dataset, files] of Object.entries(DATASET_SOURCES)) {
-      if (!files.includes(outcome.file) || dataset === forecastDemand.id) continue;
+    // A forecast's new issue is `forecast.issued`, below.
+    for (const dataset of datasets) {
+      if (dataset.kind === "issues" || !sourcesOf(dataset).includes(outcome.file)) continue;
       events.push({
         type: "data.published",
         data: {
-          dataset,
+          dataset: dataset.id,
           file: outcome.file,
           [`${unit}_added`]: added,
           [`${unit}_revised`]: revised,
@@ -66,17 +65,18 @@ export function fileEvents(outcome: FileOutcome, state: FileState): WebhookEvent
       });
     }
   }
-  if (outcome.result === "issued" && outcome.issue !== undefined) {
+  const forecast = datasets.find((d) => d.kind === "issues" && sourcesOf(d).includes(outcome.file));
+  if (outcome.result === "issued" && outcome.issue !== undefined && forecast !== undefined) {
     const { issuedAt, first, last, hours } = outcome.issue;
     events.push({
       type: "forecast.issued",
       data: {
-        dataset: forecastDemand.id,
+        dataset: forecast.id,
         issued_at: issuedAt,
         first_hour: first,
         last_hour: last,
         hours,
-        url: `${forecastDemand.path}?start=${first.slice(0, 10)}&end=${day(Date.parse(first) + 7 * DAY_MS)}`,
+        url: `${forecast.path}?start=${first.slice(0, 10)}&end=${day(Date.parse(first) + 7 * DAY_MS)}`,
       },
     });
   }
@@ -106,13 +106,16 @@ export function sourceEvent(said: SourceState | undefined, fresh: SourceFreshnes
 }
 
 /** The events of a hand ingest (`npm run ingest`) that changed hours: `data.published` per hourly dataset. */
-export function ingestEvents(changed: {
-  hoursAdded: number;
-  hoursRevised: number;
-  newestObserved: number | null;
-  firstChanged: number | null;
-  lastChanged: number | null;
-}): WebhookEvent[] {
+export function ingestEvents(
+  changed: {
+    hoursAdded: number;
+    hoursRevised: number;
+    newestObserved: number | null;
+    firstChanged: number | null;
+    lastChanged: number | null;
+  },
+  datasets: readonly DatasetDefinition[] = DATASETS,
+): WebhookEvent[] {
   if (changed.hoursAdded + changed.hoursRevised === 0) return [];
   const newest = changed.newestObserved === null ? undefined : new Date(changed.newestObserved).toISOString();
   const span =
@@ -122,7 +125,7 @@ export function ingestEvents(changed: {
           first: new Date(changed.firstChanged).toISOString(),
           last: new Date(changed.lastChanged).toISOString(),
         };
-  return HOURLY_DATASETS.map((d) => ({
+  return datasets.filter(isHourly).map((d) => ({
     type: "data.published",
     data: {
       dataset: d.id,
@@ -131,7 +134,7 @@ export function ingestEvents(changed: {
       hours_revised: changed.hoursRevised,
       ...(span === undefined ? {} : { first_hour: span.first, last_hour: span.last }),
       newest_hour: newest ?? null,
-      url: recordsUrl(d.id, newest, span),
+      url: recordsUrl(d, newest, span),
     },
   }));
 }

@@ -19,6 +19,13 @@ export function aggregatesOf(
   return field.unit === "MW" ? ["mean", "min", "max", "sum"] : ["mean", "min", "max"];
 }
 
+// How a label says each aggregate: "Coal, most".
+const LABEL_WORDS: Readonly<Record<Exclude<Aggregate, "mean">, string>> = {
+  min: "least",
+  max: "most",
+  sum: "sum",
+};
+
 const WORDS: Readonly<Record<Exclude<Aggregate, "mean">, string>> = {
   min: "Smallest hourly value in the period of:",
   max: "Largest hourly value in the period of:",
@@ -43,6 +50,7 @@ export function aggregateFields(
     if (!aggregatesOf(field).includes(agg)) continue;
     const unit = agg === "sum" && field.unit === "MW" ? "MWh" : field.unit;
     fields[aggregateName(agg, name)] = {
+      label: `${field.label ?? name}, ${LABEL_WORDS[agg]}`,
       type: "number",
       ...(unit === undefined ? {} : { unit }),
       nullable: true,
@@ -66,6 +74,7 @@ export function periodDateField(period: Period, zone: Zone): FieldDoc {
   const where = zone === "UTC" ? "UTC" : "South African (SAST, UTC+02:00)";
   return {
     name: "date",
+    label: "Period",
     type: "string",
     format: "date",
     description: `The ${where} ${PERIOD_WORDS[period]}, YYYY-MM-DD.`,

@@ -17,8 +17,10 @@ import { dayKey, HOUR_MS } from "../time.ts";
 import { formatZoned, periodRange, ZONE_OFFSET_MS } from "../periods.ts";
 import type {
   Aggregate,
+  ChartSpec,
   DataRecord,
   Dataset,
+  DatasetDoc,
   DatasetParameter,
   FieldDoc,
   FieldsRequest,
@@ -29,7 +31,7 @@ import type {
 import { createPeriodAggregator } from "./period-records.ts";
 import { fieldDoc, firstDayRead, type HourValue, TIME_FIELDS } from "./dataset.ts";
 import { round3 } from "./source-fields.ts";
-import type { DailyField } from "./daily-plan.ts";
+import type { DailyField, DailyRule } from "./daily-plan.ts";
 
 export type { DailyField, DailyRule } from "./daily-plan.ts";
 import { forEachStoredHour } from "./stored-hours.ts";
@@ -52,6 +54,10 @@ export interface HourlyField<H> extends FieldText {
 /** Everything about one dataset. `H` is what one stored hour yields; `C` what a range prepares. */
 export interface DatasetTable<H, C, HF extends string, XF extends string, DF extends string> {
   readonly id: string;
+  /** Its name for people ("Generation mix"). */
+  readonly title: string;
+  /** `readings` when its fields read the stored columns; `computed` when derived from other datasets' hours. */
+  readonly kind: "readings" | "computed";
   readonly path: string;
   /** The limiter scope that counts its requests. */
   readonly scope: string;
@@ -71,6 +77,10 @@ export interface DatasetTable<H, C, HF extends string, XF extends string, DF ext
   readonly unserved?: { readonly [K in XF]: (hour: H) => number | null };
   /** The served daily fields, in served order after `date`. */
   readonly daily: { readonly [K in DF]: DailyField<NoInfer<HF | XF>> };
+  /** How the explorer draws it. */
+  readonly chart: ChartSpec;
+  /** An MCP tool of its own (`DatasetDoc.tool`). */
+  readonly tool?: DatasetDoc["tool"];
 }
 
 /** Where an hour is: its instant, the reading of the hour before, and the range's prepared work. */
@@ -89,6 +99,7 @@ export type DailyRecord<DF extends string> = { readonly date: string } & {
 
 /** A dataset defined by a table, with typed access to its records. */
 export interface TableDataset<H, HF extends string, DF extends string> extends Dataset {
+  readonly kind: "readings" | "computed";
   /** The table it was defined by. */
   readonly table: DatasetTable<H, never, HF, string, DF>;
   /** The unrounded inputs of every stored hour in [from, to) that holds any. */
@@ -136,6 +147,31 @@ function hourWalker<H, C>(table: DatasetTable<H, C, string, string, string>, loo
   };
 }
 
+// How a daily field is named by people when its table does not say: by its rule and the hourly
+// field it reads ("Residual demand, mean").
+const RULE_WORDS = { mean: "mean", max: "most", min: "least", sum: "sum" } as const;
+function dailyLabel(rule: DailyRule<string>, labelOf: (name: string) => string): string | undefined {
+  for (const word of ["mean", "max", "min", "sum"] as const)
+    if (word in rule) return `${labelOf((rule as Record<string, string>)[word]!)}, ${RULE_WORDS[word]}`;
+  if ("countAbove" in rule) return `Hours of ${labelOf(rule.countAbove).toLowerCase()}`;
+  if ("countOf" in rule) return `Hours ${rule.equals}`;
+  return undefined;
+}
+
+// The daily fields, each with a label: its own, or one its rule gives.
+function labelled(
+  daily: Readonly<Record<string, DailyField<string>>>,
+  hourly: readonly [string, FieldText][],
+): Record<string, DailyField<string>> {
+  const labelOf = (name: string) => hourly.find(([n]) => n === name)?.[1].label ?? name;
+  return Object.fromEntries(
+    Object.entries(daily).map(([name, field]) => {
+      const label = field.label ?? dailyLabel(field.from, labelOf);
+      return [name, label === undefined ? field : { ...field, label }];
+    }),
+  );
+}
+
 // The documented fields of a table, in its order.
 const docs = (fields: [string, FieldText][]) => fields.map(([name, text]) => fieldDoc(name, text));
 
@@ -170,12 +206,14 @@ export function defineDataset<H, C, HF extends string, XF extends string, DF ext
     return found;
   };
 
+  const daily = labelled(table.daily, hourly);
+
   const hours = hourWalker(table, lookbackDays);
 
   const hourlyRecords = hourlyRecorder(hourly, hours);
 
   const periods = createPeriodAggregator({
-    daily: table.daily,
+    daily,
     hourly,
     column,
     hours,
@@ -187,13 +225,15 @@ export function defineDataset<H, C, HF extends string, XF extends string, DF ext
 
   const fields = {
     "1h": [TIME_FIELDS["1h"], ...docs(hourly)],
-    "1d": [TIME_FIELDS["1d"], ...docs(Object.entries<FieldText>(table.daily))],
+    "1d": [TIME_FIELDS["1d"], ...docs(Object.entries<FieldText>(daily))],
   };
 
   const servedFields = (request: FieldsRequest) => periods.servedFields(request, fields);
 
   return {
     id: table.id,
+    title: table.title,
+    kind: table.kind,
     path: table.path,
     scope: table.scope,
     description: table.description,
@@ -201,6 +241,8 @@ export function defineDataset<H, C, HF extends string, XF extends string, DF ext
     derived: table.derived,
     parameters: table.parameters,
     meta: table.meta,
+    chart: table.chart,
+    ...(table.tool === undefined ? {} : { tool: table.tool }),
     lookbackDays,
     table: table as unknown as DatasetTable<H, never, HF, string, DF>,
     fields,

@@ -1,7 +1,7 @@
 /** What every dataset endpoint has in common: its identity, its fields and how it computes records. */
 import type * as v from "valibot";
 import { DAY_MS, HOUR_MS } from "../time.ts";
-import type { Period, Zone } from "../periods.ts";
+import { type Period, PERIODS, periodRange, ZONE_OFFSET_MS, type Zone } from "../periods.ts";
 import type { ReadingStore } from "../store/reading-store.ts";
 
 /** The two resolutions a range can be asked for. */
@@ -36,8 +36,12 @@ export type DatasetParameter = QueryParameter;
 /** What a served field is: the source of the OpenAPI schemas, `/api/v1/datasets` and CSV columns. */
 export interface FieldDoc {
   readonly name: string;
+  /** A short name for people, as the explorer's labels and legends write it ("Coal", "Residual demand"). */
+  readonly label?: string;
   readonly type: "string" | "number" | "integer" | "object";
   readonly description: string;
+  /** The stored source columns (snake_case) an hourly value is read from; the dataset's sources follow. */
+  readonly columns?: readonly string[];
   /** `MW`, `%`, `h` or `index`; absent for labels and times. */
   readonly unit?: string;
   /** Whether the value may be null. */
@@ -58,11 +62,18 @@ export interface FieldDoc {
 export const TIME_FIELDS: Readonly<Record<Interval, FieldDoc>> = {
   "1h": {
     name: "ts",
+    label: "Hour",
     type: "string",
     format: "date-time",
     description: "The hour beginning, UTC, YYYY-MM-DDThh:mm:ss+00:00.",
   },
-  "1d": { name: "date", type: "string", format: "date", description: "The UTC calendar day, YYYY-MM-DD." },
+  "1d": {
+    name: "date",
+    label: "Day",
+    type: "string",
+    format: "date",
+    description: "The UTC calendar day, YYYY-MM-DD.",
+  },
 };
 
 /** A field's description without its name (the key of its dataset table). */
@@ -70,6 +81,7 @@ export type FieldText = Omit<FieldDoc, "name">;
 
 // What a field's description holds, in the order the catalog and OpenAPI write it.
 const DOC_KEYS = [
+  "label",
   "type",
   "description",
   "unit",
@@ -81,6 +93,7 @@ const DOC_KEYS = [
   "optional",
   "properties",
   "aggregates",
+  "columns",
 ] as const;
 
 /** The served description of a table entry: its name and its description, not its computation. */
@@ -92,6 +105,7 @@ export function fieldDoc(name: string, text: FieldText): FieldDoc {
 
 /** The `hours` field of daily records. */
 export const HOURS_FIELD: FieldText = {
+  label: "Hours",
   type: "integer",
   minimum: 0,
   maximum: 24,
@@ -106,13 +120,21 @@ export function fromSourceMeta(interval: Interval): { derivation_method: string 
   return { derivation_method: interval === "1h" ? "computed_from_source" : "aggregation_from_1h" };
 }
 
-/** A nullable MW field. */
-export function mw(description: string): FieldText {
-  return { type: "number", unit: "MW", nullable: true, description };
+/** A nullable number in MW (its label and meaning follow it). */
+export const MW = { type: "number", unit: "MW", nullable: true } as const;
+
+/** A nullable MW field: its label and its meaning. */
+export function mw(label: string, description: string): FieldText {
+  return { label, ...MW, description };
 }
 
-/** A percentage field's type and unit (its description follows it). */
+/** A nullable percentage (its label and meaning follow it). */
 export const PERCENT = { type: "number", unit: "%", nullable: true } as const;
+
+/** A nullable percentage field: its label and its meaning. */
+export function percent(label: string, description: string): FieldText {
+  return { label, ...PERCENT, description };
+}
 
 /** A validated request for a range of a dataset. */
 export interface RangeRequest {
@@ -130,17 +152,23 @@ export interface RangeRequest {
   readonly agg?: Aggregate;
 }
 
+/** The instants the records of a range cover: the range at 1h, its whole periods at 1d. */
+export function coveredRange(range: RangeRequest): { from: number; to: number } {
+  if (range.interval === "1h") return { from: range.start, to: range.end };
+  return periodRange(range.start, range.end, range.period ?? "1d", ZONE_OFFSET_MS[range.zone ?? "UTC"]);
+}
+
 /** What the fields of a response depend on. */
 export type FieldsRequest = Pick<RangeRequest, "interval" | "options" | "period" | "zone" | "agg">;
 
-/**
- * What the catalog, the OpenAPI document and the API reference say of a dataset: every dataset
- * has it, whether its records come from the reading store (`Dataset`) or elsewhere (the forecast
- * issues).
- */
+/** What the catalog, the OpenAPI document, the explorer and MCP say of any dataset, of any kind. */
 export interface DatasetDoc {
   /** `meta.dataset`. */
   readonly id: string;
+  /** Its name for people, as the explorer's list writes it ("Generation mix"). */
+  readonly title: string;
+  /** How its records are read (`RecordKind`). */
+  readonly kind: RecordKind;
   readonly path: string;
   /** The limiter scope that counts its requests. */
   readonly scope: string;
@@ -174,6 +202,52 @@ export interface DatasetDoc {
    * by default `last_available` and `data_delay` (the reading store's).
    */
   readonly statusMeta?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  /** Why it refuses the settings and formats it does not take, for the 400 that names them. */
+  readonly declines?: string;
+  /** A shorter longest span than the interval's, for some requests (the forecast's `issues=all`). */
+  readonly spanLimit?: SpanLimit;
+  /** How the explorer draws it. */
+  readonly chart: ChartSpec;
+  /** An MCP tool of its own (input: its parameters); `note` is said before each answer. */
+  readonly tool?: { readonly name: string; readonly description: string; readonly note?: string };
+}
+
+/**
+ * How a dataset's records are read: from the stored hours of the portal's columns (`readings`),
+ * computed from other datasets' hours (`computed`, grid stress), from the kept revisions of files
+ * of weeks or months (`periods`), or from the kept issues of a forecast (`issues`).
+ */
+export type RecordKind = "readings" | "computed" | "periods" | "issues";
+
+/** A longest span that applies to some requests only. */
+export interface SpanLimit {
+  readonly days: number;
+  /** Whether the request is one it applies to. */
+  readonly applies: (interval: Interval, options: Readonly<Record<string, unknown>>) => boolean;
+  /** The requests it applies to and why, as the 400 says it ("with issues=all at interval 1h (...)"). */
+  readonly which: string;
+}
+
+/** A band shaded behind a chart's lines: a value range with a name. */
+export interface ChartBand {
+  readonly name: string;
+  readonly from: number;
+  readonly to: number;
+}
+
+/** How the explorer draws a dataset (docs/dashboard.md: "The explorer"). */
+export interface ChartSpec {
+  /**
+   * `lines`: one chart of lines per unit; `stacked`: the fields of `order` as areas stacked bottom
+   * first; `issues`: a forecast's issues each a line over the same hours (when several are shown).
+   */
+  readonly kind: "lines" | "stacked" | "issues";
+  /** The stacked fields (by their hourly names), bottom first. */
+  readonly order?: readonly string[];
+  /** The hourly field drawn as hour of day by day, where its pattern over the day is the story. */
+  readonly heatmap?: string;
+  /** Bands shaded behind the lines of one unit (grid stress's). */
+  readonly bands?: { readonly unit: string; readonly bands: readonly ChartBand[] };
 }
 
 /** The settings a range may carry besides start, end and interval. */
@@ -182,6 +256,11 @@ export type RangeSetting = "tz" | "agg" | "columns";
 /** Whether a dataset takes a range setting (`tz`, `agg`, `columns`). */
 export function takes(dataset: DatasetDoc, setting: RangeSetting): boolean {
   return (dataset.takes ?? ["tz", "agg", "columns"]).includes(setting);
+}
+
+/** The intervals a dataset serves, the default first: its own, else 1h and every period. */
+export function intervalsOf(dataset: DatasetDoc): readonly ("1h" | Period)[] {
+  return dataset.intervals ?? ["1h", ...PERIODS];
 }
 
 /** The formats a dataset answers in. */

@@ -9,14 +9,18 @@ const escape = (text: string) => text.replaceAll("|", "\\|");
 
 function rows(fields: readonly FieldDoc[], prefix = ""): string[] {
   return fields.flatMap((field) => [
-    `| \`${prefix}${field.name}\` | ${field.unit ?? ""} | ${escape(field.description)} |`,
+    `| \`${prefix}${field.name}\` | ${escape(field.label ?? "")} | ${field.unit ?? ""} | ${escape(field.description)} |`,
     ...rows(field.properties ?? [], `${prefix}${field.name}.`),
   ]);
 }
 
 /** The Markdown table of a dataset's fields at one interval (prettier aligns it afterwards). */
 export function fieldTable(dataset: DatasetDoc, interval: Interval): string {
-  return ["| field | unit | meaning |", "| --- | --- | --- |", ...rows(dataset.fields[interval])].join("\n");
+  return [
+    "| field | label | unit | meaning |",
+    "| --- | --- | --- | --- |",
+    ...rows(dataset.fields[interval]),
+  ].join("\n");
 }
 
 const MARKER = /<!-- fields: (\S+) (1h|1d) -->\n[\s\S]*?<!-- \/fields -->/g;
@@ -28,27 +32,4 @@ export function withFieldTables(readme: string, datasets: readonly DatasetDoc[])
     if (dataset === undefined) throw new Error(`docs/api.md: a field table names ${id}, which is no dataset`);
     return `<!-- fields: ${id} ${interval} -->\n\n${fieldTable(dataset, interval)}\n\n<!-- /fields -->`;
   });
-}
-
-/**
- * The cells of a Markdown table's rows (the rule row left out), whitespace-trimmed: what a check
- * compares, since prettier re-aligns the page.
- */
-export function tableCells(markdown: string): string[][] {
-  return markdown
-    .split("\n")
-    .filter((l) => l.startsWith("|") && !/^\|\s*-/.test(l))
-    .map((l) =>
-      l
-        .slice(1, -1)
-        .split(/(?<!\\)\|/)
-        .map((c) => c.trim()),
-    );
-}
-
-/** The cells of every marked table, per marker. */
-export function fieldTableCells(readme: string): Map<string, string[][]> {
-  const out = new Map<string, string[][]>();
-  for (const match of readme.matchAll(MARKER)) out.set(`${match[1]} ${match[2]}`, tableCells(match[0]));
-  return out;
 }

@@ -3,8 +3,9 @@
  * tables of the API reference), shared by every
  * dataset so that a field means the same thing wherever it appears.
  */
-import { requireColumn } from "../source/columns.ts";
+import { columnName, requireColumn } from "../source/columns.ts";
 import { type Reading, valueAt } from "../source/reading.ts";
+import { mw } from "./dataset.ts";
 
 /** Catalog positions of the columns the datasets serve. */
 export const COL = {
@@ -49,24 +50,45 @@ export const COL = {
  * meaning. Their sum is the generation total of the renewable share.
  */
 export const MIX_FIELDS = [
-  ["thermal_mw", COL.thermal, "Coal-fired generation (`Thermal Generation`)."],
-  ["nuclear_mw", COL.nuclear, "Nuclear generation."],
-  ["utility_gas_mw", COL.utilityGas, "Gas turbine output of the national utility (`Eskom Gas Generation`)."],
+  ["thermal_mw", COL.thermal, "Coal", "Coal-fired generation (`Thermal Generation`)."],
+  ["nuclear_mw", COL.nuclear, "Nuclear", "Nuclear generation."],
+  [
+    "utility_gas_mw",
+    COL.utilityGas,
+    "Gas",
+    "Gas turbine output of the national utility (`Eskom Gas Generation`).",
+  ],
   [
     "utility_ocgt_mw",
     COL.utilityOcgt,
+    "OCGT (diesel)",
     "Open-cycle gas turbine (diesel peaking) output of the utility (`Eskom OCGT Generation`).",
   ],
-  ["hydro_water_mw", COL.hydroWater, "Hydro generation."],
-  ["pumped_water_gen_mw", COL.pumpedWaterGen, "Pumped-storage generation."],
-  ["wind_mw", COL.wind, "Wind generation."],
-  ["pv_mw", COL.pv, "Solar PV generation."],
-  ["csp_mw", COL.csp, "Concentrated solar power."],
-  ["other_re_mw", COL.otherRe, "Other renewables."],
+  ["hydro_water_mw", COL.hydroWater, "Hydro", "Hydro generation."],
+  ["pumped_water_gen_mw", COL.pumpedWaterGen, "Pumped storage", "Pumped-storage generation."],
+  ["wind_mw", COL.wind, "Wind", "Wind generation."],
+  ["pv_mw", COL.pv, "Solar PV", "Solar PV generation."],
+  ["csp_mw", COL.csp, "CSP", "Concentrated solar power."],
+  ["other_re_mw", COL.otherRe, "Other renewables", "Other renewables."],
 ] as const;
 
 const RE_PARTS = [COL.wind, COL.pv, COL.csp, COL.otherRe];
 const GENERATION_PARTS = MIX_FIELDS.map(([, c]) => c);
+
+/** The names of stored columns, by their positions (`COL`). */
+export function namesOf(...positions: readonly number[]): string[] {
+  return positions.map(columnName);
+}
+
+/** An hourly MW field that is one stored column as published: its label, meaning, column and value. */
+export function storedMw(label: string, description: string, column: number) {
+  return { ...mw(label, description), columns: namesOf(column), value: (r: Reading) => valueAt(r, column) };
+}
+
+/** The columns `totalRe` reads. */
+export const TOTAL_RE_COLUMNS = namesOf(COL.totalRe, ...RE_PARTS);
+/** The columns `totalGeneration` reads. */
+export const GENERATION_COLUMNS = namesOf(...GENERATION_PARTS);
 
 // The sum of some columns of a reading, or null when any is missing (NaN). No allocation: this
 // runs for every hour served.

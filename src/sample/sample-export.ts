@@ -7,7 +7,7 @@
  * Every row carries the sample column, so that whatever ingests the file knows it is generated.
  */
 import { columnIndex, normalizeColumnName, SAMPLE_COLUMN, TIMESTAMP_COLUMNS } from "../source/columns.ts";
-import { HOUR_MS } from "../time.ts";
+import { HOUR_MS, SAST_OFFSET_MS } from "../time.ts";
 import {
   CSP_CAP,
   dispatch,
@@ -205,7 +205,6 @@ function exportRow(t: When, drift: Drift, draws: Draws, onHour: SampleOptions["o
 }
 
 /** SAST is UTC+02:00 all year: the sample's calendar runs on it, as the export's stamps do. */
-const SAST_MS = 2 * HOUR_MS;
 
 /**
  * The CSV text of `days` days of hourly export rows, from 00:00 SAST of `firstDay` or up to and
@@ -218,7 +217,7 @@ export function generateSampleExport(options: SampleOptions): string {
   const first =
     "firstDay" in options
       ? Date.parse(`${options.firstDay}T00:00:00Z`)
-      : options.lastHour + SAST_MS - (options.days * 24 - 1) * HOUR_MS;
+      : options.lastHour + SAST_OFFSET_MS - (options.days * 24 - 1) * HOUR_MS;
   const lines = [EXPORT_HEADER];
   for (let h = 0; h < options.days * 24; h++)
     lines.push(exportRow(when(first + h * HOUR_MS), drift, { random, gauss }, options.onHour));

@@ -7,7 +7,7 @@
  * with the lead time (about 1.5% a day ahead, 4% three months ahead), so issues differ where
  * they overlap, as real ones do.
  */
-import { DAY_MS, HOUR_MS } from "../time.ts";
+import { DAY_MS, HOUR_MS, SAST_OFFSET_MS } from "../time.ts";
 import { expectedHour, gaussFrom, prng, when } from "./sample-model.ts";
 
 /** The portal's name of the file. */
@@ -16,7 +16,6 @@ export const SAMPLE_FORECAST_NAME = "Official_hourly_forecast_for_next_3_months.
 const PUBLISHED_AT_MS = (4 * 60 + 9) * 60_000;
 /** Hours each issue forecasts. */
 const ISSUE_HOURS = 2_184;
-const SAST_MS = 2 * HOUR_MS;
 const HEADER = "Date_Time_Hour_Beginning,RSA Contracted Forecast,Residual Forecast";
 
 /** One generated issue: its file's text, and when it was published. */
@@ -37,7 +36,7 @@ function issueText(receivedAt: number, seed: number): string {
   // An error that wanders from hour to hour and widens with the lead time, and a level of its own.
   const level = 0.01 * gauss();
   let wander = 0;
-  const firstLocal = Math.floor((receivedAt + SAST_MS) / DAY_MS) * DAY_MS;
+  const firstLocal = Math.floor((receivedAt + SAST_OFFSET_MS) / DAY_MS) * DAY_MS;
   const lines = [HEADER];
   for (let h = 0; h < ISSUE_HOURS; h++) {
     const local = firstLocal + h * HOUR_MS;

@@ -29,16 +29,17 @@ export function createSharedLimiter(options: {
     return local.check(key, scope, limit, cost);
   };
   return {
-    check(key, scope, limit, cost = 1) {
+    async check(key, scope, limit, cost = 1) {
       if (!connection.up) return fallback(key, scope, limit, cost, "not connected");
-      return shared.check(key, scope, limit, cost).then(
-        (result) => {
-          if (fallingBack) log("Limits are shared through Redis again");
-          fallingBack = false;
-          return result;
-        },
-        (error: unknown) => fallback(key, scope, limit, cost, (error as Error).message),
-      );
+      let result: LimitResult;
+      try {
+        result = await shared.check(key, scope, limit, cost);
+      } catch (error) {
+        return fallback(key, scope, limit, cost, (error as Error).message);
+      }
+      if (fallingBack) log("Limits are shared through Redis again");
+      fallingBack = false;
+      return result;
     },
   };
 }

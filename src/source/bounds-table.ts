@@ -20,8 +20,3 @@ export function withBoundsTable(page: string): string {
   if (!MARKER.test(page)) throw new RangeError("The page has no <!-- bounds --> marker");
   return page.replace(MARKER, `<!-- bounds -->\n\n${boundsTable()}\n\n<!-- /bounds -->`);
 }
-
-/** The marked table of a page, as Markdown (for the test that keeps it current). */
-export function markedBoundsTable(page: string): string | undefined {
-  return MARKER.exec(page)?.[0];
-}

@@ -246,9 +246,3 @@ export function boundOf(column: string): Bound {
 export function allBounds(): ReadonlyMap<string, Bound> {
   return new Map(Object.entries(BOUNDS));
 }
-
-/** Whether `value` lies within the bounds of `column`. */
-export function withinBounds(column: string, value: number): boolean {
-  const { min, max } = boundOf(column);
-  return value >= min && value <= max;
-}

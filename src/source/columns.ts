@@ -131,6 +131,13 @@ export function columnIndex(name: string): number {
   return INDEX.get(name) ?? -1;
 }
 
+/** The name of the column at a position of a reading. */
+export function columnName(index: number): string {
+  const column = COLUMNS[index];
+  if (column === undefined) throw new RangeError(`No column at position ${index}`);
+  return column.name;
+}
+
 /** The position of a column that must exist; throws for a programming error. */
 export function requireColumn(name: string): number {
   const i = INDEX.get(name);

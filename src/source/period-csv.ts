@@ -9,13 +9,11 @@
  *
  * Periods are named by their first day in SAST, `YYYY-MM-DD` (the Monday, the 1st).
  */
-import { DAY_MS, HOUR_MS } from "../time.ts";
+import { DAY_MS, SAST_OFFSET_MS } from "../time.ts";
 import { normalizeColumnName } from "./columns.ts";
 import { splitFields } from "./csv-fields.ts";
 import { MAX_OUTAGE_MW, type PeriodColumn, type PeriodForm, periodFormOfHeader } from "./period-forms.ts";
 import { noneSkipped, PortalCsvError, type SkipReason } from "./portal-csv.ts";
-
-const SAST_MS = 2 * HOUR_MS;
 
 /** A served value: a number, a label, or null where blank. */
 export type PeriodValue = number | string | null;
@@ -139,7 +137,7 @@ export function parsePeriodCsv(
     );
   }
   // A period has begun when its first day (SAST) has: one that has not holds no published figure.
-  const today = new Date(options.receivedAt + SAST_MS).toISOString().slice(0, 10);
+  const today = new Date(options.receivedAt + SAST_OFFSET_MS).toISOString().slice(0, 10);
   return readPeriodRows(lines, form!, { at, delimiter, width: raw.length, last, today, fail, name });
 }
 

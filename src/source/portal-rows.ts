@@ -8,7 +8,7 @@ import { certainFields, splitFields } from "./csv-fields.ts";
 import { boundOf } from "./bounds.ts";
 import type { Fail, Layout } from "./portal-layout.ts";
 import { parseSastStamp } from "./sast-stamp.ts";
-import { HOUR_MS } from "../time.ts";
+import { SAST_OFFSET_MS } from "../time.ts";
 
 /** One source row: its hour (UTC ms) and a value per file column, NaN where blank. */
 export interface PortalRow {
@@ -88,7 +88,7 @@ function checkBounds(values: Float64Array, hour: number, lineNo: number, layout:
     if (Number.isNaN(value)) continue;
     const bound = boundOf(layout.columnNames[v]!);
     if (value >= bound.min && value <= bound.max) continue;
-    const sast = new Date(hour + 2 * HOUR_MS).toISOString().slice(0, 16).replace("T", " ");
+    const sast = new Date(hour + SAST_OFFSET_MS).toISOString().slice(0, 16).replace("T", " ");
     fail(
       lineNo,
       `hour ${sast} SAST: "${layout.rawNames[layout.valueAt.indexOf(v)]}" is ${value} ${bound.unit}, ` +

@@ -2,9 +2,7 @@
  * Parses the portal's hour-beginning stamps. Both formats write South African Standard Time
  * (UTC+02:00, no daylight saving), so UTC is always local time minus two hours.
  */
-import { HOUR_MS } from "../time.ts";
-
-const SAST_OFFSET_MS = 2 * HOUR_MS;
+import { SAST_OFFSET_MS } from "../time.ts";
 
 // `2018-04-01 01:00:00 PM` (export) or `2023-02-14 13:00:00` (live); seconds optional.
 const STAMP = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{1,2}):(\d{2})(?::(\d{2}))?(?:\s*([AaPp][Mm]))?$/;

@@ -1,21 +1,17 @@
 /**
- * The charts that fit each dataset (docs/dashboard.md: "The explorer"): generation as areas
- * stacked by fuel; grid stress as a line over its shaded bands; Eskom's forecast with each issue a
- * line over the same target hours, the newest on top; a heatmap of hour of day by day for load
- * reduction and grid stress at 1h; every other field as lines, one chart per unit.
+ * The charts of a view, as each dataset's definition asks (`ChartSpec`, docs/dashboard.md: "The
+ * explorer"): areas stacked in its order (generation by fuel); a forecast's issues each a line over
+ * the same target hours, the newest on top; a heatmap of hour of day by day for the field whose
+ * pattern over the day is the story, at 1h; every other field as lines, one chart per unit, over
+ * the dataset's shaded bands where it has them. Fields are named by their labels, with units.
  */
-import type { DataRecord, FieldDoc } from "../../datasets/dataset.ts";
-import { STRESS_BANDS } from "../../features/stress-formula.ts";
+import type { DataRecord, FieldDoc } from "../../records/dataset.ts";
 import { formatZoned, ZONE_OFFSET_MS } from "../../periods.ts";
 import type { Html } from "../html.ts";
-import { CHART_FUELS } from "../mix-chart.ts";
-import { chartFields, type ExploreView, FORECAST_ID } from "./explore-view.ts";
+import { chartFields, type ExploreView } from "./explore-view.ts";
 import { heatmap } from "./heatmap.ts";
 import { type Band, type Series, timeChart } from "./time-chart.ts";
 
-const MIX = "generation.mix";
-const STRESS = "features.grid_stress_index";
-const LOAD_REDUCTION = "grid.load_reduction";
 /** How many line colours the stylesheet has (`series-0` ...), Okabe and Ito's colour-blind-safe set. */
 const COLOURS = 8;
 
@@ -24,6 +20,9 @@ export function instantOf(view: ExploreView, record: DataRecord): number {
   if (typeof record.ts === "string") return Date.parse(record.ts);
   return Date.parse(`${record.date as string}T00:00:00Z`) - ZONE_OFFSET_MS[view.tz];
 }
+
+/** A field as people read it: its label, else its name. */
+export const labelOf = (field: FieldDoc): string => field.label ?? field.name;
 
 const valueOf = (record: DataRecord, name: string): number | null => {
   const value = record[name];
@@ -35,7 +34,7 @@ function seriesOf(
   records: readonly DataRecord[],
   field: FieldDoc,
   cls: string,
-  label = field.name,
+  label = labelOf(field),
 ): Series {
   return { label, cls, points: records.map((r) => [instantOf(view, r), valueOf(r, field.name)] as const) };
 }
@@ -48,23 +47,27 @@ function drawn(view: ExploreView, records: readonly DataRecord[]): FieldDoc[] {
   );
 }
 
-const STRESS_BAND_SHADES: readonly Band[] = STRESS_BANDS.map(([name, from], i) => ({
-  from,
-  to: STRESS_BANDS[i + 1]?.[1] ?? 1,
-  cls: `band-${name}`,
-  label: `${name} (from ${from})`,
-}));
+// The dataset's bands behind a unit's lines, if it has them.
+function bandsOf(view: ExploreView, unit: string): Band[] | undefined {
+  const spec = view.dataset.chart.bands;
+  if (spec === undefined || spec.unit !== unit) return undefined;
+  return spec.bands.map((b) => ({ ...b, cls: `band-${b.name}`, label: `${b.name} (from ${b.from})` }));
+}
 
-// Generation stacked by fuel, bottom first, in the home page's colours.
-function mixChart(view: ExploreView, records: readonly DataRecord[], fields: readonly FieldDoc[]): Html[] {
+// The stacked fields, bottom first, each its own colour (`fuel-<hourly name>` for the mix's).
+function stackedChart(
+  view: ExploreView,
+  records: readonly DataRecord[],
+  fields: readonly FieldDoc[],
+): Html[] {
   const byName = new Map(fields.map((f) => [f.name, f]));
-  const series = CHART_FUELS.flatMap(({ field, label }) => {
-    const f = byName.get(field) ?? byName.get(`avg_${field}`);
-    return f === undefined ? [] : [seriesOf(view, records, f, `fuel-${field}`, label)];
+  const series = (view.dataset.chart.order ?? []).flatMap((name, i) => {
+    const f = byName.get(name) ?? byName.get(`avg_${name}`);
+    return f === undefined ? [] : [seriesOf(view, records, f, `fuel-${name} series-${i % COLOURS}`)];
   });
   const chart = timeChart({
-    title: "Generation by fuel, stacked",
-    unit: "MW",
+    title: `${view.dataset.title}, stacked`,
+    unit: series.length > 0 ? fields[0]!.unit! : "",
     tz: view.tz,
     series,
     stacked: true,
@@ -72,7 +75,7 @@ function mixChart(view: ExploreView, records: readonly DataRecord[], fields: rea
   return chart === undefined ? [] : [chart];
 }
 
-// Each issue of the forecast a line over the same target hours; the newest drawn last, on top.
+// Each issue of a forecast a line over the same target hours; the newest drawn last, on top.
 function issuesChart(view: ExploreView, records: readonly DataRecord[], field: FieldDoc): Html[] {
   const issues = [...new Set(records.map((r) => r.issued_at as string))].sort();
   const series = issues.map((issued, i) => {
@@ -87,7 +90,7 @@ function issuesChart(view: ExploreView, records: readonly DataRecord[], field: F
       label,
     );
   });
-  const chart = timeChart({ title: `${field.name}, each issue`, unit: field.unit!, tz: view.tz, series });
+  const chart = timeChart({ title: `${labelOf(field)}, each issue`, unit: field.unit!, tz: view.tz, series });
   return chart === undefined ? [] : [chart];
 }
 
@@ -95,32 +98,28 @@ function issuesChart(view: ExploreView, records: readonly DataRecord[], field: F
 function linesByUnit(view: ExploreView, records: readonly DataRecord[], fields: readonly FieldDoc[]): Html[] {
   const units = [...new Set(fields.map((f) => f.unit!))];
   return units.flatMap((unit) => {
-    const of = fields.filter((f) => f.unit === unit);
+    // A field with no value in the range is left out of its chart and its legend.
+    const of = fields.filter((f) => f.unit === unit && records.some((r) => valueOf(r, f.name) !== null));
+    if (of.length === 0) return [];
     const series = of.map((f, i) => seriesOf(view, records, f, `series-${i % COLOURS}`));
-    const bands = view.dataset.id === STRESS && unit === "index" ? STRESS_BAND_SHADES : undefined;
-    const title = `${view.dataset.id}: ${of.length === 1 ? of[0]!.name : `${of.length} fields`}`;
+    const bands = bandsOf(view, unit);
+    const title = of.length === 1 ? labelOf(of[0]!) : `${view.dataset.title}: ${of.length} fields`;
     const chart = timeChart({ title, unit, tz: view.tz, series, ...(bands ? { bands } : {}) });
     return chart === undefined ? [] : [chart];
   });
 }
 
-// Hour of day by day, for the fields whose pattern over the day is the story.
+// Hour of day by day, for the field whose pattern over the day is the story.
 function heatmaps(view: ExploreView, records: readonly DataRecord[], fields: readonly FieldDoc[]): Html[] {
   if (view.interval !== "1h") return [];
-  const name =
-    view.dataset.id === STRESS
-      ? "value"
-      : view.dataset.id === LOAD_REDUCTION
-        ? "manual_load_reduction_mw"
-        : undefined;
-  const field = fields.find((f) => f.name === name);
+  const field = fields.find((f) => f.name === view.dataset.chart.heatmap);
   if (field === undefined) return [];
   const map = heatmap({
-    title: `${field.name} by hour`,
+    title: `${labelOf(field)} by hour`,
     unit: field.unit!,
     tz: view.tz,
     points: records.map((r) => [instantOf(view, r), valueOf(r, field.name)] as const),
-    ...(view.dataset.id === STRESS ? { max: 1 } : {}),
+    ...(field.maximum === undefined ? {} : { max: field.maximum }),
   });
   return map === undefined ? [] : [map];
 }
@@ -129,8 +128,9 @@ function heatmaps(view: ExploreView, records: readonly DataRecord[], fields: rea
 export function viewCharts(view: ExploreView, records: readonly DataRecord[]): Html[] {
   const fields = drawn(view, records);
   if (records.length === 0 || fields.length === 0) return [];
-  if (view.dataset.id === MIX) return mixChart(view, records, fields);
-  if (view.dataset.id === FORECAST_ID && records.some((r) => r.issued_at !== records[0]!.issued_at)) {
+  const { kind } = view.dataset.chart;
+  if (kind === "stacked") return stackedChart(view, records, fields);
+  if (kind === "issues" && records.some((r) => r.issued_at !== records[0]!.issued_at)) {
     return [
       ...issuesChart(view, records, fields[0]!),
       ...linesByUnit(

@@ -2,9 +2,10 @@
  * The records behind a chart as a table, written as the API's JSON gives them (a number as
  * JavaScript writes it, an empty cell for null, an object's members as `name.member` columns, as
  * the CSV has them), so a reader can check every value and the page's script can show the one
- * under the pointer. Each header cell carries its unit; each row its instant.
+ * under the pointer. Each header cell is the field's label, and carries its name and unit; each
+ * row its instant.
  */
-import type { DataRecord, FieldDoc } from "../../datasets/dataset.ts";
+import type { DataRecord, FieldDoc } from "../../records/dataset.ts";
 import { html, type Html } from "../html.ts";
 
 /** A record's columns, objects flattened. */
@@ -26,14 +27,20 @@ export function recordsTable(
 ): Html {
   const rows = records.map(flatRecord);
   const columns = rows.length > 0 ? Object.keys(rows[0]!) : [];
-  const unit = (name: string) => fields.find((f) => f.name === name.split(".")[0])?.unit ?? "";
+  const fieldOf = (name: string) => {
+    const [outer, member] = name.split(".");
+    const field = fields.find((f) => f.name === outer);
+    return member === undefined ? field : field?.properties?.find((p) => p.name === member);
+  };
+  const unit = (name: string) => fieldOf(name)?.unit ?? "";
+  const label = (name: string) => fieldOf(name)?.label ?? name;
   return html`<table class="records" id="records">
     <caption>
       ${records.length} records, as the API answers them
     </caption>
     <thead>
       <tr>
-        ${columns.map((c) => html`<th scope="col" data-unit="${unit(c)}">${c}</th>`)}
+        ${columns.map((c) => html`<th scope="col" data-field="${c}" data-unit="${unit(c)}" title="${c}">${label(c)}</th>`)}
       </tr>
     </thead>
     <tbody>

@@ -4,12 +4,13 @@
  * `tz`, `as_of`, and for the forecast which issues. Every choice is a query parameter, so a view is
  * a link; what cannot be drawn light (too many points) is drawn at a coarser interval, and said.
  */
-import type { DatasetDoc, FieldDoc } from "../../datasets/dataset.ts";
+import type { DatasetDefinition } from "../../datasets/registry.ts";
+import { type DatasetDoc, type FieldDoc, intervalsOf } from "../../records/dataset.ts";
 import { localDay, ZONE_OFFSET_MS, type Zone, ZONES } from "../../periods.ts";
 import { DAY_MS } from "../../time.ts";
 
-/** Where the explorer's data is served: every dataset's path under it, for a signed-in account. */
-export const EXPLORE_DATA = "/dashboard/explore/data";
+/** Where a view's records are downloaded, as the API answers them (`format` csv, parquet or json). */
+export const EXPLORE_DOWNLOAD = "/dashboard/explore/download";
 
 /** The ranges offered, in days back from the newest data (the forecast's: ahead). */
 export const PRESETS = { day: 1, week: 7, month: 31, year: 366 } as const;
@@ -18,14 +19,12 @@ export type Preset = keyof typeof PRESETS | "custom";
 /** The most points one chart draws: more, and the view is drawn at a coarser interval. */
 export const MAX_POINTS = 4_000;
 
-const ALL_INTERVALS = ["1h", "1d", "1w", "1mo", "1y", "fy"];
-
-/** The forecast's id: its range runs ahead, and its issues may be overlaid. */
-export const FORECAST_ID = "forecasts.demand";
+// A forecast's range runs ahead of the newest data, and its issues may be overlaid.
+const isForecast = (dataset: DatasetDefinition) => dataset.kind === "issues";
 
 /** One view. */
 export interface ExploreView {
-  readonly dataset: DatasetDoc;
+  readonly dataset: DatasetDefinition;
   readonly preset: Preset;
   /** The range, `YYYY-MM-DD` in `tz` (a bare date, as the API reads it). */
   readonly start: string;
@@ -52,7 +51,7 @@ export function chartFields(dataset: DatasetDoc, interval: string): readonly Fie
 
 // The interval a span draws light at, among those the dataset serves.
 function autoInterval(dataset: DatasetDoc, days: number): string {
-  const served: readonly string[] = dataset.intervals ?? ALL_INTERVALS;
+  const served: readonly string[] = intervalsOf(dataset);
   const wanted = days <= 62 ? "1h" : days <= 3 * 366 ? "1d" : "1w";
   return served.includes(wanted) ? wanted : served[0]!;
 }
@@ -65,7 +64,7 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
  */
 export function readView(
   params: URLSearchParams,
-  datasets: readonly DatasetDoc[],
+  datasets: readonly DatasetDefinition[],
   newest: number,
 ): ExploreView {
   const notes: string[] = [];
@@ -86,15 +85,14 @@ export function readView(
     const days = PRESETS[preset === "custom" ? "week" : preset];
     const anchor = Date.parse(`${localDay(newest, ZONE_OFFSET_MS[tz])}T00:00:00Z`) + DAY_MS;
     // The forecast's range runs ahead from the newest data's day; every other ends after it.
-    const [from, to] =
-      dataset.id === FORECAST_ID
-        ? [anchor - DAY_MS, anchor - DAY_MS + days * DAY_MS]
-        : [anchor - days * DAY_MS, anchor];
+    const [from, to] = isForecast(dataset)
+      ? [anchor - DAY_MS, anchor - DAY_MS + days * DAY_MS]
+      : [anchor - days * DAY_MS, anchor];
     start = new Date(from).toISOString().slice(0, 10);
     end = new Date(to).toISOString().slice(0, 10);
   }
   const days = (Date.parse(end) - Date.parse(start)) / DAY_MS;
-  const served: readonly string[] = dataset.intervals ?? ALL_INTERVALS;
+  const served: readonly string[] = intervalsOf(dataset);
   let interval = params.get("interval") ?? "";
   if (!served.includes(interval)) interval = autoInterval(dataset, days);
   else if ((days * 24) / HOURS(interval) > MAX_POINTS) {
@@ -107,8 +105,7 @@ export function readView(
   const known = new Set(dataset.fields[interval === "1h" ? "1h" : "1d"].map((f) => f.name));
   const fields = params.getAll("fields").filter((name) => known.has(name));
   const asOf = params.get("as_of") ?? "";
-  const issues =
-    dataset.id === FORECAST_ID ? (params.get("issues") === "latest" ? "latest" : "all") : undefined;
+  const issues = isForecast(dataset) ? (params.get("issues") === "latest" ? "latest" : "all") : undefined;
   return {
     dataset,
     preset,

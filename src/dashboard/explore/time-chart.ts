@@ -1,24 +1,21 @@
 /**
- * The explorer's time charts, drawn on the server as SVG (no script: they show with JavaScript off
- * and under a strict CSP): lines on one value axis with its unit, or areas stacked from zero, with
- * shaded bands behind (the grid-stress bands), and a time axis whose ticks suit the span, written
+ * The dashboard's time charts (the explorer's, the home page's), drawn on the server as SVG (no
+ * script: they show with JavaScript off and under a strict CSP): lines on one value axis with its
+ * unit, or areas stacked from zero, with shaded bands behind (the grid-stress bands) or the area
+ * between two lines shaded (the supply margin), and a time axis whose ticks suit the span, written
  * in the view's zone. The drawing carries its plot area and time span as data attributes, so the
  * page's script can find the record under the pointer.
  */
 import { formatZoned, ZONE_OFFSET_MS, type Zone } from "../../periods.ts";
 import { DAY_MS, HOUR_MS } from "../../time.ts";
 import { html, type Html } from "../html.ts";
+import { betweenAreas, fixed, line, type Series, type Shade, stackedAreas } from "./chart-shapes.ts";
+
+export type { Series } from "./chart-shapes.ts";
 
 export const WIDTH = 960;
 export const HEIGHT = 360;
 const PAD = { left: 64, right: 16, top: 28, bottom: 40 };
-
-/** One series: its points (instant, value or null for a gap) and the class that colours it. */
-export interface Series {
-  readonly label: string;
-  readonly cls: string;
-  readonly points: readonly (readonly [number, number | null])[];
-}
 
 /** A shaded band of values behind the series. */
 export interface Band {
@@ -37,12 +34,16 @@ export interface TimeChart {
   readonly bands?: readonly Band[];
   /** The time span drawn, when not that of the points. */
   readonly domain?: { readonly from: number; readonly to: number };
+  /**
+   * The area between the first two series shaded, where both have a value: `above` where the
+   * first is over the second, `below` where it is under (each a class and a legend's words).
+   */
+  readonly between?: { readonly above: Shade; readonly below: Shade };
 }
 
-const fixed = (n: number) => n.toFixed(1);
-
-// A date centred on its tick, unless that would put it past an edge of the drawing.
-const anchor = (x: number) => (x + 48 > WIDTH ? "end" : x - 48 < 0 ? "start" : "middle");
+// A date centred on its tick, unless that would put it past the right edge of the drawing, or
+// into the value axis' labels on the left (at a phone's larger text too).
+const anchor = (x: number) => (x + 48 > WIDTH ? "end" : x - 48 < PAD.left ? "start" : "middle");
 
 /** A value axis label, short: thousands as `k` (`30k`, `2.5k`), small values to their step's digits. */
 export function axisLabel(v: number, step: number): string {
@@ -189,6 +190,7 @@ export function timeChart(chart: TimeChart): Html | undefined {
         >`,
   );
   const bands = bandRects(chart.bands ?? [], y, yHi);
+  const shaded = chart.between === undefined ? [] : betweenAreas(chart.series, chart.between, x, y);
   const drawn = chart.stacked ? stackedAreas(chart.series, x, y) : chart.series.map((s) => line(s, x, y));
   const first = formatZoned(from, ZONE_OFFSET_MS[chart.tz]);
   const last = formatZoned(to, ZONE_OFFSET_MS[chart.tz]);
@@ -204,47 +206,15 @@ export function timeChart(chart: TimeChart): Html | undefined {
       data-t1="${from + span}"
     >
       <text class="unit" x="${PAD.left}" y="${PAD.top - 10}">${chart.unit}</text>
-      ${bands}${grid}${ticks}${drawn}
+      ${bands}${grid}${ticks}${shaded.map((s) => s.html)}${drawn}
     </svg>
     <figcaption>
       <strong>${chart.title}</strong> (${chart.unit}), ${first} to ${last}
       <ul class="legend">
         ${chart.series.map((s) => html`<li><span class="swatch ${s.cls}"></span>${s.label}</li>`)}
         ${(chart.bands ?? []).map((b) => html`<li><span class="swatch band ${b.cls}"></span>${b.label}</li>`)}
+        ${[...new Map(shaded.map((s) => [s.band.cls, s.band])).values()].map((b) => html`<li><span class="swatch ${b.cls}"></span>${b.label}</li>`)}
       </ul>
     </figcaption>
   </figure>`;
-}
-
-// A line through a series' points, broken at gaps.
-function line(s: Series, x: (t: number) => number, y: (v: number) => number): Html {
-  const runs: string[] = [];
-  let run: string[] = [];
-  for (const [t, v] of s.points) {
-    if (v === null) {
-      if (run.length > 0) runs.push(run.join(" "));
-      run = [];
-      continue;
-    }
-    run.push(`${fixed(x(t))},${fixed(y(v))}`);
-  }
-  if (run.length > 0) runs.push(run.join(" "));
-  return html`<g class="series ${s.cls}"
-    ><title>${s.label}</title>${runs.map((points) => html`<polyline points="${points}" />`)}</g
-  >`;
-}
-
-// Areas stacked from zero, the first series at the bottom (a gap counts as zero).
-function stackedAreas(series: readonly Series[], x: (t: number) => number, y: (v: number) => number): Html[] {
-  const times = series[0]?.points.map(([t]) => t) ?? [];
-  const tops = times.map(() => 0);
-  return series.map((s) => {
-    const bottom = [...tops];
-    s.points.forEach(([, v], i) => (tops[i]! += Math.max(0, v ?? 0)));
-    const upper = times.map((t, i) => `${fixed(x(t))},${fixed(y(tops[i]!))}`);
-    const lower = times.map((t, i) => `${fixed(x(t))},${fixed(y(bottom[i]!))}`).reverse();
-    return html`<polygon class="area ${s.cls}" points="${[...upper, ...lower].join(" ")}"
-      ><title>${s.label}</title></polygon
-    >`;
-  });
 }

@@ -1,5 +1,5 @@
 /** The admin pages: every account and key with its use, account creation and control, key limits. */
-import { type Html, html } from "../html.ts";
+import { type Html, html, responsiveTable } from "../html.ts";
 import { csrfField, layout, type PageContent, type Viewer } from "../layout.ts";
 import { count, when } from "./format.ts";
 import type { KeyRow } from "./keys-page.ts";
@@ -116,22 +116,10 @@ function newAccountSection(viewer: Viewer): Html {
 function accountsSection(viewer: Viewer, accounts: readonly AccountRow[]): Html {
   return html`<section class="card">
     <h2>Accounts</h2>
-    <table class="responsive">
-      <thead>
-        <tr>
-          <th>Account</th>
-          <th>Role</th>
-          <th>Status</th>
-          <th>Created</th>
-          <th>Active keys</th>
-          <th>Requests (7 days)</th>
-          <th><span class="visually-hidden">Actions</span></th>
-        </tr>
-      </thead>
-      <tbody>
-        ${accounts.map((a) => accountRow(viewer, a))}
-      </tbody>
-    </table>
+    ${responsiveTable(
+      ["Account", "Role", "Status", "Created", "Active keys", "Requests (7 days)", ""],
+      accounts.map((a) => accountRow(viewer, a)),
+    )}
     <p class="hint">
       Disabling an account ends its sessions and refuses its keys at once; enabling it restores both.
     </p>
@@ -144,22 +132,10 @@ function keysSection(viewer: Viewer, keys: readonly AdminKeyRow[]): Html {
     ${
       keys.length === 0
         ? html`<p class="empty">No keys yet.</p>`
-        : html`<table class="responsive">
-              <thead>
-                <tr>
-                  <th>Account</th>
-                  <th>Name</th>
-                  <th>Prefix</th>
-                  <th>Last used</th>
-                  <th>Status</th>
-                  <th>Requests (7 days)</th>
-                  <th>Limits / 60 s</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${keys.map((k) => keyRow(viewer, k))}
-              </tbody>
-            </table>
+        : html`${responsiveTable(
+              ["Account", "Name", "Prefix", "Last used", "Status", "Requests (7 days)", "Limits / 60 s"],
+              keys.map((k) => keyRow(viewer, k)),
+            )}
             <p class="hint">
               A limit left empty is the service's default (shown faint); a number is that key's own limit.
             </p>`

@@ -104,14 +104,14 @@ function charts(data: HomeData): Html {
         <h2>Generation by fuel, last 7 stored days</h2>
         <p class="hint">
           Newest actual reading: ${when(data.lastAvailable, "none yet")}. Last pull from the portal:
-          ${when(data.lastPull)}. Hourly, UTC, in GW, from <code>/api/v1/generation/mix</code>.
+          ${when(data.lastPull)}. Hourly, UTC, in MW, from <code>/api/v1/generation/mix</code>.
         </p>
         ${data.chart}
       </section>
       <section class="card">
         <h2>Supply margin, last 7 stored days</h2>
         <p class="hint">
-          Available capacity above residual demand, hourly, UTC, in GW, from
+          Available capacity above residual demand, hourly, UTC, in MW, from
           <code>/api/v1/grid/supply-margin</code>.
         </p>
         ${data.margin}

@@ -1,5 +1,5 @@
 /** The API keys pages: the list with the create form, the one-time display, the revoke confirmation. */
-import { type Html, html } from "../html.ts";
+import { type Html, html, responsiveTable } from "../html.ts";
 import { csrfField, layout, type PageContent, type Viewer } from "../layout.ts";
 import { confirmPage } from "./confirm-page.ts";
 import { when } from "./format.ts";
@@ -71,22 +71,7 @@ function keyListSection(keys: readonly KeyRow[]): Html {
     ${
       keys.length === 0
         ? html`<p class="empty">No keys yet. Name one above and press Create New Key.</p>`
-        : html`<table class="responsive">
-              <thead>
-                <tr>
-                  <th>Name</th>
-                  <th>Prefix</th>
-                  <th>Created</th>
-                  <th>Last used</th>
-                  <th>Status</th>
-                  <th>Limits / 60 s</th>
-                  <th><span class="visually-hidden">Actions</span></th>
-                </tr>
-              </thead>
-              <tbody>
-                ${keys.map(keyRow)}
-              </tbody>
-            </table>
+        : html`${responsiveTable(["Name", "Prefix", "Created", "Last used", "Status", "Limits / 60 s", ""], keys.map(keyRow))}
             <p class="hint">
               ${
                 keys.some((k) => k.limits.some((l) => l.own))

@@ -4,7 +4,7 @@
  */
 import type { Delivery } from "../../webhooks/outbox.ts";
 import { stateOf, type Subscription } from "../../webhooks/subscriptions.ts";
-import { type Html, html } from "../html.ts";
+import { type Html, html, responsiveTable } from "../html.ts";
 import { csrfField, layout, type PageContent, type Viewer } from "../layout.ts";
 import { confirmPage } from "./confirm-page.ts";
 import { when } from "./format.ts";
@@ -103,21 +103,10 @@ export function webhookPage(options: {
         ${
           options.deliveries.length === 0
             ? html`<p class="empty">No deliveries yet. Send a test event to see one.</p>`
-            : html`<table class="responsive">
-                <thead>
-                  <tr>
-                    <th>Event</th>
-                    <th>Made</th>
-                    <th>State</th>
-                    <th>Attempts</th>
-                    <th>Next attempt</th>
-                    <th><span class="visually-hidden">Actions</span></th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${options.deliveries.map((d) => deliveryRow(viewer, s.id, d))}
-                </tbody>
-              </table>`
+            : html`${responsiveTable(
+                ["Event", "Made", "State", "Attempts", "Next attempt", ""],
+                options.deliveries.map((d) => deliveryRow(viewer, s.id, d)),
+              )}`
         }
       </section>`,
   });

@@ -4,7 +4,7 @@
  */
 import type { Delivery } from "../../webhooks/outbox.ts";
 import { EVENT_TYPES, STRESS_BAND_NAMES, type Subscription } from "../../webhooks/subscriptions.ts";
-import { type Html, html } from "../html.ts";
+import { type Html, html, responsiveTable } from "../html.ts";
 import { csrfField, layout, type PageContent, type Viewer } from "../layout.ts";
 import { when } from "./format.ts";
 import { outcomeBadge, stateBadge } from "./webhook-page.ts";
@@ -97,21 +97,7 @@ function listSection(subscriptions: readonly Subscription[], last: LastDeliverie
     ${
       subscriptions.length === 0
         ? html`<p class="empty">No webhooks yet. Give your endpoint's URL above.</p>`
-        : html`<table class="responsive">
-            <thead>
-              <tr>
-                <th>URL</th>
-                <th>Events</th>
-                <th>State</th>
-                <th>Created</th>
-                <th>Last delivery</th>
-                <th><span class="visually-hidden">Actions</span></th>
-              </tr>
-            </thead>
-            <tbody>
-              ${subscriptions.map(row)}
-            </tbody>
-          </table>`
+        : responsiveTable(["URL", "Events", "State", "Created", "Last delivery", ""], subscriptions.map(row))
     }
   </section>`;
 }

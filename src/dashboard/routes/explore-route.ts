@@ -1,49 +1,54 @@
 /**
- * `/dashboard/explore`: the explorer (docs/dashboard.md: "The explorer"). Its data comes from the
- * explorer's data routes (`EXPLORE_DATA` + the dataset's path), asked over this server's own
- * loopback connection with the reader's session: the same handler, the same bytes and the same
- * limits as the API's, counted against the signed-in account, never a second copy of the data.
+ * `/dashboard/explore`: the explorer (docs/dashboard.md: "The explorer"), and
+ * `/dashboard/explore/download`, the same view's records as a file. Its data is asked of the
+ * dataset's own route in-process, for the signed-in account (`RequestContext.call`): the same
+ * handler, the same bytes, the same limits, counting and access-log line as the API's, with no
+ * second request and never a second copy of the data.
  */
-import type { IncomingMessage } from "node:http";
-import type { DataRecord } from "../../datasets/dataset.ts";
+import type { Caller } from "../../keys/key-registry.ts";
+import type { DataRecord } from "../../records/dataset.ts";
+import { sourcesOf } from "../../datasets/dataset-sources.ts";
 import { STALE_AFTER_MS } from "../../http/health-handler.ts";
-import { ownOrigin } from "../../http/own-origin.ts";
-import type { Route } from "../../http/router.ts";
-import { DATASET_SOURCES } from "../../pull/portal-files.ts";
+import type { CallAnswer } from "../../http/reply.ts";
+import type { RequestContext, Route } from "../../http/router.ts";
 import { storeFreshness } from "../../pull/source-freshness.ts";
 import type { DashboardContext } from "../dashboard-context.ts";
+import type { SignedIn } from "../dashboard-http.ts";
 import { sendPage } from "../dashboard-http.ts";
 import { instantOf, viewCharts } from "../explore/explore-charts.ts";
 import { recordsTable } from "../explore/explore-table.ts";
-import { apiQuery, EXPLORE_DATA, type ExploreView, readView } from "../explore/explore-view.ts";
+import { apiQuery, EXPLORE_DOWNLOAD, type ExploreView, readView } from "../explore/explore-view.ts";
 import { guarded } from "../guarded.ts";
 import { explorePage } from "../pages/explore-page.ts";
+
+/** The caller a signed-in account is: its own limits are the default ones. */
+export function accountCaller(who: SignedIn): Caller {
+  const name = who.account.name;
+  return { id: `account:${name}`, account: name, prefix: `dashboard:${name}`, limits: {} };
+}
 
 interface DataAnswer {
   readonly status: number;
   readonly body: { meta?: { sample?: boolean }; data?: DataRecord[]; detail?: string };
-  readonly retryAfter: string | null;
+  readonly retryAfter: string | undefined;
 }
 
-// The view's records, asked as the page's script and the downloads ask them.
-async function fetchData(
-  req: IncomingMessage,
-  view: ExploreView,
-  query: URLSearchParams,
-): Promise<DataAnswer> {
-  const url = `${ownOrigin(req)}${EXPLORE_DATA}${view.dataset.path}?${query.toString()}&format=json`;
-  const res = await fetch(url, { headers: { cookie: req.headers.cookie ?? "", accept: "application/json" } });
+// The view's records, asked of the dataset's route in-process for the reader.
+async function viewData(request: RequestContext, who: SignedIn, view: ExploreView): Promise<DataAnswer> {
+  const query = apiQuery(view);
+  query.set("format", "json");
+  const answer = await request.call(accountCaller(who), view.dataset.path, query);
   return {
-    status: res.status,
-    body: (await res.json()) as DataAnswer["body"],
-    retryAfter: res.headers.get("retry-after"),
+    status: answer.status,
+    body: JSON.parse(answer.body.toString()) as DataAnswer["body"],
+    retryAfter: answer.headers["retry-after"],
   };
 }
 
 // Why a view has nothing to draw: no data in the range, and which of its files stopped publishing.
 function emptyText(ctx: DashboardContext, view: ExploreView): string {
   const { lastActual } = ctx.store.refresh();
-  const files = DATASET_SOURCES[view.dataset.id] ?? [];
+  const files = sourcesOf(view.dataset);
   const sources = storeFreshness(ctx.dir, lastActual, ctx.now(), ctx.staleAfterMs ?? STALE_AFTER_MS).sources;
   const stopped = sources.filter((s) => files.includes(s.file) && s.state === "stopped");
   return [
@@ -55,16 +60,23 @@ function emptyText(ctx: DashboardContext, view: ExploreView): string {
   ].join(" ");
 }
 
-/** The explorer's page route. */
-export function exploreRoute(ctx: DashboardContext): Route {
-  const handler = guarded(ctx, {
-    get: async (req, reply, who) => {
-      const params = new URL(req.url ?? "/", "http://localhost").searchParams;
-      const datasets = ctx.datasets ?? [];
-      const { lastActual, sample } = ctx.store.refresh();
-      const view = readView(params, datasets, lastActual ?? ctx.now());
-      const query = apiQuery(view);
-      const answer = await fetchData(req, view, query);
+// The view a request's query names.
+function viewOf(ctx: DashboardContext, params: URLSearchParams): ExploreView {
+  const { lastActual } = ctx.store.refresh();
+  return readView(params, ctx.datasets ?? [], lastActual ?? ctx.now());
+}
+
+// The headers of the API's answer a download passes on.
+const PASSED = ["content-type", "content-disposition", "data-source", "etag", "last-modified", "retry-after"];
+const passed = (answer: CallAnswer) =>
+  Object.fromEntries(PASSED.flatMap((name) => (answer.headers[name] ? [[name, answer.headers[name]]] : [])));
+
+/** The explorer's page route and its download route. */
+export function exploreRoutes(ctx: DashboardContext): Route[] {
+  const page = guarded(ctx, {
+    get: async (req, reply, who, request) => {
+      const view = viewOf(ctx, new URL(req.url ?? "/", "http://localhost").searchParams);
+      const answer = await viewData(request, who, view);
       const records = answer.status === 200 ? (answer.body.data ?? []) : [];
       const charts = viewCharts(view, records);
       const refused =
@@ -81,24 +93,37 @@ export function exploreRoute(ctx: DashboardContext): Route {
             : undefined;
       const key = ctx.keys.records().find((k) => k.account === who.account.name && k.revoked === null);
       const fields = view.dataset.fields[view.interval === "1h" ? "1h" : "1d"];
-      const page = explorePage({
+      const html = explorePage({
         viewer: who.viewer,
-        datasets,
+        datasets: ctx.datasets ?? [],
         view,
-        query,
+        query: apiQuery(view),
         charts,
         table: records.length === 0 ? undefined : recordsTable(records, fields, (r) => instantOf(view, r)),
         ...(empty === undefined ? {} : { empty }),
-        sample: answer.body.meta?.sample === true || (records.length === 0 && sample),
+        sample: answer.body.meta?.sample === true || (records.length === 0 && ctx.store.refresh().sample),
         baseUrl: ctx.baseUrl(req),
         keyPrefix: key?.prefix ?? null,
       });
-      const status = answer.status === 200 ? 200 : answer.status;
-      sendPage(reply, page, {
-        status,
-        ...(answer.retryAfter === null ? {} : { headers: { "Retry-After": answer.retryAfter } }),
+      sendPage(reply, html, {
+        status: answer.status,
+        ...(answer.retryAfter === undefined ? {} : { headers: { "Retry-After": answer.retryAfter } }),
       });
     },
   });
-  return { path: "/dashboard/explore", methods: ["GET", "HEAD"], scope: null, handler };
+  const download = guarded(ctx, {
+    get: async (req, reply, who, request) => {
+      const params = new URL(req.url ?? "/", "http://localhost").searchParams;
+      const view = viewOf(ctx, params);
+      const query = apiQuery(view);
+      const format = params.get("format");
+      if (format !== null) query.set("format", format);
+      const answer = await request.call(accountCaller(who), view.dataset.path, query);
+      reply.end(answer.status, answer.body, { ...passed(answer), "Cache-Control": "no-store" });
+    },
+  });
+  return [
+    { path: "/dashboard/explore", methods: ["GET", "HEAD"], scope: null, handler: page },
+    { path: EXPLORE_DOWNLOAD, methods: ["GET", "HEAD"], scope: null, handler: download },
+  ];
 }

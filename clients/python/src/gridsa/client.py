@@ -25,6 +25,8 @@ ALL_ISSUES_DAYS = 31
 
 FORECAST = "forecasts.demand"
 GRID_STRESS = "features.grid_stress_index"
+#: The kinds of dataset read from stored hours (the catalog's ``kind``): they stream long ranges.
+HOURLY_KINDS = ("readings", "computed")
 
 
 class Client:
@@ -86,7 +88,7 @@ class Client:
         rows = []
         for d in catalog["datasets"]:
             fields = [f for interval in d["fields"].values() for f in interval]
-            hourly = "agg" in d["parameters"]
+            hourly = d.get("kind", "readings") in HOURLY_KINDS
             rows.append(
                 {
                     "dataset": d["id"],
@@ -210,7 +212,7 @@ class Client:
         if d["id"] == FORECAST and hourly and query.get("issues") == "all":
             days = ALL_ISSUES_DAYS
         span = (end - start) / pd.Timedelta(days=1)
-        streams = hourly and "csv" in d.get("formats", []) and "agg" in d["parameters"]
+        streams = hourly and "csv" in d.get("formats", []) and d.get("kind", "readings") in HOURLY_KINDS
         if span > days and streams:
             parts = [self._csv(d, a, b, zone, query) for a, b in windows(start, end, STREAM_DAYS)]
             meta = {
