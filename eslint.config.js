@@ -2,9 +2,9 @@
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  // test/slowest-files.mjs (a test reporter), test/run-suite.mjs (the suite's runner) and
-  // test/together.mjs (its process for many files) are plain JavaScript, outside the TypeScript
-  // project.
+  // test/slowest-files.mjs (a test reporter), test/run-suite.mjs (the suite's runner),
+  // test/run-helpers.mjs (the helper processes it starts) and test/together.mjs (its process for
+  // many files) are plain JavaScript, outside the TypeScript project.
   {
     ignores: [
       "node_modules/**",
@@ -16,6 +16,8 @@ export default tseslint.config(
       ".cache/**",
       "test/slowest-files.mjs",
       "test/run-suite.mjs",
+      "test/run-helpers.mjs",
+      "test/run-helpers.d.mts",
       "test/together.mjs",
     ],
   },

@@ -59,7 +59,7 @@ test(
   "an accounts catch-up that cannot read Redis rejects, as unavailable, and the next one reads again at once",
   { skip: REDIS_SKIP },
   async (t) => {
-    const { redis, connection, vms } = await vmsOnRedis(t, 1);
+    const { redis, connection, vms } = await vmsOnRedis(t, 1, { own: true });
     const vm = vms[0]!;
     const c = clock();
     const accounts = createAccountRegistry({ ...vm, now: c.now });

@@ -1,4 +1,5 @@
 /** Fixtures for dashboard tests: a store with sample data, accounts, a cookie-keeping HTTP client, a browser. */
+import { CHROMIUM, CHROMIUM_ARGS } from "./run-helpers.mjs";
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -132,32 +133,28 @@ export class Client {
   }
 }
 
-/** Where Debian's chromium is, and why browser tests cannot run when it is not there. */
-export const CHROMIUM = "/usr/bin/chromium";
+/** Why browser tests cannot run when Debian's chromium is not there. */
 export const BROWSER_SKIP = skipUnless(
   existsSync(CHROMIUM),
   `chromium not found at ${CHROMIUM}; install it with: apt-get install -y chromium (make test does this when run as root)`,
 );
 
-/** Debian's chromium, headless, with the flags these machines need; the caller closes it. Loaded
- * here, not at the top, so the tests that use no browser do not load playwright-core. */
+/**
+ * The run's Chromium (`GDS_TEST_BROWSER`, which run-suite.mjs launched), connected to; or, for a
+ * file run alone, Debian's chromium launched for this process. The caller closes it (a connection
+ * closes, the run's browser stays). Loaded here, not at the top, so that the tests that use no
+ * browser do not load playwright-core.
+ */
 export async function launchBrowser(): Promise<Browser> {
   const { chromium } = await import("playwright-core");
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--no-first-run",
-    ],
-  });
+  const shared = process.env.GDS_TEST_BROWSER;
+  if (shared !== undefined) return chromium.connect(shared);
+  return chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS] });
 }
 
 /**
- * One browser for the tests of a file: launched before them (unless BROWSER_SKIP), closed after.
- * Returns its getter, for use inside the tests.
+ * One browser for the tests of a file: connected (or launched) before them (unless BROWSER_SKIP),
+ * closed after. Returns its getter, for use inside the tests.
  */
 export function sharedBrowser(): () => Browser {
   let browser: Browser | undefined;

@@ -13,14 +13,8 @@ import { existsSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ingestFiles } from "../src/ingest/ingest.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
-import {
-  ingestLiveSnapshot,
-  REAL_DATA_DIR,
-  REAL_DATA_SKIP,
-  startServer,
-  tempDir,
-  writeFile,
-} from "./helpers.ts";
+import { REAL_DATA_SKIP, startServer, tempDir, writeFile } from "./helpers.ts";
+import { export2018Store, liveSnapshotStore } from "./fixture-stores.ts";
 
 const GOLDEN = join(import.meta.dirname, "golden", "responses.json");
 const UPDATE = process.env.UPDATE_GOLDEN === "1";
@@ -203,12 +197,7 @@ test(
   "responses over the real 2018 export and 2023 live files are byte-identical to the golden set",
   { skip: REAL_DATA_SKIP },
   async (t) => {
-    const exportDir = tempDir(t);
-    assert.deepEqual(
-      ingestFiles([join(REAL_DATA_DIR, "eskom_data_v1-1.csv")], { dir: exportDir }).failures,
-      [],
-    );
-    const exported = await startServer(t, exportDir);
+    const exported = await startServer(t, tempDir(t), { storeDir: await export2018Store() });
     compare(
       "export_2018",
       await hashes(
@@ -221,9 +210,7 @@ test(
       ),
     );
 
-    const liveDir = tempDir(t);
-    ingestLiveSnapshot(liveDir);
-    const served = await startServer(t, liveDir);
+    const served = await startServer(t, tempDir(t), { storeDir: await liveSnapshotStore() });
     compare(
       "live_2023",
       await hashes(

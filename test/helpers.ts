@@ -211,6 +211,11 @@ export interface TestServerOptions {
   readonly webhookRules?: { allowPrivate: boolean; allowHttp: boolean };
   /** The datasets served, when not the registry's. */
   readonly datasets?: readonly DatasetDefinition[];
+  /**
+   * The store served, when not `dataDir`'s: a fixture the server only reads (`fixture-stores.ts`),
+   * while its keys, accounts and counts are kept in `dataDir`.
+   */
+  readonly storeDir?: string;
 }
 
 /** The account of the key `startServer` makes (`server.key`). */
@@ -228,7 +233,10 @@ export async function startServer(
   const errors: unknown[] = [];
   // As in production: one stat of the directory per request gates the store's and registries' rereads.
   const gate = createChangeGate(dataDir);
-  const store = createReadingStore({ dir: dataDir, cacheDays: options.cacheDays ?? 50, gate });
+  const store =
+    options.storeDir === undefined
+      ? createReadingStore({ dir: dataDir, cacheDays: options.cacheDays ?? 50, gate })
+      : createReadingStore({ dir: options.storeDir, cacheDays: options.cacheDays ?? 50 });
   const unlimited = Object.fromEntries(SCOPES.map((s) => [s, 1_000_000]));
   const { key } = createKey(dataDir, { name: "test", account: TEST_KEY_ACCOUNT, limits: unlimited });
   const onError = (error: unknown) => errors.push(error);
@@ -311,12 +319,6 @@ export const LIVE_SNAPSHOT = [
   "System_hourly_actual_and_forecasted_demand.csv",
   "Hourly_Generation.csv",
 ].map((f) => join(REAL_DATA_DIR, "portal_snapshot_2023-02-21", f));
-
-/** Ingests the live snapshot into `dir`, which then holds 2023-02-14 to 2023-02-19 (and forecasts past it). */
-export function ingestLiveSnapshot(dir: string): void {
-  const failures = ingestFiles(LIVE_SNAPSHOT, { dir }).failures;
-  if (failures.length > 0) throw new Error(`the live snapshot did not ingest: ${JSON.stringify(failures)}`);
-}
 
 /** The port a server started with METRICS_PORT=0 says its metrics listener got, on loopback. */
 export function metricsPortOf(stderr: string): number {

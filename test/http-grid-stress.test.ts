@@ -1,16 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createKey } from "../src/keys/key-admin.ts";
-import {
-  exportCsv,
-  ingestTexts,
-  ingestLiveSnapshot,
-  liveCsv,
-  REAL_DATA_SKIP,
-  startServer,
-  tempDir,
-  sast,
-} from "./helpers.ts";
+import { exportCsv, ingestTexts, liveCsv, REAL_DATA_SKIP, startServer, tempDir, sast } from "./helpers.ts";
+import { liveSnapshotStore } from "./fixture-stores.ts";
 
 const COLUMNS = [
   "Residual Forecast",
@@ -213,9 +205,7 @@ test(
   "the real 2023 live files alone serve values with a null reserve margin",
   { skip: REAL_DATA_SKIP },
   async (t) => {
-    const dir = tempDir(t);
-    ingestLiveSnapshot(dir);
-    const s = await startServer(t, dir);
+    const s = await startServer(t, tempDir(t), { storeDir: await liveSnapshotStore() });
     const body = await (
       await s.get(`${V1}start=2023-02-13T22:00:00Z&end=2023-02-19T22:00:00Z&components=true`)
     ).json();

@@ -10,7 +10,6 @@ import { join } from "node:path";
 import { ingestFiles } from "../src/ingest/ingest.ts";
 import {
   exportCsv,
-  ingestLiveSnapshot,
   REAL_DATA_DIR,
   REAL_DATA_SKIP,
   sast,
@@ -18,6 +17,7 @@ import {
   tempDir,
   writeFile,
 } from "./helpers.ts";
+import { export2018Store, liveSnapshotStore } from "./fixture-stores.ts";
 
 const HOUR = 3_600_000;
 const LR = "/api/v1/grid/load-reduction";
@@ -70,9 +70,8 @@ test(
   "both datasets answer every hour and day of the real 2018 export as a recomputation from the raw file",
   { skip: REAL_DATA_SKIP },
   async (t) => {
-    const dir = tempDir(t);
-    assert.deepEqual(ingestFiles([join(REAL_DATA_DIR, "eskom_data_v1-1.csv")], { dir }).failures, []);
-    const server = await startServer(t, dir, { limits: UNLIMITED });
+    const storeDir = await export2018Store();
+    const server = await startServer(t, tempDir(t), { limits: UNLIMITED, storeDir });
     const raw = rawExport();
     const range = `start=${new Date(raw[0]!.hour).toISOString()}&end=${new Date(raw.at(-1)!.hour + HOUR).toISOString()}`;
     const hourly = async (path: string) =>
@@ -159,9 +158,8 @@ test(
   "the February 2023 live files: load shedding in every published hour, and no availability record",
   { skip: REAL_DATA_SKIP },
   async (t) => {
-    const dir = tempDir(t);
-    ingestLiveSnapshot(dir);
-    const server = await startServer(t, dir, { limits: UNLIMITED });
+    const storeDir = await liveSnapshotStore();
+    const server = await startServer(t, tempDir(t), { limits: UNLIMITED, storeDir });
     const range = "start=2023-02-13T22:00:00Z&end=2023-02-19T22:00:00Z";
     const hours = (
       (await (await server.get(`${LR}?${range}`)).json()) as { data: { manual_load_reduction_mw: number }[] }

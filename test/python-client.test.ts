@@ -6,14 +6,14 @@
  * as written. The limiter's clock is the test's, moved by the client's sleeps through a loopback
  * address, so that waiting a minute takes no minute.
  */
-import { after, test, type TestContext } from "node:test";
+import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { execFile, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { ForecastIssues } from "../src/forecasts/forecast-issues.ts";
 import { ingestFiles } from "../src/ingest/ingest.ts";
 import { createKey, revokeKey } from "../src/keys/key-admin.ts";
@@ -43,21 +43,45 @@ function run(command: string, args: string[], options: { env?: NodeJS.ProcessEnv
   );
 }
 
-// One virtual environment for the file, with the client pip-installed from a copy of its folder
-// (pip builds in the source tree); removed when the file ends.
+// The client's virtual environment, pip-installed from a copy of its folder (pip builds in the
+// source tree), kept in .cache/ under the hash of the client's files and the Python it runs on:
+// made once, then reused by every run until the client or the Python changes.
 let venv: Promise<{ python: string; client: string }> | undefined;
-const venvRoot = mkdtempSync(join(tmpdir(), "gds-venv-"));
-after(() => rmSync(venvRoot, { recursive: true, force: true }));
 function installedClient() {
   venv ??= (async () => {
-    const client = join(venvRoot, "client");
-    cpSync(join(ROOT, "clients", "python"), client, { recursive: true });
-    await run(PYTHON, ["-m", "venv", "--system-site-packages", join(venvRoot, "env")]);
-    const pip = join(venvRoot, "env", "bin", "pip");
-    await run(pip, ["install", "--quiet", "--no-index", "--no-build-isolation", client]);
-    return { python: join(venvRoot, "env", "bin", "python"), client };
+    const hash = createHash("sha256").update(spawnSync(PYTHON, ["--version"]).stdout);
+    for (const file of clientFiles(join(ROOT, "clients", "python"))) {
+      hash.update(relative(ROOT, file)).update(readFileSync(file));
+    }
+    const cache = join(ROOT, ".cache", "python-client");
+    const root = join(cache, hash.digest("hex").slice(0, 16));
+    const made = { python: join(root, "env", "bin", "python"), client: join(root, "client") };
+    if (existsSync(join(root, "ready"))) return made;
+    rmSync(cache, { recursive: true, force: true }); // the venvs of older clients, and a half-made one
+    cpSync(join(ROOT, "clients", "python"), made.client, { recursive: true });
+    await run(PYTHON, ["-m", "venv", "--system-site-packages", join(root, "env")]);
+    await run(made.python, [
+      "-m",
+      "pip",
+      "install",
+      "--quiet",
+      "--no-index",
+      "--no-build-isolation",
+      made.client,
+    ]);
+    writeFileSync(join(root, "ready"), "");
+    return made;
   })();
   return venv;
+}
+
+// Every file of the client's folder but what Python and pip leave in it.
+function clientFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (/^(__pycache__|build|.*\.egg-info)$/.test(entry.name)) return [];
+    return entry.isDirectory() ? clientFiles(path) : [path];
+  });
 }
 
 const T1 = Date.parse("2026-01-03T00:00:00Z");

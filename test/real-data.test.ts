@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ingestFiles } from "../src/ingest/ingest.ts";
 import { REAL_DATA_DIR, REAL_DATA_SKIP, snapshotDir, startServer, tempDir } from "./helpers.ts";
+import { export2018Store } from "./fixture-stores.ts";
 
 const EXPORT = join(REAL_DATA_DIR, "eskom_data_v1-1.csv");
 const LIVE = join(REAL_DATA_DIR, "portal_snapshot_2023-02-21");
@@ -128,9 +129,7 @@ test(
   "the 2018 export serves daily aggregates equal to those computed from the raw rows",
   { skip: REAL_DATA_SKIP },
   async (t) => {
-    const dir = tempDir(t);
-    ingestFiles([EXPORT], { dir });
-    const server = await startServer(t, dir);
+    const server = await startServer(t, tempDir(t), { storeDir: await export2018Store() });
     const rows = rawExportRows();
     const days = new Map<string, { row: Row; prev: Row | undefined }[]>();
     rows.forEach((row, i) => {

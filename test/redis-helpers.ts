@@ -1,83 +1,88 @@
 /**
- * A real redis-server for the shared-state tests, started on a free loopback port with no
- * persistence in a temporary directory, and stopped after. `make test` installs Debian's
- * package when it can; without it these tests skip with the install command, except under
+ * Redis for the tests: each test gets a database of its own on the run's one redis-server
+ * (`run-helpers.mjs`: run-suite.mjs starts it; a file run alone starts it once for its process),
+ * so no test sees another's keys and no file starts a server per test. A test whose subject is an
+ * outage or a busy Redis (it stops the server, or pauses its clients) has a server of its own
+ * instead, started once per process and emptied for each test (`ownRedis`). `make test` installs
+ * Debian's package when it can; without it these tests skip with the install command, except under
  * CI=true, where a missing redis-server fails the run.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { once } from "node:events";
+import { Redis } from "ioredis";
 import type { TestContext } from "node:test";
 import type { DocumentStore } from "../src/files/document-store.ts";
 import { connectRedis, type RedisConnection } from "../src/shared/redis-connection.ts";
 import { redisDocumentStore, sharedDocuments } from "../src/shared/shared-documents.ts";
-import { freePort, skipUnless, tempDir } from "./helpers.ts";
-
-function which(command: string): string | undefined {
-  try {
-    return execFileSync("sh", ["-c", `command -v ${command}`], { encoding: "utf8" }).trim() || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-const REDIS = which("redis-server");
+import { skipUnless, tempDir } from "./helpers.ts";
+import { REDIS_SERVER, spawnRedis, TEST_DATABASES } from "./run-helpers.mjs";
 
 export const REDIS_SKIP = skipUnless(
-  REDIS !== undefined,
+  REDIS_SERVER !== undefined,
   "redis-server not found; install it with: apt-get install -y redis-server (make test does this when run as root)",
 );
 
 export interface TestRedis {
   readonly url: string;
-  /** Stops the server, as an outage would. */
+  /** Stops the server, as an outage would (`ownRedis` only). */
   stop(): Promise<void>;
-  /** Starts it again on the same port, empty. */
+  /** Starts it again on the same port, empty (`ownRedis` only). */
   start(): Promise<void>;
 }
 
-/** Starts redis-server for the test; it stops when the test ends. */
-export async function startRedis(t: TestContext): Promise<TestRedis> {
-  if (REDIS === undefined) throw new Error("redis-server is not installed: apt-get install -y redis-server");
-  const port = await freePort();
-  const dir = tempDir(t, "gds-redis-");
-  let child: ChildProcess | undefined;
-  const start = async () => {
-    child = spawn(
-      REDIS,
-      ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],
-      {
-        stdio: ["ignore", "pipe", "inherit"],
-      },
-    );
-    let seen = "";
-    await new Promise<void>((resolve, reject) => {
-      child!.stdout!.on("data", (chunk: Buffer) => {
-        seen += chunk.toString();
-        if (seen.includes("Ready to accept connections")) resolve();
-      });
-      child!.once("exit", (code) => reject(new Error(`redis-server exited with ${code}: ${seen}`)));
-    });
-  };
-  const stop = async () => {
-    if (child === undefined || child.exitCode !== null) return;
-    const exited = once(child, "exit");
-    child.kill("SIGKILL");
-    await exited;
-  };
-  await start();
-  t.after(stop);
-  return { url: `redis://127.0.0.1:${port}`, stop, start };
+type Spawned = Awaited<ReturnType<typeof spawnRedis>>;
+// The run's server when run-suite.mjs started one, else this process's; and this process's own.
+let shared: Promise<string> | undefined;
+let own: Promise<Spawned> | undefined;
+
+const sharedServer = () =>
+  (shared ??= process.env.GDS_TEST_REDIS
+    ? Promise.resolve(process.env.GDS_TEST_REDIS)
+    : spawnRedis().then((server) => server.url));
+
+/** A database of the run's redis-server for this test alone, empty. */
+export async function startRedis(_t: TestContext): Promise<TestRedis> {
+  const server = await sharedServer();
+  const counter = new Redis(server, { lazyConnect: true });
+  await counter.connect();
+  try {
+    // Database 0 counts the databases given out; every other is a test's.
+    const n = await counter.incr("gds-test:databases");
+    const db = 1 + ((n - 1) % (TEST_DATABASES - 1));
+    await counter.select(db);
+    await counter.flushdb();
+    const refuse = () => Promise.reject(new Error("A test that stops Redis needs ownRedis(t)"));
+    return { url: `${server}/${db}`, stop: refuse, start: refuse };
+  } finally {
+    counter.disconnect();
+  }
+}
+
+/** A redis-server this process alone uses, running and empty: for a test that stops or pauses it. */
+export async function ownRedis(t: TestContext): Promise<TestRedis> {
+  const server = await (own ??= spawnRedis());
+  if (!server.running()) await server.start();
+  const client = new Redis(server.url, { lazyConnect: true });
+  await client.connect();
+  await client.flushall();
+  client.disconnect();
+  // A test that stopped it leaves it running again for the next.
+  t.after(async () => {
+    if (!server.running()) await server.start();
+  });
+  return { url: server.url, stop: () => server.stop(), start: () => server.start() };
 }
 
 /**
  * A fresh redis-server and a connection to it as the service makes one, but with 10 s a command,
  * not 100 ms, which a loaded host may miss: for the tests whose subject that bound is not.
  */
-export async function redisAndConnection(t: TestContext): Promise<{
+export async function redisAndConnection(
+  t: TestContext,
+  options: { own?: boolean } = {},
+): Promise<{
   redis: TestRedis;
   connection: RedisConnection;
 }> {
-  const redis = await startRedis(t);
+  const redis = await (options.own ? ownRedis(t) : startRedis(t));
   const connection = connectRedis(redis.url, { log: () => {}, commandTimeoutMs: 10_000 });
   t.after(() => connection.close());
   if (!(await connection.ready(3_000))) throw new Error("redis-server did not answer");
@@ -97,8 +102,9 @@ export interface TestVm {
 export async function vmsOnRedis(
   t: TestContext,
   count: number,
+  options: { own?: boolean } = {},
 ): Promise<{ redis: TestRedis; connection: RedisConnection; vms: TestVm[] }> {
-  const { redis, connection } = await redisAndConnection(t);
+  const { redis, connection } = await redisAndConnection(t, options);
   const shared = sharedDocuments(connection);
   const vms = Array.from({ length: count }, () => {
     const dir = tempDir(t);
@@ -119,7 +125,8 @@ export async function quickAndPatient(t: TestContext): Promise<{
   patient: RedisConnection;
   busy: (mode?: "ALL" | "WRITE") => Promise<unknown>;
 }> {
-  const redis = await startRedis(t);
+  // CLIENT PAUSE holds every client of the server: a server of this process's own.
+  const redis = await ownRedis(t);
   const quick = connectRedis(redis.url, { log: () => {}, commandTimeoutMs: 500 });
   const patient = connectRedis(redis.url, { log: () => {}, commandTimeoutMs: 10_000 });
   t.after(() => Promise.all([quick.close(), patient.close()]));

@@ -11,16 +11,24 @@
  * (the Makefile's 89 such files took 59 s of CPU together against 111 s apart). Their tests still
  * report under their own file.
  *
+ * Before the files, it starts what every file of the run shares (`run-helpers.mjs`): one
+ * redis-server (`GDS_TEST_REDIS`; each test gets a database of its own on it), one Chromium
+ * (`GDS_TEST_BROWSER`, which the browser files connect to), and a folder for the stores the tests
+ * build once per run and read (`GDS_TEST_FIXTURES`, `fixture-stores.ts`); all go when the run ends.
+ *
  * Why not `node --test FILE...`: it sorts the files by name (Node 20 and 24), so the slowest ones,
  * which the Makefile names first, started wherever the alphabet put them: the two slowest after
  * two thirds of the run, which they then outlasted. node:test's run() keeps the order.
  * Plain JavaScript, like the reporter: it runs before the tsx hooks apply to anything.
  */
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { Duplex } from "node:stream";
 import { run } from "node:test";
 import { spec } from "node:test/reporters";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import slowestFiles from "./slowest-files.mjs";
+import { launchBrowserServer, REDIS_SERVER, spawnRedis } from "./run-helpers.mjs";
 
 const [concurrency, timeout, ...named] = process.argv.slice(2);
 const split = named.indexOf("--");
@@ -33,7 +41,14 @@ if (!(Number(concurrency) >= 1 && Number(timeout) >= 1 && own.length + together.
   process.exit(2);
 }
 
-// The files' processes inherit this process's environment: together.mjs finds its list there.
+// The files' processes inherit this process's environment: together.mjs finds its list there, and
+// every file the run's redis-server, browser and fixture folder.
+const redis = REDIS_SERVER === undefined ? undefined : await spawnRedis();
+if (redis !== undefined) process.env.GDS_TEST_REDIS = redis.url;
+const browser = await launchBrowserServer();
+if (browser !== undefined) process.env.GDS_TEST_BROWSER = browser.wsEndpoint();
+const fixtures = mkdtempSync(join(tmpdir(), "gds-fixtures-"));
+process.env.GDS_TEST_FIXTURES = fixtures;
 if (together.length > 0) {
   process.env.GDS_TEST_FILES_TOGETHER = JSON.stringify(together.map((file) => resolve(file)));
 }
@@ -45,3 +60,11 @@ stream.on("test:fail", (data) => {
 });
 stream.pipe(new spec()).pipe(process.stdout);
 stream.pipe(Duplex.from(slowestFiles)).pipe(process.stdout);
+// When every file has ended, so do the run's helpers.
+stream.once("end", () => {
+  void (async () => {
+    await browser?.close();
+    await redis?.stop();
+    rmSync(fixtures, { recursive: true, force: true });
+  })();
+});

@@ -113,7 +113,7 @@ test(
   "a catch-up that cannot read Redis rejects, as unavailable, and the next one reads again at once",
   { skip: REDIS_SKIP },
   async (t) => {
-    const { redis, connection, vms } = await vmsOnRedis(t, 1);
+    const { redis, connection, vms } = await vmsOnRedis(t, 1, { own: true });
     const c = clock();
     const store = createSessionStore({ ...vms[0]!, now: c.now });
     await redis.stop();

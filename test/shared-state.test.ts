@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { createKey } from "../src/keys/key-admin.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
 import { ingestTexts, startServerProcess, tempDir, waitFor } from "./helpers.ts";
-import { answered, REDIS_SKIP, startRedis, unavailable } from "./redis-helpers.ts";
+import { answered, ownRedis, REDIS_SKIP, startRedis, unavailable } from "./redis-helpers.ts";
 import { account, Client, PASSWORD } from "./dashboard-helpers.ts";
 
 const ROOT = join(import.meta.dirname, "..");
@@ -124,7 +124,7 @@ test(
   "while Redis is away: closed answers 503 at once, open keeps serving; both recover by themselves",
   { skip: REDIS_SKIP },
   async (t) => {
-    const redis = await startRedis(t);
+    const redis = await ownRedis(t);
     const { dir, key } = store(t);
     const closed = await serve(t, dir, { REDIS_URL: redis.url });
     const open = await serve(t, dir, { REDIS_URL: redis.url, REDIS_FAILURE: "open" });

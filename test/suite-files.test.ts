@@ -43,3 +43,19 @@ test("a file that shares the suite's process has no top-level hook and leaves pr
     assert.equal(env, null, `test/${name} changes process.env; give the variable to the process it starts`);
   }
 });
+
+test("a test file starts Redis, Chromium and the Python venv only through the run's helpers", () => {
+  // Each kind of helper process is paid for once per run (run-helpers.mjs, redis-helpers.ts,
+  // dashboard-helpers.ts; the venv once per version of the client, in .cache/): a test file that
+  // started its own would pay for it again, maybe once a test.
+  const starts =
+    /spawnRedis\(|chromium\.(launch|launchServer)\(|["']redis-server["']|["']-m["'],\s*["']venv["']/g;
+  const allowed: Record<string, number> = { "python-client.test.ts": 1 }; // the cached venv
+  for (const name of readdirSync(join(ROOT, "test")).filter((n) => n.endsWith(".test.ts"))) {
+    const found = readFileSync(join(ROOT, "test", name), "utf8").match(starts) ?? [];
+    assert.ok(
+      found.length <= (allowed[name] ?? 0),
+      `test/${name} starts ${found.join(", ")} itself; use startRedis, sharedBrowser or installedClient`,
+    );
+  }
+});

@@ -8,22 +8,16 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
-import { ingestFiles } from "../src/ingest/ingest.ts";
-import { generateSampleExport } from "../src/sample/sample-export.ts";
 import { DAY_MS } from "../src/time.ts";
+import { TEN_YEARS, tenYearStore } from "./fixture-stores.ts";
 import { startServer, tempDir } from "./helpers.ts";
 
-const FIRST = Date.parse("2016-01-01T00:00:00Z");
-const DAYS = 3653; // 2016 to 2025
+const FIRST = Date.parse(`${TEN_YEARS.firstDay}T00:00:00Z`);
+const DAYS = TEN_YEARS.days;
 
 test("10 years hourly as Parquet: DuckDB reads its types and rows, and its values are the JSON answers'", async (t) => {
-  // Ingested straight into the store: helpers' ingestTexts would keep a copy for another test of
-  // this process (there is none), copying and removing 3,653 day files more.
-  const dir = tempDir(t);
-  const csv = join(tempDir(t), "ten-years.csv");
-  writeFileSync(csv, generateSampleExport({ firstDay: "2016-01-01", days: DAYS }));
-  assert.deepEqual(ingestFiles([csv], { dir }).failures, []);
-  const server = await startServer(t, dir);
+  // The run's ten-year store, built once and only read.
+  const server = await startServer(t, tempDir(t), { storeDir: await tenYearStore() });
   const end = FIRST + DAYS * DAY_MS;
   const iso = (ms: number) => new Date(ms).toISOString();
   const res = await server.get(`/api/v1/generation/mix?start=${iso(FIRST)}&end=${iso(end)}&format=parquet`);

@@ -36,12 +36,19 @@ export const SHARED_FILES = [
 ] as const;
 export type SharedFile = (typeof SHARED_FILES)[number];
 
-const CHANNEL = "gds:docs";
+/**
+ * The channel of change notices: Redis's channels are the server's, not a database's, so a
+ * service on another database than 0 (REDIS_URL's `/<db>`) names its own.
+ */
+function channelOf(connection: RedisConnection): string {
+  const db = connection.client.options.db ?? 0;
+  return db === 0 ? "gds:docs" : `gds:docs:${db}`;
+}
 /** How long a marked change is known as applied: its retry comes at the next flush, a minute on. */
 const APPLIED_S = 3_600;
 // KEYS: the document, its version, the change's own mark. ARGV: the version read, the new text,
-// the file, and whether the change is marked. 1 when set, 0 on a race, 2 when the marked change
-// was applied already (its answer was lost, and it is made again).
+// the file, whether the change is marked, and the channel of notices. 1 when set, 0 on a race, 2
+// when the marked change was applied already (its answer was lost, and it is made again).
 const COMPARE_AND_SET = `
 if ARGV[4] == '1' and redis.call('EXISTS', KEYS[3]) == 1 then return 2 end
 local current = redis.call('GET', KEYS[2]) or '0'
@@ -49,7 +56,7 @@ if current ~= ARGV[1] then return 0 end
 if ARGV[4] == '1' then redis.call('SET', KEYS[3], '1', 'EX', ${APPLIED_S}) end
 redis.call('SET', KEYS[1], ARGV[2])
 redis.call('INCR', KEYS[2])
-redis.call('PUBLISH', '${CHANNEL}', ARGV[3])
+redis.call('PUBLISH', ARGV[5], ARGV[3])
 return 1
 `;
 
@@ -62,6 +69,7 @@ type Scripted = Redis & {
     text: string,
     file: string,
     marked: "0" | "1",
+    channel: string,
   ): Promise<number>;
 };
 
@@ -151,12 +159,13 @@ function follower(
     }
   };
   const subscriber = connection.subscriber();
+  const notices = channelOf(connection);
   const onMessage = (channel: string, file: string) => {
-    if (channel === CHANNEL && (SHARED_FILES as readonly string[]).includes(file))
+    if (channel === notices && (SHARED_FILES as readonly string[]).includes(file))
       void sync(file as SharedFile).catch(() => {});
   };
   subscriber.on("message", onMessage);
-  void subscriber.subscribe(CHANNEL).catch(() => {});
+  void subscriber.subscribe(notices).catch(() => {});
   void syncAll();
   const timer = setInterval(() => void syncAll(), 1_000);
   timer.unref();
@@ -168,10 +177,24 @@ function follower(
 
 // Stores `text` if the document is still at `version`: 1 when set, 0 on a race, 2 when the change
 // named `once` was applied already.
-function compareAndSet(redis: Scripted, file: SharedFile, version: string, text: string, once?: string) {
+function compareAndSet(
+  connection: RedisConnection,
+  change: { file: SharedFile; version: string; text: string; once?: string },
+) {
+  const { file, version, text, once } = change;
   const [mark, marked] =
     once === undefined ? ["doc:applied:", "0" as const] : [`doc:applied:${once}`, "1" as const];
-  return redis.gdsCompareAndSet(docKey(file), versionKey(file), mark, version, text, file, marked);
+  const redis = connection.client as Scripted;
+  return redis.gdsCompareAndSet(
+    docKey(file),
+    versionKey(file),
+    mark,
+    version,
+    text,
+    file,
+    marked,
+    channelOf(connection),
+  );
 }
 
 /** The shared documents on `connection`. */
@@ -194,7 +217,7 @@ export function sharedDocuments(connection: RedisConnection): SharedDocuments {
       const current = await read(file);
       const { text, result } = change(current.text);
       if (text === null || text === current.text) return result; // nothing changed: no write, no notice
-      const set = await compareAndSet(redis, file, current.version, text, once);
+      const set = await compareAndSet(connection, { file, version: current.version, text, once });
       if (set === 0) continue; // another process changed it meanwhile: again, from its text
       // Set, or set already by the try whose answer was lost (the text read holds that change).
       writeLocal(dir, file, set === 1 ? text : (current.text ?? text));
@@ -226,7 +249,7 @@ export function sharedDocuments(connection: RedisConnection): SharedDocuments {
     read,
     async replace(file, text) {
       const current = await read(file);
-      await compareAndSet(redis, file, current.version, text, undefined);
+      await compareAndSet(connection, { file, version: current.version, text });
     },
     follow: (dir, log) => follower(connection, read, dir, log),
   };
