@@ -7,7 +7,7 @@
  * what one piece for the whole range would be.
  */
 import type { FieldDoc, RangeRequest } from "../records/dataset.ts";
-import type { RecordView } from "../records/record-reader.ts";
+import { piecesOf, type RecordView } from "../records/record-reader.ts";
 import { DamagedDayError } from "../store/reading-store.ts";
 import { project } from "./response-fields.ts";
 import { recordsToCsv } from "./csv.ts";
@@ -77,8 +77,7 @@ export class DatasetBody {
   }
 
   #pieces(): RangeRequest[] {
-    const { view, range } = this.#parts;
-    return view.pieces?.(range) ?? [range];
+    return piecesOf(this.#parts.view, this.#parts.range);
   }
 
   // The records' JSON texts joined by commas: kept ones when the view holds them whole.

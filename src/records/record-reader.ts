@@ -61,3 +61,8 @@ export interface RecordView {
   /** When what this view reads last changed (UTC ms), for Last-Modified; null when unknown. */
   readonly modified: number | null;
 }
+
+/** The pieces a view renders `range` in: its own, or the range whole. */
+export function piecesOf(view: RecordView, range: RangeRequest): RangeRequest[] {
+  return view.pieces?.(range) ?? [range];
+}
