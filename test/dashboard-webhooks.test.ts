@@ -34,7 +34,7 @@ test("a private URL is refused with the form kept; a public one is made and its 
 
   const made = await client.post("/dashboard/webhooks", {
     csrf,
-    url: "https://203.0.113.7/in",
+    url: "https://93.184.215.14/in",
     events: "grid_stress.band_changed",
     min_band: "critical",
   });
@@ -48,11 +48,11 @@ test("a private URL is refused with the form kept; a public one is made and its 
   const [stored] = readSubscriptions(dir);
   assert.deepEqual(
     [stored!.account, stored!.url, stored!.events, stored!.min_band],
-    ["analyst", "https://203.0.113.7/in", ["grid_stress.band_changed"], "critical"],
+    ["analyst", "https://93.184.215.14/in", ["grid_stress.band_changed"], "critical"],
   );
   assert.ok(!JSON.stringify(stored).includes(secret.slice(6)), "the secret is stored sealed");
   const list = await (await client.get("/dashboard/webhooks")).text();
-  assert.match(list, /https:\/\/203\.0\.113\.7\/in[\s\S]*enabled[\s\S]*none yet/);
+  assert.match(list, /https:\/\/93\.184\.215\.14\/in[\s\S]*enabled[\s\S]*none yet/);
 });
 
 test("a webhook's page shows each attempt's status; resend sends the same webhook-id again", async (t) => {
@@ -100,19 +100,19 @@ test("pause, resume, rotate and delete; another account's webhook is a 404 that 
   const mine = (
     await subscribe(dir, {
       account: "analyst",
-      url: "https://203.0.113.7/a",
+      url: "https://93.184.215.14/a",
       events: ["data.published"],
     })
   ).subscription;
   const theirs = (
     await subscribe(dir, {
       account: "someone",
-      url: "https://203.0.113.8/b",
+      url: "https://93.184.215.15/b",
       events: ["data.published"],
     })
   ).subscription;
   const csrf = await client.token("/dashboard/webhooks");
-  assert.doesNotMatch(await (await client.get("/dashboard/webhooks")).text(), /203\.0\.113\.8/);
+  assert.doesNotMatch(await (await client.get("/dashboard/webhooks")).text(), /93\.184\.215\.15/);
   assert.equal((await client.get(`/dashboard/webhooks/view?id=${theirs.id}`)).status, 404);
   for (const path of ["test", "state", "rotate", "delete"])
     assert.equal(
@@ -163,10 +163,10 @@ test("pause, resume, rotate and delete; another account's webhook is a 404 that 
 
   // Each event goes to each webhook: an account may have 20.
   for (let n = 0; n < 20; n++)
-    await subscribe(dir, { account: "analyst", url: `https://203.0.113.7/${n}`, events: ["data.published"] });
+    await subscribe(dir, { account: "analyst", url: `https://93.184.215.14/${n}`, events: ["data.published"] });
   const more = await client.post("/dashboard/webhooks", {
     csrf,
-    url: "https://203.0.113.7/x",
+    url: "https://93.184.215.14/x",
     events: "data.published",
   });
   assert.equal(more.status, 400);

@@ -18,7 +18,7 @@ import { samplePeriodFiles } from "../src/sample/sample-periods.ts";
 import { sampleHours } from "../src/sample/seed-sample-periods.ts";
 import { Deliverer } from "../src/webhooks/deliverer.ts";
 import { runWebhooksCli } from "../src/webhooks/webhooks-cli.ts";
-import { checkDestination, isPrivateAddress } from "../src/webhooks/destination.ts";
+import { checkDestination } from "../src/webhooks/destination.ts";
 import { enqueue, pendingDeliveries, writePending } from "../src/webhooks/outbox.ts";
 import { deliveryLog } from "../src/webhooks/delivery-log.ts";
 import { signatures } from "../src/webhooks/signature.ts";
@@ -166,30 +166,10 @@ test("delivered with one webhook-id through 500, 500 and 200; 410 disables; Retr
 test("private and plain-http destinations are refused unless the operator allows them", async (t) => {
   const strict = { allowPrivate: false, allowHttp: false };
   await assert.rejects(checkDestination("http://example.org/h", strict), /http: is refused/);
-  await assert.rejects(
-    checkDestination("https://127.0.0.1/h", strict),
-    /127\.0\.0\.1, an address on this machine/,
-  );
-  await assert.rejects(
-    checkDestination("https://localhost/h", strict),
-    /on this machine or a private network/,
-  );
+  await assert.rejects(checkDestination("https://127.0.0.1/h", strict), /127\.0\.0\.1 is not a public address/);
+  await assert.rejects(checkDestination("https://localhost/h", strict), /localhost is refused/);
   await assert.rejects(checkDestination("https://user:pw@example.org/h", strict), /no credentials/);
-  for (const a of [
-    "10.1.2.3",
-    "172.20.0.1",
-    "192.168.1.1",
-    "169.254.169.254",
-    "100.64.0.1",
-    "::1",
-    "fd00::1",
-    "fe80::1",
-    "::ffff:127.0.0.1",
-    "0.0.0.0",
-  ]) {
-    assert.ok(isPrivateAddress(a), a);
-  }
-  for (const a of ["8.8.8.8", "2001:4860:4860::8888", "41.0.0.1"]) assert.ok(!isPrivateAddress(a), a);
+  // Every range and encoding: webhooks-hostile.test.ts.
   // At delivery too: a subscription made while allowed is refused once the rules forbid it.
   const dir = tempDir(t);
   const open = await receiver(t, [200]);
@@ -212,7 +192,7 @@ test("private and plain-http destinations are refused unless the operator allows
     },
   );
   assert.equal(cli.status, 1);
-  assert.match(cli.stderr, /^Refused: 127\.0\.0\.1 resolves to 127\.0\.0\.1, an address on this machine/);
+  assert.match(cli.stderr, /^Refused: 127\.0\.0\.1 is not a public address/);
 });
 
 test("a pull that publishes new weeks makes one data.published event per dataset, with its API URL", async (t) => {

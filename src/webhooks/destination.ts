@@ -1,17 +1,38 @@
 /**
- * Where a webhook may be sent: `https` only (unless `WEBHOOK_ALLOW_HTTP=1`), and never to an
- * address on this machine or its networks (loopback, private, link-local with the cloud metadata
- * address, carrier-grade NAT, multicast, unspecified) unless `WEBHOOK_ALLOW_PRIVATE=1`. Checked
- * after DNS, at creation and at every delivery, and the request goes to the address checked, so a
- * name that later resolves elsewhere cannot reach inside.
+ * Where a webhook may be sent: `https` only (unless `WEBHOOK_ALLOW_HTTP=1`), and only to public
+ * addresses (`public-address.ts`) unless `WEBHOOK_ALLOW_PRIVATE=1`. Checked after DNS, at creation
+ * and at every delivery, and the request goes to the address checked, so a name that resolves
+ * elsewhere the next time (DNS rebinding) cannot reach inside. A refusal never says what a name
+ * resolved to, nor tells a name that does not resolve from one that resolves inside: an account
+ * learns nothing of the operator's networks from it (OWASP's SSRF guidance).
  */
 import { lookup } from "node:dns/promises";
-import { BlockList, isIP } from "node:net";
+import { isIP } from "node:net";
+import { isPublicAddress } from "./public-address.ts";
+
+/** A name's addresses, as DNS gives them (the system's resolver, `getaddrinfo`). */
+export type Resolve = (host: string) => Promise<readonly { address: string; family: number }[]>;
+
+const systemResolve: Resolve = (host) => lookup(host, { all: true });
+
+/** How long a name may take to resolve: a resolver that stalls holds no delivery longer. */
+const RESOLVE_MS = 5_000;
+
+// `resolve(host)`, or a rejection after RESOLVE_MS (getaddrinfo cannot be cancelled: it is left).
+function resolveWithin(resolve: Resolve, host: string) {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${RESOLVE_MS / 1000} s`)), RESOLVE_MS);
+  });
+  return Promise.race([resolve(host), late]).finally(() => clearTimeout(timer));
+}
 
 /** The operator's settings. */
 export interface DestinationRules {
   readonly allowPrivate: boolean;
   readonly allowHttp: boolean;
+  /** How names are resolved; the system's resolver unless given. */
+  readonly resolve?: Resolve;
 }
 
 /** Why a URL is not a place to send to. */
@@ -22,35 +43,23 @@ export class DestinationError extends Error {
   }
 }
 
-const PRIVATE = new BlockList();
-for (const [net, bits] of [
-  ["0.0.0.0", 8],
-  ["10.0.0.0", 8],
-  ["100.64.0.0", 10],
-  ["127.0.0.0", 8],
-  ["169.254.0.0", 16],
-  ["172.16.0.0", 12],
-  ["192.0.0.0", 24],
-  ["192.168.0.0", 16],
-  ["198.18.0.0", 15],
-  ["224.0.0.0", 3],
-] as const) {
-  PRIVATE.addSubnet(net, bits, "ipv4");
-}
-for (const [net, bits] of [
-  ["::", 127],
-  ["fc00::", 7],
-  ["fe80::", 10],
-  ["ff00::", 8],
-] as const) {
-  PRIVATE.addSubnet(net, bits, "ipv6");
-}
+// One refusal for a name that does not resolve and for one that resolves to a private address.
+const NOT_PUBLIC = (host: string) =>
+  `${host} is refused: a webhook's host must resolve, and only to public addresses (WEBHOOK_ALLOW_PRIVATE=1 allows private and special-purpose ones)`;
 
-/** Whether an address is on this machine or a private network. */
-export function isPrivateAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped !== null) return PRIVATE.check(mapped[1]!, "ipv4");
-  return PRIVATE.check(address, isIP(address) === 6 ? "ipv6" : "ipv4");
+// The addresses of `host`: with private ones allowed, what DNS said of a name that does not
+// resolve; else the one refusal.
+async function resolved(host: string, rules: DestinationRules) {
+  let addresses: readonly { address: string; family: number }[] = [];
+  try {
+    addresses = await resolveWithin(rules.resolve ?? systemResolve, host);
+  } catch (error) {
+    if (rules.allowPrivate)
+      throw new DestinationError(`${host} does not resolve: ${(error as Error).message}`);
+  }
+  if (addresses.length === 0)
+    throw new DestinationError(rules.allowPrivate ? `${host} does not resolve` : NOT_PUBLIC(host));
+  return addresses;
 }
 
 /** The URL checked, and the address to connect to; throws a DestinationError. */
@@ -72,17 +81,12 @@ export async function checkDestination(
   if (url.username !== "" || url.password !== "")
     throw new DestinationError("a webhook URL carries no credentials");
   const host = url.hostname.replace(/^\[|\]$/g, "");
-  let addresses: { address: string; family: number }[];
-  try {
-    addresses =
-      isIP(host) !== 0 ? [{ address: host, family: isIP(host) }] : await lookup(host, { all: true });
-  } catch (error) {
-    throw new DestinationError(`${host} does not resolve: ${(error as Error).message}`);
-  }
-  const inside = addresses.find((a) => isPrivateAddress(a.address));
-  if (inside !== undefined && !rules.allowPrivate) {
+  const addresses = isIP(host) !== 0 ? [{ address: host, family: isIP(host) }] : await resolved(host, rules);
+  if (!rules.allowPrivate && !addresses.every((a) => isPublicAddress(a.address))) {
     throw new DestinationError(
-      `${host} resolves to ${inside.address}, an address on this machine or a private network: refused (WEBHOOK_ALLOW_PRIVATE=1 allows it)`,
+      isIP(host) !== 0
+        ? `${host} is not a public address: refused (WEBHOOK_ALLOW_PRIVATE=1 allows private and special-purpose addresses)`
+        : NOT_PUBLIC(host),
     );
   }
   // IPv4 first where there is one: a receiver on a dual-stack name most often listens there.

@@ -18,6 +18,21 @@ export interface Answer {
   readonly error?: string;
 }
 
+// What the network said, in words that name no address: the delivery log is the account's to read.
+const NETWORK_FAILURES: Record<string, string> = {
+  ECONNREFUSED: "the connection was refused",
+  ECONNRESET: "the connection was reset",
+  EHOSTUNREACH: "the host is unreachable",
+  ENETUNREACH: "the network is unreachable",
+  ETIMEDOUT: "the connection timed out",
+  EPIPE: "the connection was closed while sending",
+};
+
+function failureOf(error: Error & { code?: string }): string {
+  const known = error.code === undefined ? undefined : NETWORK_FAILURES[error.code];
+  return known === undefined ? error.message : `${known} (${error.code})`;
+}
+
 /** One POST to the address checked, with a time limit and a cap on what is read of the answer. */
 export async function post(
   sub: Subscription,
@@ -57,7 +72,7 @@ export async function post(
     req.on("timeout", () => req.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)));
     req.on("error", (error) => {
       clearTimeout(timer);
-      resolve({ status: null, error: error.message });
+      resolve({ status: null, error: failureOf(error) });
     });
     req.on("response", (res) => {
       let read = 0;
