@@ -192,6 +192,7 @@ export function createService(options: ServiceOptions): App {
     mcpRoute({
       datasets,
       publicBase: (req) => publicBase(req, options.dashboard?.secureCookies === true),
+      origins: options.corsOrigins ?? new Set(),
     }),
   ];
   if (options.dashboard !== undefined) {

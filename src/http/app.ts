@@ -111,7 +111,7 @@ export function createApp(options: AppOptions): App {
   return Object.assign(app, { call: pipeline.call });
 }
 
-// A request through the pipeline: CORS, 404, the guard, then the route.
+// A request through the pipeline: CORS, 404, the route's admission, the guard, then the route.
 async function answer(pipeline: Pipeline, req: IncomingMessage, reply: Reply, ctx: Context): Promise<void> {
   // Every answer carries them, whoever writes it. The id is ours or matched REQUEST_ID:
   // characters any header value may hold.
@@ -121,6 +121,8 @@ async function answer(pipeline: Pipeline, req: IncomingMessage, reply: Reply, ct
     if (found !== undefined) ctx.route = found.path;
     if (applyCors(req, reply, pipeline.cors)) return;
     if (found === undefined) throw new HttpError(404, "Not found.");
+    const barred = found.admit?.(req);
+    if (barred !== undefined) throw barred;
     const refused = found.scope === null ? undefined : await pipeline.guard?.check(req, reply, found, ctx);
     if (refused !== undefined) throw refused;
     checkMethod(req, ctx, found);

@@ -8,6 +8,7 @@ import type { DatasetDoc } from "../records/dataset.ts";
 import type { RouteDoc } from "./route-doc.ts";
 import type { CallAnswer, Reply } from "./reply.ts";
 import type { Caller } from "../keys/key-registry.ts";
+import type { HttpError } from "./http-error.ts";
 
 /** What a handler gets besides the raw request and response. */
 export interface RequestContext {
@@ -70,6 +71,11 @@ export interface Route {
    * token (`key-or-bearer`: MCP clients send one).
    */
   readonly auth?: "key" | "key-or-bearer";
+  /**
+   * Whether the request may ask at all, checked before its key (MCP's check of `Origin` against
+   * DNS rebinding): an HttpError refuses it, undefined lets it on.
+   */
+  readonly admit?: (req: IncomingMessage) => HttpError | undefined;
   /** The same answer for a call made in-process (`RequestContext.call`): the dataset routes and the catalog. */
   readonly call?: HeadHandler;
 }
