@@ -1,7 +1,8 @@
 /**
  * `npm run --silent shared-state -- import|export|status`: moves the documents every process must
- * agree on (keys, accounts, sessions, request counts, last-use times, webhook subscriptions, with
- * the key their secrets are sealed under) between DATA_DIR and the Redis at REDIS_URL.
+ * agree on (keys, accounts, sessions, request counts, last-use times, webhook subscriptions)
+ * between DATA_DIR and the Redis at REDIS_URL. The key the subscriptions' secrets are sealed under
+ * never goes to Redis: `import` records its id there, and each VM must hold the key itself.
  * `import` is the one-time move to Redis when a single server grows into several; `export` writes
  * Redis's copies back into DATA_DIR (to go back to one process without Redis, or as a backup).
  */
@@ -12,7 +13,8 @@ import { parseKeyFile } from "../src/keys/key-file.ts";
 import { withSharedDocuments } from "../src/shared/shared-cli.ts";
 import { SHARED_FILES, type SharedFile } from "../src/shared/shared-documents.ts";
 import { writeFileAtomic } from "../src/files/atomic-write.ts";
-import { exportSealingKey, importSealingKey } from "../src/webhooks/redis-webhooks.ts";
+import { recordSealingKey, SEAL_KEY_ID } from "../src/webhooks/redis-sealing.ts";
+import { localSealingKeys, SEAL_KEY_FILE } from "../src/webhooks/webhook-stores.ts";
 import { parseSubscriptionFile } from "../src/webhooks/subscriptions.ts";
 
 const USAGE = "Usage: REDIS_URL=redis://HOST:PORT npm run --silent shared-state -- import|export|status\n";
@@ -62,11 +64,24 @@ try {
         }
       }
     }
-    // The subscriptions' secrets are readable only under the key they were sealed with.
-    if (command === "import" && (await importSealingKey(connection.client, dir)))
-      process.stderr.write("webhooks/seal.key: imported\n");
-    if (command === "export" && (await exportSealingKey(connection.client, dir)))
-      process.stderr.write("webhooks/seal.key: exported\n");
+    // The subscriptions' secrets are readable only under the key they were sealed with, which
+    // stays on the VMs: Redis learns which one it is.
+    const source = { dataDir: dir, sealKey: process.env.WEBHOOK_SEAL_KEY };
+    const hasKey = Boolean(source.sealKey) || existsSync(join(dir, SEAL_KEY_FILE));
+    if (command === "import" && hasKey && existsSync(join(dir, "webhooks/subscriptions.json"))) {
+      const { id } = localSealingKeys(source);
+      await recordSealingKey(connection.client, id);
+      process.stderr.write(
+        `${SEAL_KEY_FILE}: stays on this VM (id ${id}); give every VM the same key (docs/webhooks.md, "The sealing key")\n`,
+      );
+    }
+    if (command === "status") {
+      const recorded = await connection.client.get(SEAL_KEY_ID);
+      const here = hasKey ? localSealingKeys(source).ids.join(", ") : "none yet";
+      process.stdout.write(
+        `sealing key\tid ${recorded ?? "not recorded yet"} in Redis; this VM holds ${here}\n`,
+      );
+    }
   });
 } catch (error) {
   process.stderr.write(`Error: ${(error as Error).message}\n`);

@@ -16,6 +16,7 @@ const rules = {
   allowPrivate: process.env.WEBHOOK_ALLOW_PRIVATE === "1",
   allowHttp: process.env.WEBHOOK_ALLOW_HTTP === "1",
 };
+const sealKey = process.env.WEBHOOK_SEAL_KEY;
 // The datasets a subscription may name: those the catalog describes.
 const datasets = DATASETS.map((d) => d.id);
 const run = (webhooks: WebhookStores) =>
@@ -33,9 +34,14 @@ try {
   const url = process.env.REDIS_URL;
   process.exitCode =
     url === undefined || url === ""
-      ? await run(fileWebhookStores(dir))
+      ? await run(fileWebhookStores(dir, { sealKey }))
       : await withSharedDocuments(url, (shared, connection) =>
-          run(redisWebhookStores(connection.client, dir, redisDocumentStore(shared, dir))),
+          run(
+            redisWebhookStores(connection.client, dir, redisDocumentStore(shared, dir), {
+              sealKey,
+              log: (line) => void process.stderr.write(`${line}\n`),
+            }),
+          ),
         );
 } catch (error) {
   process.stderr.write(`Error: ${(error as Error).message}\n`);

@@ -6,6 +6,7 @@ import { configuredLimits, type Scope } from "./limits/scopes.ts";
 import { DEFAULT_SERVER_LIMITS, type ServerLimits } from "./http/hardened-server.ts";
 import { parseCorsOrigins } from "./http/cors.ts";
 import { parseEnv, PositiveInteger } from "./env-settings.ts";
+import { parseSealingKeys } from "./files/sealing.ts";
 
 const Port = v.pipe(
   v.string(),
@@ -54,6 +55,8 @@ const EnvSchema = v.object({
   METRICS_HOST: v.optional(v.string(), "127.0.0.1"),
   WEBHOOK_ALLOW_PRIVATE: v.optional(v.picklist(["0", "1"], 'must be "0" or "1"'), "0"),
   WEBHOOK_ALLOW_HTTP: v.optional(v.picklist(["0", "1"], 'must be "0" or "1"'), "0"),
+  // Checked in loadConfig, whose message does not repeat a secret's value.
+  WEBHOOK_SEAL_KEY: v.optional(v.string()),
   WEBHOOK_RETRY_S: v.optional(
     v.pipe(
       v.string(),
@@ -71,6 +74,8 @@ export interface Config {
   readonly webhooks: {
     readonly rules: { readonly allowPrivate: boolean; readonly allowHttp: boolean };
     readonly scheduleMs?: readonly number[];
+    /** The sealing keys (WEBHOOK_SEAL_KEY), when not DATA_DIR's file. */
+    readonly sealKey?: string;
   };
   readonly host: string;
   readonly port: number;
@@ -104,23 +109,24 @@ export interface Config {
   readonly metrics: { readonly host: string; readonly port: number } | undefined;
 }
 
+// `parse()`, or a TypeError naming the setting and what is wrong with it (never its value).
+function checked<T>(name: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    throw new TypeError(`Invalid ${name}: ${(error as Error).message}`);
+  }
+}
+
 /** Reads the settings from `env`; throws a TypeError naming the bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const settings = parseEnv(EnvSchema, env);
   const { DATA_DIR, HOST, PORT, CACHE_DAYS, RECORD_CACHE_MB, RESPONSE_CACHE_MB, RATE_LIMITS, COOKIE_SECURE } =
     settings;
-  let corsOrigins: ReadonlySet<string>;
-  try {
-    corsOrigins = parseCorsOrigins(settings.CORS_ORIGINS);
-  } catch (error) {
-    throw new TypeError(`Invalid CORS_ORIGINS: ${(error as Error).message}`);
-  }
-  let limits: Record<Scope, number>;
-  try {
-    limits = configuredLimits(RATE_LIMITS);
-  } catch (error) {
-    throw new TypeError(`Invalid RATE_LIMITS: ${(error as Error).message}`);
-  }
+  const corsOrigins = checked("CORS_ORIGINS", () => parseCorsOrigins(settings.CORS_ORIGINS));
+  const limits = checked("RATE_LIMITS", () => configuredLimits(RATE_LIMITS));
+  const sealKey = settings.WEBHOOK_SEAL_KEY;
+  if (sealKey !== undefined) checked("WEBHOOK_SEAL_KEY", () => parseSealingKeys(sealKey, "the setting"));
   const workers = settings.WORKERS === "auto" ? availableParallelism() : settings.WORKERS;
   if (workers > 1 && settings.REDIS_URL === undefined) {
     throw new TypeError(
@@ -156,6 +162,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         allowHttp: settings.WEBHOOK_ALLOW_HTTP === "1",
       },
       ...(settings.WEBHOOK_RETRY_S === undefined ? {} : { scheduleMs: settings.WEBHOOK_RETRY_S }),
+      ...(sealKey === undefined ? {} : { sealKey }),
     },
     metrics:
       settings.METRICS_PORT === undefined

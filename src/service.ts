@@ -203,6 +203,7 @@ export function createService(options: ServiceOptions): App {
         store,
         keys: options.registry,
         limits: options.limits,
+        limiter: options.limiter,
         counter: options.counter,
         now,
         logError,

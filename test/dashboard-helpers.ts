@@ -1,5 +1,6 @@
 /** Fixtures for dashboard tests: a store with sample data, accounts, a cookie-keeping HTTP client, a browser. */
 import { CHROMIUM, CHROMIUM_ARGS } from "./run-helpers.mjs";
+import type { DocumentStore } from "../src/files/document-store.ts";
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -43,15 +44,16 @@ export async function dashboardServer(
   return { dir, server };
 }
 
-/** Creates an account with `PASSWORD` (or a one-time password, returned). */
+/** Creates an account with `PASSWORD` (or a one-time password, returned), in `documents` when given. */
 export async function account(
   dir: string,
   name: string,
-  options: { admin?: boolean; oneTime?: boolean; now?: () => number } = {},
+  options: { admin?: boolean; oneTime?: boolean; now?: () => number; documents?: DocumentStore } = {},
 ): Promise<string> {
   const { oneTimePassword } = await createAccount(dir, {
     name,
     admin: options.admin,
+    documents: options.documents,
     password: options.oneTime ? undefined : PASSWORD,
     now: options.now === undefined ? undefined : new Date(options.now()),
     scrypt: TEST_SCRYPT,

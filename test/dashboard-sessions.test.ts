@@ -6,7 +6,12 @@ import { setAccountDisabled, resetPassword } from "../src/accounts/account-admin
 import { createKey } from "../src/keys/key-admin.ts";
 import { readKeys } from "../src/keys/key-file.ts";
 import { account, Client, clock, dashboardServer, PASSWORD, signedIn } from "./dashboard-helpers.ts";
-import { startServer } from "./helpers.ts";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type { DocumentStore } from "../src/files/document-store.ts";
+import { generateSampleExport } from "../src/sample/sample-export.ts";
+import { ingestTexts, startServer } from "./helpers.ts";
+import { REDIS_SKIP, type TestVm, vmsOnRedis } from "./redis-helpers.ts";
 
 const DATA = "/api/v1/grid/system-state?start=2025-06-05&end=2025-06-06";
 const HOUR = 3_600_000;
@@ -342,3 +347,39 @@ test("a common or patterned password is refused, with why; a few unrelated words
   }
   await createAccount(dir, { name: "analyst", password: "lantern orbit cactus" });
 });
+
+test(
+  "an account made on another VM a moment ago signs in at once; every name costs the same read of the accounts",
+  { skip: REDIS_SKIP },
+  async (t) => {
+    const { vms } = await vmsOnRedis(t, 2);
+    const [a, b] = vms as [TestVm, TestVm];
+    // B's reads of the accounts where they are kept, counted: one per sign-in, whatever the name.
+    let reads = 0;
+    const counted: DocumentStore = {
+      dir: b.dir,
+      update: (file, change, once) => b.documents.update(file, change, once),
+      read: (file) => {
+        if (file.name === "accounts.json") reads += 1;
+        return b.documents.read(file);
+      },
+    };
+    ingestTexts(b.dir, { "sample.csv": generateSampleExport({ firstDay: "2025-06-01", days: 2 }) });
+    const server = await startServer(t, b.dir, { documents: counted });
+    // Made on A: in Redis, and in A's copy; B's copy has not followed (it follows no notices here).
+    await account(a.dir, "newcomer", { documents: a.documents });
+    assert.equal(existsSync(join(b.dir, "accounts.json")), false, "B's copy is behind");
+    const client = new Client(server.url);
+    assert.equal((await client.signIn("newcomer", PASSWORD)).status, 303, "signed in on B at once");
+    reads = 0;
+    for (const [name, password] of [
+      ["newcomer", "not the password"],
+      ["nobody-here", "not the password"],
+    ] as const) {
+      const res = await new Client(server.url).signIn(name, password);
+      assert.equal(res.status, 200);
+      assert.match(await res.text(), /Incorrect username or password\./);
+    }
+    assert.equal(reads, 2, "a known name and an unknown one each read the accounts once");
+  },
+);

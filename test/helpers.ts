@@ -22,7 +22,8 @@ import { ingestFiles } from "../src/ingest/ingest.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
 import { createKey } from "../src/keys/key-admin.ts";
 import { createKeyRegistry } from "../src/keys/key-registry.ts";
-import { createLimiter } from "../src/limits/limiter.ts";
+import { createLimiter, type Limiter } from "../src/limits/limiter.ts";
+import type { DocumentStore } from "../src/files/document-store.ts";
 import { DEFAULT_LIMITS, SCOPES } from "../src/limits/scopes.ts";
 import { createReadingStore } from "../src/store/reading-store.ts";
 import { createChangeGate } from "../src/files/change-gate.ts";
@@ -30,7 +31,7 @@ import { createAccountRegistry } from "../src/accounts/account-registry.ts";
 import { createSessionStore, type SessionStore } from "../src/accounts/session-store.ts";
 import { createRequestCounter, type RequestCounter } from "../src/usage/request-counts.ts";
 import { createSubscription } from "../src/webhooks/subscriptions.ts";
-import { fileWebhookStores } from "../src/webhooks/webhook-stores.ts";
+import { fileWebhookStores, type WebhookStores } from "../src/webhooks/webhook-stores.ts";
 
 // The processes each test started (`startServerProcess`). A test's after-hooks run in the order
 // they were added, and its temp directory is made before the process that writes into it: the
@@ -216,6 +217,15 @@ export interface TestServerOptions {
    * while its keys, accounts and counts are kept in `dataDir`.
    */
   readonly storeDir?: string;
+  /**
+   * Where the keys, accounts, sessions and counts are kept, when not `dataDir`'s files: Redis's
+   * copies, as a VM of several keeps them (`vmsOnRedis`).
+   */
+  readonly documents?: DocumentStore;
+  /** The webhooks' stores, when not `dataDir`'s. */
+  readonly webhooks?: WebhookStores;
+  /** The limiter, when not one of the server's own (a shared one, as VMs on Redis share). */
+  readonly limiter?: Limiter;
 }
 
 /** The account of the key `startServer` makes (`server.key`). */
@@ -240,23 +250,25 @@ export async function startServer(
   const unlimited = Object.fromEntries(SCOPES.map((s) => [s, 1_000_000]));
   const { key } = createKey(dataDir, { name: "test", account: TEST_KEY_ACCOUNT, limits: unlimited });
   const onError = (error: unknown) => errors.push(error);
-  const accounts = createAccountRegistry({ dir: dataDir, onError, gate });
+  const { documents } = options;
+  const accounts = createAccountRegistry({ dir: dataDir, onError, gate, documents });
   const registry = createKeyRegistry({
     dir: dataDir,
     now: options.now,
     onError,
     isDisabled: (account) => accounts.isDisabled(account),
     gate,
+    documents,
   });
-  const sessions = createSessionStore({ dir: dataDir, now: options.now, onError });
-  const counter = createRequestCounter({ dir: dataDir, now: options.now, onError });
+  const sessions = createSessionStore({ dir: dataDir, now: options.now, onError, documents });
+  const counter = createRequestCounter({ dir: dataDir, now: options.now, onError, documents });
   t.after(() => counter.close());
   const server = createServer(
     createService({
       store,
       datasets: options.datasets,
       registry,
-      limiter: createLimiter({ now: options.now }),
+      limiter: options.limiter ?? createLimiter({ now: options.now }),
       limits: { ...DEFAULT_LIMITS, ...options.limits },
       now: options.now,
       log: (entry) => logs.push({ ...entry }),
@@ -269,6 +281,8 @@ export async function startServer(
         secureCookies: options.secureCookies ?? false,
         trustedProxies: options.trustedProxies,
         webhookRules: options.webhookRules,
+        documents,
+        webhooks: options.webhooks,
       },
       corsOrigins: options.corsOrigins,
       gate,
@@ -452,5 +466,5 @@ export async function waitFor(
 /** A webhook subscription in DATA_DIR at `dir`, as the CLI makes one; its secret is returned once. */
 export async function subscribe(dir: string, options: Parameters<typeof createSubscription>[2]) {
   const webhooks = fileWebhookStores(dir);
-  return createSubscription(webhooks.documents, await webhooks.sealingKey(), options);
+  return createSubscription(webhooks.documents, await webhooks.sealingKeys(), options);
 }

@@ -2,20 +2,28 @@
  * The webhooks' door as an attacker tries it (docs/webhooks.md, "Where a webhook may go"): every
  * special-purpose range of IANA's registries, loopback in every spelling a URL allows, refusals
  * that would map the operator's network, a name that resolves inside on the second lookup (DNS
- * rebinding), a redirect, and what the delivery log tells an account. Names resolve through a
+ * rebinding), a redirect, what the delivery log tells an account, and an account's limits (its
+ * webhooks, made on two VMs at once; its test events). Names resolve through a
  * resolver the test scripts (`DestinationRules.resolve`), as DNS cannot be played on loopback
  * without changing the machine's resolver; every connection is real, to a loopback receiver.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
+import { TEST_EVENTS_PER_MINUTE, WEBHOOKS_PER_ACCOUNT } from "../src/dashboard/routes/webhook-routes.ts";
+import { generateSampleExport } from "../src/sample/sample-export.ts";
+import { redisWebhookStores } from "../src/webhooks/redis-webhooks.ts";
+import { createSubscription, currentSubscriptions } from "../src/webhooks/subscriptions.ts";
 import { checkDestination, type Resolve } from "../src/webhooks/destination.ts";
 import { isPublicAddress } from "../src/webhooks/public-address.ts";
 import { Deliverer } from "../src/webhooks/deliverer.ts";
 import { enqueue, pendingDeliveries } from "../src/webhooks/outbox.ts";
 import { deliveryLog } from "../src/webhooks/delivery-log.ts";
 import { fileWebhookStores } from "../src/webhooks/webhook-stores.ts";
-import { subscribe, tempDir } from "./helpers.ts";
+import { account, Client, PASSWORD, signedIn } from "./dashboard-helpers.ts";
+import { ingestTexts, startServer, subscribe, tempDir } from "./helpers.ts";
+import { REDIS_SKIP, vmsOnRedis } from "./redis-helpers.ts";
 import { receiver } from "./webhook-receiver.ts";
 
 const STRICT = { allowPrivate: false, allowHttp: false };
@@ -183,4 +191,80 @@ test("a failed connection is told in words that name no address", async (t) => {
   await new Deliverer({ webhooks: fileWebhookStores(dir), rules, scheduleMs: [0, 60_000] }).deliverDue();
   const [attempt] = pendingDeliveries(dir)[0]!.attempts;
   assert.equal(attempt!.error, "the connection was refused (ECONNREFUSED)");
+});
+
+test(
+  "two VMs making an account's last webhook at once: one is made, the other is told the limit",
+  { skip: REDIS_SKIP },
+  async (t) => {
+    const { connection, vms } = await vmsOnRedis(t, 2);
+    const sealKey = randomBytes(32).toString("base64"); // every VM holds the same
+    const servers = await Promise.all(
+      vms.map(async (vm) => {
+        ingestTexts(vm.dir, { "sample.csv": generateSampleExport({ firstDay: "2025-06-01", days: 2 }) });
+        const webhooks = redisWebhookStores(connection.client, vm.dir, vm.documents, { sealKey });
+        return { vm, webhooks, server: await startServer(t, vm.dir, { documents: vm.documents, webhooks }) };
+      }),
+    );
+    // The account, and all but one of its webhooks, made on the first VM: in Redis and its copy.
+    const [first, second] = servers as [(typeof servers)[0], (typeof servers)[0]];
+    for (const vm of vms) await account(vm.dir, "mallory");
+    const keys = await first.webhooks.sealingKeys();
+    for (let n = 1; n < WEBHOOKS_PER_ACCOUNT; n++) {
+      const url = `https://93.184.215.14/${n}`;
+      await createSubscription(first.webhooks.documents, keys, {
+        account: "mallory",
+        url,
+        events: ["data.published"],
+      });
+    }
+    const clients = await Promise.all(
+      servers.map(async ({ server }) => {
+        const client = new Client(server.url);
+        assert.equal((await client.signIn("mallory", PASSWORD)).status, 303);
+        return { client, csrf: await client.token("/dashboard/webhooks") };
+      }),
+    );
+    const answers = await Promise.all(
+      clients.map(({ client, csrf }, i) =>
+        client.post("/dashboard/webhooks", {
+          csrf,
+          url: `https://93.184.215.14/last-${i}`,
+          events: "data.published",
+        }),
+      ),
+    );
+    assert.deepEqual(answers.map((res) => res.status).sort(), [303, 400]);
+    const refused = answers.find((res) => res.status === 400)!;
+    assert.match(
+      await refused.text(),
+      /You have 20 webhooks, the most an account may have; delete one first\./,
+    );
+    const mine = (await currentSubscriptions(second.webhooks.documents)).filter(
+      (s) => s.account === "mallory",
+    );
+    assert.equal(mine.length, WEBHOOKS_PER_ACCOUNT);
+  },
+);
+
+test("an account sends at most 5 test events a minute, whatever its webhooks: then 429 with Retry-After", async (t) => {
+  const { dir, client } = await signedIn(t);
+  const made = [];
+  for (let n = 0; n <= TEST_EVENTS_PER_MINUTE; n++) {
+    const url = `https://93.184.215.14/${n}`;
+    made.push((await subscribe(dir, { account: "analyst", url, events: ["webhook.test"] })).subscription);
+  }
+  const csrf = await client.token("/dashboard/webhooks");
+  for (const s of made.slice(0, TEST_EVENTS_PER_MINUTE)) {
+    const res = await client.post("/dashboard/webhooks/test", { csrf, id: s.id });
+    assert.equal(res.headers.get("location"), `/dashboard/webhooks/view?id=${s.id}&notice=webhook-test`);
+  }
+  const refused = await client.post("/dashboard/webhooks/test", { csrf, id: made.at(-1)!.id });
+  assert.equal(refused.status, 429);
+  assert.match(refused.headers.get("retry-after")!, /^([1-9]|[1-5]\d|60)$/);
+  assert.match(
+    await refused.text(),
+    /You sent 5 test events in the last minute, the most an account may; try again in \d+ seconds\./,
+  );
+  assert.equal(pendingDeliveries(dir).length, TEST_EVENTS_PER_MINUTE, "the sixth was not queued");
 });

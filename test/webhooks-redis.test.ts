@@ -9,9 +9,13 @@
 import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { existsSync, readdirSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { Redis } from "ioredis";
+import { keyId } from "../src/files/sealing.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
+import { migrateRedis } from "../src/shared/redis-migrations.ts";
 import { withSharedDocuments } from "../src/shared/shared-cli.ts";
 import { redisDocumentStore, sharedDocuments } from "../src/shared/shared-documents.ts";
 import { Deliverer } from "../src/webhooks/deliverer.ts";
@@ -27,7 +31,7 @@ import {
 import { fileWebhookStores } from "../src/webhooks/webhook-stores.ts";
 import { account, Client, PASSWORD } from "./dashboard-helpers.ts";
 import { ingestTexts, startServerProcess, subscribe, tempDir, waitFor } from "./helpers.ts";
-import { answered, quickAndPatient, REDIS_SKIP, startRedis } from "./redis-helpers.ts";
+import { answered, quickAndPatient, REDIS_SKIP, redisAndConnection, startRedis } from "./redis-helpers.ts";
 import { receiver, verify } from "./webhook-receiver.ts";
 
 function vm(t: TestContext): string {
@@ -50,9 +54,36 @@ const spooled = (dir: string) => {
   return existsSync(outbox) ? readdirSync(outbox).filter((n) => n.endsWith(".json")).length : 0;
 };
 
+/** Fails when any key or value of the database at `url` holds `key` (base64, or its bytes). */
+async function assertNoSealingKeyIn(url: string, key: string): Promise<void> {
+  const raw = new Redis(url);
+  try {
+    const bytes = Buffer.from(key.trim(), "base64");
+    for (const name of await raw.keys("*")) {
+      const type = await raw.type(name);
+      const values =
+        type === "string"
+          ? [await raw.getBuffer(name)]
+          : type === "hash"
+            ? Object.values(await raw.hgetallBuffer(name))
+            : type === "zset"
+              ? await raw.zrangeBuffer(name, 0, -1)
+              : await raw.lrangeBuffer(name, 0, -1);
+      for (const value of [Buffer.from(name), ...values]) {
+        assert.ok(
+          value !== null && !value.includes(key.trim()) && !value.includes(bytes),
+          `${name} holds the sealing key`,
+        );
+      }
+    }
+  } finally {
+    raw.disconnect();
+  }
+}
+
 /** A subscription to `events` in `dir`, to an address no test sends to. */
 const subscribeTo = (dir: string, events: EventType[]) =>
-  subscribe(dir, { account: "a", url: "https://203.0.113.9/in", events });
+  subscribe(dir, { account: "a", url: "https://93.184.215.14/in", events });
 
 test(
   "two VMs on one Redis, one of two workers: a subscription made on one is served by all, and each event arrives once",
@@ -62,7 +93,14 @@ test(
     const hook = await receiver(t, [204]);
     const [a, b] = [vm(t), vm(t)];
     // VM a runs two workers, VM b one process: three processes deliver from one outbox.
-    const env = { REDIS_URL: redis.url, WEBHOOK_ALLOW_PRIVATE: "1", WEBHOOK_ALLOW_HTTP: "1" };
+    // Every VM holds the same sealing key, here given as WEBHOOK_SEAL_KEY.
+    const sealKey = randomBytes(32).toString("base64");
+    const env = {
+      REDIS_URL: redis.url,
+      WEBHOOK_ALLOW_PRIVATE: "1",
+      WEBHOOK_ALLOW_HTTP: "1",
+      WEBHOOK_SEAL_KEY: sealKey,
+    };
     const servers = await Promise.all([
       startServerProcess(t, a, { env: { ...env, WORKERS: "2" } }),
       startServerProcess(t, b, { env }),
@@ -71,8 +109,8 @@ test(
 
     // Made on VM a, as its dashboard or CLI makes one: in Redis, followed into b's DATA_DIR.
     const { subscription, secret } = await withSharedDocuments(redis.url, async (shared, connection) => {
-      const webhooks = redisWebhookStores(connection.client, a, redisDocumentStore(shared, a));
-      return createSubscription(webhooks.documents, await webhooks.sealingKey(), {
+      const webhooks = redisWebhookStores(connection.client, a, redisDocumentStore(shared, a), { sealKey });
+      return createSubscription(webhooks.documents, await webhooks.sealingKeys(), {
         account: "desk",
         url: hook.url,
         events: ["data.published", "source.late"],
@@ -299,7 +337,7 @@ test(
     const hook = await receiver(t, [204], {}, () => (paused ??= busy("WRITE")));
     const dir = tempDir(t);
     const webhooks = redisWebhookStores(quick.client, dir, redisDocumentStore(sharedDocuments(quick), dir));
-    const { subscription } = await createSubscription(webhooks.documents, await webhooks.sealingKey(), {
+    const { subscription } = await createSubscription(webhooks.documents, await webhooks.sealingKeys(), {
       account: "desk",
       url: hook.url,
       events: ["source.late"],
@@ -331,15 +369,18 @@ test(
     const [made, behind] = [tempDir(t), tempDir(t)];
     await withSharedDocuments(redis.url, async (shared, connection) => {
       // Made on one VM; the other's copy in its DATA_DIR has not followed yet (a notice in flight).
-      const here = redisWebhookStores(connection.client, made, redisDocumentStore(shared, made));
-      const { subscription } = await createSubscription(here.documents, await here.sealingKey(), {
+      const sealKey = randomBytes(32).toString("base64"); // both VMs hold it
+      const here = redisWebhookStores(connection.client, made, redisDocumentStore(shared, made), { sealKey });
+      const { subscription } = await createSubscription(here.documents, await here.sealingKeys(), {
         account: "desk",
         url: hook.url,
         events: ["source.late"],
       });
       await here.outbox.enqueue({ type: "source.late", data: { file: "f.csv" } });
       assert.deepEqual(readSubscriptions(behind), [], "the other VM's copy is behind");
-      const there = redisWebhookStores(connection.client, behind, redisDocumentStore(shared, behind));
+      const there = redisWebhookStores(connection.client, behind, redisDocumentStore(shared, behind), {
+        sealKey,
+      });
       const rules = { allowPrivate: true, allowHttp: true };
       assert.equal(await new Deliverer({ webhooks: there, rules }).deliverDue(), 1);
       assert.equal(hook.received.length, 1, "delivered");
@@ -350,16 +391,17 @@ test(
 );
 
 test(
-  "shared-state import moves the subscriptions and their sealing key into Redis, and export brings them back",
+  "shared-state import moves the subscriptions into Redis, never their sealing key, which every VM must hold; export brings them back",
   { skip: REDIS_SKIP },
   async (t) => {
     const redis = await startRedis(t);
     const [alone, other, back] = [tempDir(t), tempDir(t), tempDir(t)];
     const { subscription, secret } = await subscribe(alone, {
       account: "a",
-      url: "https://203.0.113.9/in",
+      url: "https://93.184.215.14/in",
       events: ["data.published"],
     });
+    const sealKey = readFileSync(join(alone, "webhooks", "seal.key"), "utf8");
     const cli = (dir: string, command: string) =>
       spawnSync(process.execPath, ["--import", "tsx", "scripts/shared-state.ts", command], {
         cwd: join(import.meta.dirname, ".."),
@@ -370,15 +412,23 @@ test(
     assert.equal(imported.status, 0, imported.stderr);
     assert.match(
       imported.stderr,
-      /webhooks\/subscriptions\.json: imported[\s\S]*webhooks\/seal\.key: imported/,
+      /webhooks\/subscriptions\.json: imported[\s\S]*webhooks\/seal\.key: stays on this VM \(id [0-9a-f]{16}\)/,
     );
-    // Another VM signs with the secret made on the first, read through Redis.
+    await assertNoSealingKeyIn(redis.url, sealKey);
+    // Another VM with a key of its own is refused, saying why; given the first's key, it signs.
     await withSharedDocuments(redis.url, async (shared, connection) => {
       const webhooks = redisWebhookStores(connection.client, other, redisDocumentStore(shared, other));
+      await assert.rejects(
+        webhooks.sealingKeys(),
+        /This VM's sealing key .* is not the one the webhook secrets in Redis are sealed under/,
+      );
+      cpSync(join(alone, "webhooks", "seal.key"), join(other, "webhooks", "seal.key"));
       const [found] = await currentSubscriptions(webhooks.documents);
       assert.equal(found!.id, subscription.id);
-      assert.deepEqual(signingSecrets(await webhooks.sealingKey(), found!, Date.now()), [secret]);
+      assert.deepEqual(signingSecrets(await webhooks.sealingKeys(), found!, Date.now()), [secret]);
     });
+    const status = cli(alone, "status");
+    assert.match(status.stdout, /sealing key\tid ([0-9a-f]{16}) in Redis; this VM holds \1\n/);
     // The webhooks CLI with REDIS_URL, on a VM that serves no copy of the subscriptions.
     const webhooksCli = (...args: string[]) =>
       spawnSync(process.execPath, ["--import", "tsx", "scripts/webhooks.ts", ...args], {
@@ -396,8 +446,82 @@ test(
     );
     const exported = cli(back, "export");
     assert.equal(exported.status, 0, exported.stderr);
-    const webhooks = fileWebhookStores(back);
+    assert.equal(existsSync(join(back, "webhooks", "seal.key")), false, "the key is not Redis's to give");
+    const webhooks = fileWebhookStores(back, { sealKey });
     const [kept] = readSubscriptions(back);
-    assert.deepEqual(signingSecrets(await webhooks.sealingKey(), kept!, Date.now()), [secret]);
+    assert.deepEqual(signingSecrets(await webhooks.sealingKeys(), kept!, Date.now()), [secret]);
+  },
+);
+
+test(
+  "an earlier release's Redis: the doubled prefix is undone, and the sealing key it held leaves it for DATA_DIR",
+  { skip: REDIS_SKIP },
+  async (t) => {
+    const { redis, connection } = await redisAndConnection(t);
+    const raw = new Redis(redis.url);
+    t.after(() => raw.disconnect());
+    // What 1.8 wrote: its names had the connection's prefix in them already.
+    const legacyKey = randomBytes(32).toString("base64");
+    await raw.zadd("gds:gds:wh:due", 1, "wh_1 msg_1");
+    await raw.set("gds:gds:wh:d:msg_1", "{}");
+    await raw.set("gds:gds:dashboard-secret", randomBytes(32).toString("base64"));
+    await raw.set("gds:gds:webhook-seal-key", legacyKey);
+    await raw.hset("gds:gds:wh:ended", "delivered", "3");
+    await raw.hset("gds:wh:ended", "delivered", "1"); // already there: the old one is left
+    const said: string[] = [];
+    const log = (line: string) => void said.push(line);
+
+    // A VM whose WEBHOOK_SEAL_KEY is another key is refused, and the key stays for the others.
+    const stranger = tempDir(t);
+    const strangers = redisWebhookStores(
+      connection.client,
+      stranger,
+      redisDocumentStore(sharedDocuments(connection), stranger),
+      {
+        sealKey: randomBytes(32).toString("base64"),
+        log,
+      },
+    );
+    await assert.rejects(
+      strangers.sealingKeys(),
+      /Redis holds the key the webhook secrets are sealed under \(id [0-9a-f]{16}, at gds:gds:webhook-seal-key\) and WEBHOOK_SEAL_KEY does not/,
+    );
+
+    await migrateRedis(connection.client, log);
+    assert.deepEqual(await raw.zrange("gds:wh:due", 0, -1), ["wh_1 msg_1"]);
+    assert.equal(await raw.get("gds:wh:d:msg_1"), "{}");
+    assert.ok((await raw.exists("gds:dashboard-secret")) === 1);
+    assert.deepEqual((await raw.keys("gds:gds:*")).sort(), ["gds:gds:wh:ended"]);
+    assert.equal(await raw.hget("gds:wh:ended", "delivered"), "1");
+    assert.match(said.join("\n"), /4 keys named gds:gds:… by an earlier release are now gds:…/);
+    assert.match(
+      said.join("\n"),
+      /1 keys named gds:gds:… were left, as their new names are taken: gds:gds:wh:ended/,
+    );
+
+    // The first VM of this release to ask takes the key into its DATA_DIR, before its own.
+    const first = tempDir(t);
+    const ownKey = randomBytes(32).toString("base64");
+    mkdirSync(join(first, "webhooks"));
+    writeFileSync(join(first, "webhooks", "seal.key"), `${ownKey}\n`);
+    const webhooks = redisWebhookStores(
+      connection.client,
+      first,
+      redisDocumentStore(sharedDocuments(connection), first),
+      { log },
+    );
+    const keys = await webhooks.sealingKeys();
+    assert.equal(keys.id, keyId(Buffer.from(legacyKey, "base64")));
+    assert.equal(readFileSync(join(first, "webhooks", "seal.key"), "utf8"), `${legacyKey}\n${ownKey}\n`);
+    assert.equal(statSync(join(first, "webhooks", "seal.key")).mode & 0o777, 0o600);
+    assert.match(
+      said.join("\n"),
+      /sealing key \(id [0-9a-f]{16}\) moved out of Redis into this VM's DATA_DIR\/webhooks\/seal\.key/,
+    );
+    await assertNoSealingKeyIn(redis.url, legacyKey);
+    // The next start finds nothing more to do.
+    said.length = 0;
+    await migrateRedis(connection.client, log);
+    assert.deepEqual(said, []);
   },
 );

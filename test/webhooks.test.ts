@@ -67,7 +67,7 @@ test("a signature standardwebhooks verifies; a rotated secret signs beside the n
   assert.throws(() => new Webhook(secret).verify(body.replace("test", "tesT"), headers), /signature/i);
   const fresh = await rotateSecret(
     fileWebhookStores(dir).documents,
-    await fileWebhookStores(dir).sealingKey(),
+    await fileWebhookStores(dir).sealingKeys(),
     subscription.id,
   );
   const both = signatures([secret, fresh], "msg_1", now, body);

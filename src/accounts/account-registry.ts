@@ -27,9 +27,10 @@ export interface AccountRegistry {
    * Reads the accounts where they are kept, for when DATA_DIR's copy may be behind: with REDIS_URL,
    * a session begun on another VM may be of an account made there a moment ago, which this one's
    * copy follows within a second. At most one read per `CATCH_UP_MS`, shared by the requests that
-   * ask meanwhile; rejects when the accounts cannot be read (`SharedStateUnavailable`: a 503).
+   * ask meanwhile (`fresh`: a read of its own, of what was written before it was asked); rejects
+   * when the accounts cannot be read (`SharedStateUnavailable`: a 503).
    */
-  catchUp(): Promise<void>;
+  catchUp(options?: { fresh?: boolean }): Promise<void>;
 }
 
 /** Opens the account store in `dir`; `onError` hears of an unreadable file. */

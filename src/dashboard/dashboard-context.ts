@@ -16,6 +16,7 @@ import type { RequestCounter } from "../usage/request-counts.ts";
 import { publicBase } from "../http/public-base.ts";
 import type { DestinationRules } from "../webhooks/destination.ts";
 import { fileWebhookStores, type WebhookStores } from "../webhooks/webhook-stores.ts";
+import { createLimiter, type Limiter } from "../limits/limiter.ts";
 import { cookie } from "./cookies.ts";
 import type { Html } from "./html.ts";
 import type { PageContent } from "./layout.ts";
@@ -54,6 +55,8 @@ export interface DashboardOptions {
   readonly webhookRules?: DestinationRules;
   /** Where the webhooks' subscriptions, outbox and sealing key are: DATA_DIR's by default, or Redis's. */
   readonly webhooks?: WebhookStores;
+  /** The service's limiter (shared through Redis with REDIS_URL): an account's test events count there. */
+  readonly limiter?: Limiter;
 }
 
 /** The options with every default filled in, and the helpers the routes share. */
@@ -65,6 +68,7 @@ export interface DashboardContext extends DashboardOptions {
   readonly logError: (error: unknown) => void;
   readonly webhookRules: DestinationRules;
   readonly webhooks: WebhookStores;
+  readonly limiter: Limiter;
   /** The home page's chart, redrawn only when the store changed. */
   readonly chart: () => Html;
   /** The home page's supply-margin chart, redrawn only when the store changed. */
@@ -133,7 +137,8 @@ export function createDashboardContext(options: DashboardOptions): DashboardCont
     logError: options.logError ?? ((error) => console.error(error)),
     documents,
     webhookRules: options.webhookRules ?? { allowPrivate: false, allowHttp: false },
-    webhooks: options.webhooks ?? fileWebhookStores(options.dir, documents),
+    webhooks: options.webhooks ?? fileWebhookStores(options.dir, { documents }),
+    limiter: options.limiter ?? createLimiter({ now }),
     chart: createRecentMixChart(options.store),
     margin: createRecentMarginChart(options.store),
     shedding: createRecentShedding(options.store),

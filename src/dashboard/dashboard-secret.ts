@@ -11,7 +11,8 @@ import type { Redis } from "ioredis";
 import { secretFileText } from "../files/secret-file.ts";
 
 export const SECRET_FILE = "dashboard-secret";
-const REDIS_KEY = "gds:dashboard-secret";
+// With the connection's prefix, `gds:dashboard-secret`.
+const REDIS_KEY = "dashboard-secret";
 
 function decode(text: string, where: string): Buffer {
   const bytes = Buffer.from(text.trim(), "base64");

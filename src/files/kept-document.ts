@@ -44,23 +44,22 @@ export function keptDocument(
 /**
  * A catch-up of `file`: a read of the copy where it is kept (`document.documents`), handed to `take`
  * (null when there is none), for when DATA_DIR's copy may be behind. At most one read per
- * `CATCH_UP_MS`: callers meanwhile share the read under way or just done. A read that fails (Redis
- * slow or away) rejects its callers, and the next call reads again rather than share that failure.
+ * `CATCH_UP_MS`: callers meanwhile share the read under way or just done, but for a `fresh` one,
+ * which reads what was written before it was asked (a sign-in). A read that fails (Redis slow or
+ * away) rejects its callers, and the next call reads again rather than share that failure.
  */
 export function catchUpWith(
   document: KeptDocument,
   file: KeptFile,
   take: (text: string | null) => void,
-): () => Promise<void> {
+): (options?: { fresh?: boolean }) => Promise<void> {
   let last: { at: number; done: Promise<void> } | undefined;
-  return () => {
+  return (options = {}) => {
     const t = document.now();
-    if (last !== undefined && t - last.at < CATCH_UP_MS) return last.done;
+    if (last !== undefined && t - last.at < CATCH_UP_MS && options.fresh !== true) return last.done;
     const done: Promise<void> = document.documents
-      .update(file, (text) => {
-        take(text);
-        return { text: null, result: undefined };
-      })
+      .read(file)
+      .then(take)
       .catch((error: unknown) => {
         if (last?.done === done) last = undefined;
         throw error;

@@ -1,12 +1,14 @@
 /**
  * The answers to the errors the layers below throw in their own terms: a damaged day, a store not
- * to be served, the shared state out of reach. Each is a 503 saying when to retry, never a 500.
+ * to be served, the shared state out of reach, a VM whose webhook sealing key is not the others'.
+ * Each is a 503 saying when to retry, never a 500.
  * The API's pipeline (`app.ts`) and the dashboard's pages both answer through here.
  */
 import { DamagedForecastError } from "../forecasts/forecast-issues.ts";
 import { SharedStateUnavailable } from "../shared/shared-state-unavailable.ts";
 import { DamagedPeriodsError } from "../store/period-revisions.ts";
 import { DamagedDayError, StoreUnavailableError } from "../store/reading-store.ts";
+import { SealingKeyMismatch } from "../webhooks/redis-sealing.ts";
 import { HttpError } from "./http-error.ts";
 
 /**
@@ -25,6 +27,14 @@ export function asHttpError(error: unknown): unknown {
   if (error instanceof DamagedForecastError) return damagedFiles("forecast issues");
   if (error instanceof SharedStateUnavailable) {
     return new HttpError(503, "Service temporarily unavailable.", { headers: { "Retry-After": "1" } });
+  }
+  if (error instanceof SealingKeyMismatch) {
+    // Logged as the fault it is (the operator's to mend); the user is told no more than to wait.
+    return new HttpError(
+      503,
+      "Webhooks cannot be made or changed on this server until its operator mends its configuration. Try again later.",
+      { headers: { "Retry-After": "600" } },
+    );
   }
   return error;
 }

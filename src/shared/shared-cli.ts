@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { localText } from "../files/document-store.ts";
 import { KEYS_FILE, USAGE_FILE } from "../keys/key-file.ts";
 import { connectRedis, type RedisConnection, redactedUrl } from "./redis-connection.ts";
+import { migrateRedis } from "./redis-migrations.ts";
 import { sharedDocuments, type SharedDocuments } from "./shared-documents.ts";
 
 export interface CliIo {
@@ -26,6 +27,7 @@ export async function withSharedDocuments<T>(
   const connection = connectRedis(url, { log: () => {}, commandTimeoutMs: 2_000 });
   try {
     if (!(await connection.ready(3_000))) throw new Error(`Redis at ${redactedUrl(url)} is unreachable`);
+    await migrateRedis(connection.client, (line) => void process.stderr.write(`${line}\n`));
     return await work(sharedDocuments(connection), connection);
   } finally {
     await connection.close();

@@ -226,15 +226,10 @@ export function sharedDocuments(connection: RedisConnection): SharedDocuments {
     throw new Error(`${file} in Redis kept changing under this update; try again`);
   }
 
-  // A change while Redis is away is refused as unavailable (a 503 to retry), never a 500.
-  async function update<T>(
-    file: SharedFile,
-    dir: string,
-    change: (text: string | null) => { text: string | null; result: T },
-    once?: string,
-  ): Promise<T> {
+  // A command while Redis is away is refused as unavailable (a 503 to retry), never a 500.
+  async function unlessAway<T>(work: () => Promise<T>): Promise<T> {
     try {
-      return await tryUpdate(file, dir, change, once);
+      return await work();
     } catch (error) {
       if (error instanceof SharedStateUnavailable) throw error;
       // ioredis says a command timed out, or the socket is not writeable, only in its message.
@@ -245,8 +240,8 @@ export function sharedDocuments(connection: RedisConnection): SharedDocuments {
   }
 
   return {
-    update,
-    read,
+    update: (file, dir, change, once) => unlessAway(() => tryUpdate(file, dir, change, once)),
+    read: (file) => unlessAway(() => read(file)),
     async replace(file, text) {
       const current = await read(file);
       await compareAndSet(connection, { file, version: current.version, text });

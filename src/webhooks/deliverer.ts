@@ -152,7 +152,7 @@ export class Deliverer {
     const started = this.#now();
     const timestamp = Math.floor(started / 1000);
     const body = JSON.stringify(delivery.event);
-    const secrets = signingSecrets(await this.#webhooks.sealingKey(), sub, started);
+    const secrets = signingSecrets(await this.#webhooks.sealingKeys(), sub, started);
     const headers = {
       "content-type": "application/json",
       "user-agent": `grid-data-service/${VERSION} (webhooks)`,

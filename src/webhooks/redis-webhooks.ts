@@ -1,7 +1,7 @@
 /**
  * The webhooks' state in Redis, for several processes and VMs (docs/webhooks.md, "Across cores and VMs"):
- * the subscriptions are a shared document (given in), the sealing key is one Redis key, and the
- * outbox is Redis's:
+ * the subscriptions are a shared document (given in), and the outbox is Redis's (the names below
+ * are given with the connection's prefix, `gds:`):
  *
  * - `gds:wh:d:<id>` holds a delivery's JSON; `gds:wh:due` the pending ones by when they are due
  *   (member `<subscription> <id>`); `gds:wh:sub:<subscription>` a subscription's deliveries by
@@ -18,10 +18,7 @@
  *   hours send it once.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import type { Redis } from "ioredis";
-import { writeFileAtomic } from "../files/atomic-write.ts";
 import type { DocumentStore } from "../files/document-store.ts";
 import {
   type Delivery,
@@ -33,13 +30,13 @@ import {
 } from "./outbox.ts";
 import { KEPT_PER_SUBSCRIPTION } from "./delivery-log.ts";
 import type { DeliveryCounts, OutboxStore } from "./outbox-store.ts";
-import { WEBHOOKS_DIR } from "./subscriptions.ts";
-import { SEAL_KEY_FILE, type WebhookStores } from "./webhook-stores.ts";
+import { checkedSealingKeys, recordSealingKey } from "./redis-sealing.ts";
+import type { WebhookStores } from "./webhook-stores.ts";
 
-const PREFIX = "gds:wh:";
+// The connection puts `gds:` before every key.
+const PREFIX = "wh:";
 const DUE = `${PREFIX}due`;
 const ENDED = `${PREFIX}ended`;
-const SEAL_KEY = "gds:webhook-seal-key";
 /** How long an event made by one VM's pull is recognised when another's makes it again. */
 const SAME_EVENT_S = 6 * 3_600;
 /** How many due deliveries one lease gives a process. */
@@ -227,49 +224,22 @@ export class RedisOutbox implements OutboxStore {
 }
 
 /**
- * The sealing key every VM shares: the first to ask stores DATA_DIR's key when it has one (so the
- * secrets it sealed stay readable), else a new one.
+ * Everything shared in Redis: `documents` must be Redis's (`shared/shared-documents.ts`). The
+ * sealing keys are this VM's own, checked against Redis's record of them (`redis-sealing.ts`).
  */
-export async function redisSealingKey(client: Redis, dataDir: string): Promise<Buffer> {
-  const local = join(dataDir, SEAL_KEY_FILE);
-  const offered = existsSync(local) ? readFileSync(local, "utf8").trim() : randomBytes(32).toString("base64");
-  await client.set(SEAL_KEY, offered, "NX");
-  const text = await client.get(SEAL_KEY);
-  const key = Buffer.from(text ?? "", "base64");
-  if (key.length !== 32) throw new RangeError(`Redis's ${SEAL_KEY} is not a 32-byte key`);
-  return key;
-}
-
-/** Stores DATA_DIR's sealing key in Redis, replacing any (`shared-state -- import`); false when there is none. */
-export async function importSealingKey(client: Redis, dataDir: string): Promise<boolean> {
-  const local = join(dataDir, SEAL_KEY_FILE);
-  if (!existsSync(local)) return false;
-  await client.set(SEAL_KEY, readFileSync(local, "utf8").trim());
-  return true;
-}
-
-/** Writes Redis's sealing key into DATA_DIR (`shared-state -- export`); false when Redis holds none. */
-export async function exportSealingKey(client: Redis, dataDir: string): Promise<boolean> {
-  const text = await client.get(SEAL_KEY);
-  if (text === null) return false;
-  mkdirSync(join(dataDir, WEBHOOKS_DIR), { recursive: true });
-  writeFileAtomic(join(dataDir, SEAL_KEY_FILE), text + "\n", { mode: 0o600 });
-  return true;
-}
-
-/** Everything in Redis: `documents` must be Redis's (`shared/shared-documents.ts`). */
-export function redisWebhookStores(client: Redis, dataDir: string, documents: DocumentStore): WebhookStores {
-  let key: Promise<Buffer> | undefined;
+export function redisWebhookStores(
+  client: Redis,
+  dataDir: string,
+  documents: DocumentStore,
+  options: { sealKey?: string; log?: (line: string) => void } = {},
+): WebhookStores {
+  const source = { dataDir, sealKey: options.sealKey };
   return {
     dataDir,
     documents,
     outbox: new RedisOutbox(client, dataDir),
-    sealingKey() {
-      key ??= redisSealingKey(client, dataDir).catch((error: unknown) => {
-        key = undefined; // asked again next time (Redis away)
-        throw error;
-      });
-      return key;
-    },
+    // Read and checked each time (a key file put right takes effect without a restart).
+    sealingKeys: () => checkedSealingKeys(client, source, options.log ?? (() => {})),
+    resealed: (id) => recordSealingKey(client, id),
   };
 }

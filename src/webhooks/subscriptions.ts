@@ -1,7 +1,7 @@
 /**
  * Webhook subscriptions (docs/webhooks.md), per account: a URL, the event types wanted (with an
  * optional list of datasets and a grid-stress band threshold), enabled or paused (by its owner, by a 410, or after failing for 24
- * hours), and its signing secrets, sealed (`sealed-secret.ts`). A rotated secret keeps the old
+ * hours), and its signing secrets, sealed (`files/sealing.ts`). A rotated secret keeps the old
  * one valid, and signing, for 24 hours. They are one kept document,
  * `DATA_DIR/webhooks/subscriptions.json`, changed through the document store the program chose
  * (`files/document-store.ts`: DATA_DIR's file under its lock, or Redis's copy), and read from
@@ -13,7 +13,7 @@ import { join } from "node:path";
 import * as v from "valibot";
 import type { DocumentStore, KeptFile } from "../files/document-store.ts";
 import { parseDocument } from "../files/json-document.ts";
-import { seal, unseal } from "../files/sealing.ts";
+import type { SealingKeys } from "../files/sealing.ts";
 import { newSigningSecret } from "./signature.ts";
 
 export const WEBHOOKS_DIR = "webhooks";
@@ -119,10 +119,22 @@ export function subscriptionOf(subscriptions: Subscription[], id: string): Subsc
   return found;
 }
 
-/** Creates a subscription, its secret sealed under `key`; the secret is returned once, never again. */
+/** An account that has as many subscriptions as it may: nothing was made. */
+export class TooManySubscriptions extends Error {
+  constructor(readonly count: number) {
+    super(`The account has ${count} webhooks, the most it may have`);
+    this.name = "TooManySubscriptions";
+  }
+}
+
+/**
+ * Creates a subscription, its secret sealed under `keys`; the secret is returned once, never again.
+ * With `atMost`, an account that already has that many is refused (a TooManySubscriptions), counted
+ * inside the write: two processes making the last one at once cannot both make it.
+ */
 export async function createSubscription(
   documents: DocumentStore,
-  key: Buffer,
+  keys: SealingKeys,
   options: {
     account: string;
     url: string;
@@ -130,6 +142,7 @@ export async function createSubscription(
     datasets?: readonly string[];
     minBand?: Subscription["min_band"];
     now?: Date;
+    atMost?: number;
   },
 ): Promise<{ subscription: Subscription; secret: string }> {
   const now = (options.now ?? new Date()).toISOString();
@@ -143,21 +156,25 @@ export async function createSubscription(
     ...(options.minBand === undefined ? {} : { min_band: options.minBand }),
     enabled: true,
     created: now,
-    secrets: [{ sealed: seal(key, secret), created: now }],
+    secrets: [{ sealed: keys.seal(secret), created: now }],
   };
-  await updateSubscriptions(documents, (all) => all.push({ ...subscription }));
+  await updateSubscriptions(documents, (all) => {
+    const count = all.filter((s) => s.account === options.account).length;
+    if (options.atMost !== undefined && count >= options.atMost) throw new TooManySubscriptions(count);
+    all.push({ ...subscription });
+  });
   return { subscription, secret };
 }
 
 /** A new secret for a subscription; the old ones stay valid for `ROTATION_OVERLAP_MS`. */
 export async function rotateSecret(
   documents: DocumentStore,
-  key: Buffer,
+  keys: SealingKeys,
   id: string,
   now = new Date(),
 ): Promise<string> {
   const secret = newSigningSecret();
-  const sealed = seal(key, secret);
+  const sealed = keys.seal(secret);
   await updateSubscriptions(documents, (all) => {
     const s = subscriptionOf(all, id);
     const expires = new Date(now.getTime() + ROTATION_OVERLAP_MS).toISOString();
@@ -191,8 +208,24 @@ export function stateOf(subscription: Subscription): string {
 }
 
 /** The secrets a subscription signs with at `now`: the newest, and any rotated one still valid. */
-export function signingSecrets(key: Buffer, subscription: Subscription, now: number): string[] {
+export function signingSecrets(keys: SealingKeys, subscription: Subscription, now: number): string[] {
   return subscription.secrets
     .filter((s) => s.expires === undefined || Date.parse(s.expires) > now)
-    .map((s) => unseal(key, s.sealed));
+    .map((s) => keys.unseal(s.sealed));
+}
+
+/**
+ * Seals every secret of every subscription again under the first of `keys` (the last step but one of
+ * a rotation of the sealing key); throws, changing nothing, when one opens under none of them.
+ * Returns how many secrets were sealed again.
+ */
+export async function resealSecrets(documents: DocumentStore, keys: SealingKeys): Promise<number> {
+  return updateSubscriptions(documents, (all) => {
+    let count = 0;
+    for (const s of all) {
+      s.secrets = s.secrets.map((secret) => ({ ...secret, sealed: keys.seal(keys.unseal(secret.sealed)) }));
+      count += s.secrets.length;
+    }
+    return count;
+  });
 }

@@ -12,6 +12,7 @@ import {
   type EventType,
   pause,
   currentSubscriptions,
+  resealSecrets,
   resume,
   rotateSecret,
   stateOf,
@@ -31,8 +32,10 @@ export const WEBHOOKS_USAGE = `Usage: npm run --silent webhooks -- COMMAND
   test ID              queues a webhook.test event for that subscription
   deliveries ID        its pending and ended deliveries, with every attempt
   resend MSG_ID        sends an ended delivery again, with the same webhook-id
+  reseal               seals every secret again under the first sealing key (a rotation's
+                       last step but one: docs/webhooks.md, "The sealing key")
 Event types: ${EVENT_TYPES.join(", ")} (all but webhook.test by default).
-Settings: DATA_DIR, WEBHOOK_ALLOW_HTTP=1, WEBHOOK_ALLOW_PRIVATE=1.
+Settings: DATA_DIR, REDIS_URL, WEBHOOK_SEAL_KEY, WEBHOOK_ALLOW_HTTP=1, WEBHOOK_ALLOW_PRIVATE=1.
 `;
 
 export interface WebhooksIo {
@@ -85,13 +88,17 @@ async function create(
     io.stderr(`Refused: ${(error as Error).message}\n`);
     return 1;
   }
-  const { subscription, secret } = await createSubscription(webhooks.documents, await webhooks.sealingKey(), {
-    account,
-    url,
-    events,
-    ...(datasets ? { datasets } : {}),
-    ...(minBand === undefined ? {} : { minBand: minBand as Subscription["min_band"] }),
-  });
+  const { subscription, secret } = await createSubscription(
+    webhooks.documents,
+    await webhooks.sealingKeys(),
+    {
+      account,
+      url,
+      events,
+      ...(datasets ? { datasets } : {}),
+      ...(minBand === undefined ? {} : { minBand: minBand as Subscription["min_band"] }),
+    },
+  );
   io.stdout(
     `Created ${subscription.id} for ${account}: ${url}\nIts signing secret, shown only this once:\n${secret}\n`,
   );
@@ -133,7 +140,7 @@ export async function runWebhooksCli(
     case "list":
       return show(webhooks, argv.includes("--json"), io);
     case "rotate": {
-      const secret = await rotateSecret(webhooks.documents, await webhooks.sealingKey(), id!);
+      const secret = await rotateSecret(webhooks.documents, await webhooks.sealingKeys(), id!);
       io.stdout(
         `New signing secret of ${id}, shown only this once (the old one signs too for 24 hours):\n${secret}\n`,
       );
@@ -164,6 +171,15 @@ export async function runWebhooksCli(
     case "resend":
       io.stdout(`Queued ${(await webhooks.outbox.resend(id!, Date.now())).id} again\n`);
       return 0;
+    case "reseal": {
+      const keys = await webhooks.sealingKeys();
+      const count = await resealSecrets(webhooks.documents, keys);
+      await webhooks.resealed(keys.id);
+      io.stdout(
+        `Sealed ${count} secret${count === 1 ? "" : "s"} again under the key of id ${keys.id}: the other keys may now leave every VM\n`,
+      );
+      return 0;
+    }
     default:
       io.stderr(WEBHOOKS_USAGE);
       return command === "help" || command === undefined ? 0 : 2;

@@ -58,6 +58,9 @@ async function signIn(ctx: DashboardContext, req: IncomingMessage, reply: Reply)
   // The attempt counts as a failure from here: a burst gets no more guesses than the limits.
   const verdict = await ctx.throttle.begin(username, address);
   if (!verdict.allowed) return tooMany(reply, verdict.retryAfter, null);
+  // The accounts as they are kept now, read for every name alike: an account made on another VM a
+  // moment ago signs in at once, and a name this VM does not know takes no longer than one it does.
+  await ctx.accounts.catchUp({ fresh: true });
   const account = ctx.accounts.get(username);
   const matches = await verifyPassword(form.get("password") ?? "", account?.password ?? ctx.decoy);
   if (account === undefined || !matches) {

@@ -17,6 +17,7 @@ import {
   rotateSecret,
   STRESS_BAND_NAMES,
   type Subscription,
+  TooManySubscriptions,
   updateSubscriptions,
 } from "../../webhooks/subscriptions.ts";
 import { type DashboardContext, notice, queryParam } from "../dashboard-context.ts";
@@ -29,6 +30,8 @@ import { CHOSEN_EVENTS, type WebhookForm, webhookSecretPage, webhooksPage } from
 const SHOWN_DELIVERIES = 100;
 /** How many webhooks one account may have: each event goes to each of them. */
 export const WEBHOOKS_PER_ACCOUNT = 20;
+/** How many test events one account may send in any 60 seconds, all its webhooks together. */
+export const TEST_EVENTS_PER_MINUTE = 5;
 const NOT_YOURS = "You have no webhook with that id.";
 
 // Another account's webhook gets the same answer as an id that does not exist.
@@ -91,27 +94,46 @@ function listRoutes(ctx: DashboardContext) {
     get: async (req, reply, who) => sendPage(reply, await listPage(ctx, req, who)),
     post: async (req, reply, who, form) => {
       const choices = await formChoices(ctx, form);
-      const many = readSubscriptions(ctx.dir).filter((s) => s.account === who.account.name).length;
-      const why =
-        many >= WEBHOOKS_PER_ACCOUNT
-          ? `You have ${many} webhooks, the most an account may have; delete one first.`
-          : choices.why;
-      if (why !== undefined)
-        return sendPage(reply, await listPage(ctx, req, who, [choices, why]), { status: 400 });
+      const refuse = async (why: string) =>
+        sendPage(reply, await listPage(ctx, req, who, [choices, why]), { status: 400 });
+      if (choices.why !== undefined) return refuse(choices.why);
       const { webhooks } = ctx;
-      const { secret } = await createSubscription(webhooks.documents, await webhooks.sealingKey(), {
-        account: who.account.name,
-        url: choices.url,
-        events: choices.events as EventType[],
-        ...(choices.datasets.length === 0 ? {} : { datasets: choices.datasets }),
-        ...(choices.minBand === "" ? {} : { minBand: choices.minBand as Subscription["min_band"] }),
-        now: new Date(ctx.now()),
-      });
+      let secret: string;
+      try {
+        ({ secret } = await createSubscription(webhooks.documents, await webhooks.sealingKeys(), {
+          account: who.account.name,
+          url: choices.url,
+          events: choices.events as EventType[],
+          ...(choices.datasets.length === 0 ? {} : { datasets: choices.datasets }),
+          ...(choices.minBand === "" ? {} : { minBand: choices.minBand as Subscription["min_band"] }),
+          now: new Date(ctx.now()),
+          // Counted in the write itself: two processes cannot both make the last one.
+          atMost: WEBHOOKS_PER_ACCOUNT,
+        }));
+      } catch (error) {
+        if (!(error instanceof TooManySubscriptions)) throw error;
+        return refuse(`You have ${error.count} webhooks, the most an account may have; delete one first.`);
+      }
       // Shown on the next page, once, as a new key is.
       await ctx.reveals.put(who.id, { kind: "webhook-secret", label: choices.url, secret });
       redirect(reply, "/dashboard/webhooks/new");
     },
   });
+}
+
+// An account's test events in the last minute: each makes a request to the webhook's URL.
+async function countTestEvent(ctx: DashboardContext, who: SignedIn): Promise<void> {
+  const counted = await ctx.limiter.check(
+    `account:${who.account.name}`,
+    "webhook_test",
+    TEST_EVENTS_PER_MINUTE,
+  );
+  if (counted.success) return;
+  throw new HttpError(
+    429,
+    `You sent ${TEST_EVENTS_PER_MINUTE} test events in the last minute, the most an account may; try again in ${counted.reset} seconds.`,
+    { headers: { "Retry-After": String(counted.reset) } },
+  );
 }
 
 // The actions of one webhook's page: each a form naming it, answered by a redirect to that page.
@@ -139,10 +161,11 @@ function actionRoutes(ctx: DashboardContext) {
     });
   return {
     // One test event waits at a time: a form posted again and again queues no more requests.
-    test: act(async (_who, s) => {
+    test: act(async (who, s) => {
       const shown = await ctx.webhooks.outbox.deliveriesOf(s.id, SHOWN_DELIVERIES);
       if (shown.some((d) => d.state === "pending" && d.event.type === "webhook.test"))
         return "webhook-test-waiting";
+      await countTestEvent(ctx, who);
       const event = { type: "webhook.test", data: { subscription: s.id } } as const;
       await ctx.webhooks.outbox.enqueue(event, { only: s.id, now: ctx.now() });
       return "webhook-test";
@@ -156,7 +179,7 @@ function actionRoutes(ctx: DashboardContext) {
       const { documents } = ctx.webhooks;
       const secret = await rotateSecret(
         documents,
-        await ctx.webhooks.sealingKey(),
+        await ctx.webhooks.sealingKeys(),
         s.id,
         new Date(ctx.now()),
       );
