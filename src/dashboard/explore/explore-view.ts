@@ -7,7 +7,8 @@
 import type { DatasetDefinition } from "../../datasets/registry.ts";
 import { type DatasetDoc, type FieldDoc, intervalsOf } from "../../records/dataset.ts";
 import { localDay, ZONE_OFFSET_MS, type Zone, ZONES } from "../../periods.ts";
-import { DAY_MS } from "../../time.ts";
+import { parseInstant } from "../../http/instant.ts";
+import { DAY_MS, formatInstant } from "../../time.ts";
 
 /** Where a view's records are downloaded, as the API answers them (`format` csv, parquet or json). */
 export const EXPLORE_DOWNLOAD = "/dashboard/explore/download";
@@ -33,7 +34,10 @@ export interface ExploreView {
   readonly tz: Zone;
   /** The fields asked for (`columns`), in the dataset's order; all when empty. */
   readonly fields: readonly string[];
+  /** `as_of`, as the API writes an instant. */
   readonly asOf?: string;
+  /** An `as_of` that is no instant, as it came: sent to the API only, whose answer says why not. */
+  readonly asOfRefused?: string;
   /** The forecast's issues: `all` overlays each issue. */
   readonly issues?: "latest" | "all";
   /** What was changed from the request, for the reader. */
@@ -57,6 +61,16 @@ function autoInterval(dataset: DatasetDoc, days: number): string {
 }
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+// `as_of` as the API writes an instant (`2025-06-02T12:00:00+00:00`); a text that is none is kept
+// apart, for the API to refuse in its words, and no link, field or snippet of the page repeats it.
+function asOfOf(text: string): { asOf?: string; asOfRefused?: string } {
+  if (text === "") return {};
+  const instant = parseInstant(text);
+  return typeof instant === "object"
+    ? { asOf: formatInstant(instant.ms, instant.fractional) }
+    : { asOfRefused: text };
+}
 
 /**
  * The view a query asks for. `newest` is the newest hour of data (UTC ms) the presets end at;
@@ -104,7 +118,7 @@ export function readView(
   }
   const known = new Set(dataset.fields[interval === "1h" ? "1h" : "1d"].map((f) => f.name));
   const fields = params.getAll("fields").filter((name) => known.has(name));
-  const asOf = params.get("as_of") ?? "";
+
   const issues = isForecast(dataset) ? (params.get("issues") === "latest" ? "latest" : "all") : undefined;
   return {
     dataset,
@@ -114,7 +128,7 @@ export function readView(
     interval,
     tz,
     fields,
-    ...(asOf === "" ? {} : { asOf }),
+    ...asOfOf(params.get("as_of") ?? ""),
     ...(issues === undefined ? {} : { issues }),
     notes,
   };
@@ -127,7 +141,8 @@ export function apiQuery(view: ExploreView): URLSearchParams {
   if (view.interval !== (view.dataset.intervals?.[0] ?? "1h")) query.set("interval", view.interval);
   if (view.tz !== "UTC" && takes.includes("tz")) query.set("tz", view.tz);
   if (view.fields.length > 0 && takes.includes("columns")) query.set("columns", view.fields.join(","));
-  if (view.asOf !== undefined) query.set("as_of", view.asOf);
+  const asOf = view.asOf ?? view.asOfRefused;
+  if (asOf !== undefined) query.set("as_of", asOf);
   if (view.issues === "all" && view.interval === "1h") query.set("issues", "all");
   return query;
 }

@@ -107,15 +107,17 @@ function requests(page: ExplorePage): Html {
   const formats = (page.view.dataset.formats ?? ["json", "csv", "parquet"]).filter((f) => f !== "json");
   const key = page.keyPrefix === null ? "make a key under API keys" : `your key ${page.keyPrefix}…`;
   const curl = `curl -H "X-API-KEY: $GDS_KEY" "${page.baseUrl}${path}?${query}"`;
+  // Each value as a string literal Python reads as written (JSON's are).
+  const text = JSON.stringify;
   const args = [
-    `"${page.view.dataset.id}"`,
-    `"${page.view.start}"`,
-    `"${page.view.end}"`,
-    `interval="${page.view.interval}"`,
+    text(page.view.dataset.id),
+    text(page.view.start),
+    text(page.view.end),
+    `interval=${text(page.view.interval)}`,
   ];
-  if (page.query.has("tz")) args.push(`tz="${page.view.tz}"`);
-  if (page.query.has("columns")) args.push(`columns=${JSON.stringify(page.view.fields)}`);
-  if (page.query.has("as_of")) args.push(`as_of="${page.view.asOf}"`);
+  if (page.query.has("tz")) args.push(`tz=${text(page.view.tz)}`);
+  if (page.query.has("columns")) args.push(`columns=${text(page.view.fields)}`);
+  if (page.view.asOf !== undefined) args.push(`as_of=${text(page.view.asOf)}`);
   if (page.query.has("issues")) args.push(`issues="all"`);
   const python = `from gridsa import Client  # pip install ./clients/python; GDS_URL=${page.baseUrl}, GDS_KEY=${key}\ndf = Client().get(${args.join(", ")})`;
   return html`<section class="requests" aria-label="This view as a request">
@@ -151,7 +153,10 @@ export function explorePage(page: ExplorePage): string {
             ${page.table}
           </details>`
     }
-    ${requests(page)}`;
+    ${
+      // A request the API refused is not offered to copy: only what it accepted, as it read it.
+      page.empty?.kind === "refused" ? "" : requests(page)
+    }`;
   return layout({
     title: `Explore: ${view.dataset.title}`,
     viewer: page.viewer,
