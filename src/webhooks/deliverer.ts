@@ -85,10 +85,12 @@ export class Deliverer {
     const stillLeased = this.#unfinished;
     this.#unfinished = [];
     let due: Delivery[];
+    let leaseUntil: number;
     try {
       const left = await this.#unrecorded(stillLeased, now, waiting);
-      const leased = await this.#webhooks.outbox.lease(now, visibilityMs, waiting);
-      due = [...left, ...leased.filter((d) => !left.some((l) => l.id === d.id))];
+      const lease = await this.#webhooks.outbox.lease(now, visibilityMs, waiting);
+      due = [...left, ...lease.deliveries.filter((d) => !left.some((l) => l.id === d.id))];
+      leaseUntil = lease.until;
     } catch (error) {
       this.#unfinished = stillLeased;
       throw error;
@@ -100,7 +102,7 @@ export class Deliverer {
     const queues = [...bySubscription.values()];
     const failures: unknown[] = [];
     // Each is this process's until its lease's visibility timeout ends (one still leased from an
-    // earlier round keeps that lease's).
+    // earlier round keeps that lease's): not a moment less, or it would wait out the rest unsent.
     const until = new Map(stillLeased.map((c) => [c.delivery.id, c.until]));
     const lane = async () => {
       for (let queue = queues.shift(); queue !== undefined; queue = queues.shift()) {
@@ -111,7 +113,7 @@ export class Deliverer {
             failures.push(error);
             const rest = queue.slice(i);
             this.#unfinished.push(
-              ...rest.map((d) => ({ delivery: d, until: until.get(d.id) ?? now + visibilityMs })),
+              ...rest.map((d) => ({ delivery: d, until: until.get(d.id) ?? leaseUntil })),
             );
             break;
           }

@@ -13,6 +13,12 @@ import {
 } from "./outbox.ts";
 import { endedCounts, loggedDeliveries, loggedDelivery, resend, saveDelivery } from "./delivery-log.ts";
 
+/** The deliveries a lease gives, and when they are visible to every consumer again (UTC ms). */
+export interface Lease {
+  readonly deliveries: Delivery[];
+  readonly until: number;
+}
+
 /** How many deliveries ended, by how. */
 export type DeliveryCounts = Record<Delivery["state"], number>;
 
@@ -22,10 +28,11 @@ export interface OutboxStore {
   /**
    * Leases the deliveries due at `now`, soonest first, but none for the subscriptions in `skip`
    * (paused or disabled: theirs wait), for an attempt: they are invisible to every other consumer
-   * until saved (the ack), or until their visibility timeout, `visibilityMs` each, ends (a process
-   * killed meanwhile: then they are due again, with the same `webhook-id`).
+   * until saved (the ack), or until the lease's visibility timeout ends (`until`: `visibilityMs`
+   * for each attempt the lease may hold; a process killed meanwhile leaves them due again then,
+   * with the same `webhook-id`).
    */
-  lease(now: number, visibilityMs: number, skip: ReadonlySet<string>): Promise<Delivery[]>;
+  lease(now: number, visibilityMs: number, skip: ReadonlySet<string>): Promise<Lease>;
   /**
    * A delivery after its attempt, acknowledged: pending again at its `next_at` (a retry), or ended
    * and kept in the log; or a new one, made by `enqueue`.
@@ -56,7 +63,7 @@ export function fileOutbox(dataDir: string): OutboxStore {
   return {
     enqueue: (event, options) => Promise.resolve(enqueue(dataDir, event, options)),
     // A promise that rejects when an ended one cannot be put away (a full disk), as Redis's does.
-    lease: (now, _visibilityMs, skip) =>
+    lease: (now, visibilityMs, skip) =>
       new Promise((resolve) => {
         const due: Delivery[] = [];
         for (const d of pendingDeliveries(dataDir)) {
@@ -66,7 +73,7 @@ export function fileOutbox(dataDir: string): OutboxStore {
           if (d.state !== "pending") saveDelivery(dataDir, d);
           else if (Date.parse(d.next_at) <= now && !skip.has(d.subscription)) due.push(d);
         }
-        resolve(due);
+        resolve({ deliveries: due, until: now + visibilityMs });
       }),
     save: (delivery) => Promise.resolve(saveDelivery(dataDir, delivery)),
     nextDue() {

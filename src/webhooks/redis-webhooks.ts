@@ -29,68 +29,85 @@ import {
   type WebhookEvent,
 } from "./outbox.ts";
 import { KEPT_PER_SUBSCRIPTION } from "./delivery-log.ts";
-import type { DeliveryCounts, OutboxStore } from "./outbox-store.ts";
+import type { DeliveryCounts, Lease, OutboxStore } from "./outbox-store.ts";
 import { checkedSealingKeys, recordSealingKey } from "./redis-sealing.ts";
 import type { WebhookStores } from "./webhook-stores.ts";
 
 // The connection puts `gds:` before every key.
 const PREFIX = "wh:";
 const DUE = `${PREFIX}due`;
+/** The paused subscriptions whose deliveries wait apart, each in its `heldKey`. */
+const HELD = `${PREFIX}held-subscriptions`;
 const ENDED = `${PREFIX}ended`;
 /** How long an event made by one VM's pull is recognised when another's makes it again. */
 const SAME_EVENT_S = 6 * 3_600;
 /** How many due deliveries one lease gives a process. */
 const LEASED_AT_ONCE = 10;
 
-// KEYS: due, the lease's own key. ARGV: now, until (the visibility timeout's end), limit, then the
-// subscriptions to skip. The members leased; asked again under the same key, the members of that
-// lease still invisible by it (those of a subscription paused meanwhile are due again instead, and
-// wait as their subscription does). The due are read a page of 100 at a time, oldest first, until
-// enough are leased: a lease reads only what it needs, and the deliveries a paused subscription
-// keeps waiting only when before them.
+// KEYS: due, the lease's own key, the subscriptions held. ARGV: now, until (the visibility
+// timeout's end), limit, the prefix of a subscription's held set, then the subscriptions to skip.
+// Returns the lease's until, then the members leased; asked again under the same key, that lease's
+// until and those of its members still invisible by it. A skipped (paused) subscription's members
+// leave the due for a set of their own as the lease meets them, so the deliveries a paused
+// subscription keeps waiting are read once, not at every lease; once it is not skipped, they are
+// due again as they were. The due are read a page of 100 at a time, oldest first, until enough are
+// leased. (The held sets' names are made here: the service runs on one Redis, not a cluster.)
 const LEASE = `
+local now, visibleAt, limit, heldPrefix = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
 local skip = {}
-for i = 4, #ARGV do skip[ARGV[i]] = true end
+for i = 5, #ARGV do skip[ARGV[i]] = true end
+local function subscriptionOf(member) return string.match(member, '^(%S+) ') end
+local function hold(member, score)
+  local subscription = subscriptionOf(member)
+  redis.call('ZREM', KEYS[1], member)
+  redis.call('ZADD', heldPrefix .. subscription, score, member)
+  redis.call('SADD', KEYS[3], subscription)
+end
+for _, subscription in ipairs(redis.call('SMEMBERS', KEYS[3])) do
+  if not skip[subscription] then
+    local held = redis.call('ZRANGE', heldPrefix .. subscription, 0, -1, 'WITHSCORES')
+    for i = 1, #held, 2 do redis.call('ZADD', KEYS[1], held[i + 1], held[i]) end
+    redis.call('DEL', heldPrefix .. subscription)
+    redis.call('SREM', KEYS[3], subscription)
+  end
+end
 local earlier = redis.call('LRANGE', KEYS[2], 0, -1)
 if #earlier > 0 then
-  local invisible = {}
+  local answer = { earlier[1] }
   for i = 2, #earlier do
     if tonumber(redis.call('ZSCORE', KEYS[1], earlier[i])) == tonumber(earlier[1]) then
-      if skip[string.match(earlier[i], '^(%S+) ')] then
-        redis.call('ZADD', KEYS[1], ARGV[1], earlier[i])
-      else
-        invisible[#invisible + 1] = earlier[i]
-      end
+      if skip[subscriptionOf(earlier[i])] then hold(earlier[i], now) else answer[#answer + 1] = earlier[i] end
     end
   end
-  return invisible
+  return answer
 end
-local leased, skipped, limit = {}, 0, tonumber(ARGV[3])
+local leased = {}
 repeat
-  -- A page of the due, past those skipped so far (a member leased leaves the due range).
-  local page = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', skipped, 100)
-  for _, member in ipairs(page) do
-    if skip[string.match(member, '^(%S+) ')] then
-      skipped = skipped + 1
+  -- Those leased or held leave the due range: each page starts at its beginning.
+  local page = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'WITHSCORES', 'LIMIT', 0, 100)
+  for i = 1, #page, 2 do
+    if skip[subscriptionOf(page[i])] then
+      hold(page[i], page[i + 1])
     elseif #leased < limit then
-      redis.call('ZADD', KEYS[1], ARGV[2], member)
-      leased[#leased + 1] = member
+      redis.call('ZADD', KEYS[1], visibleAt, page[i])
+      leased[#leased + 1] = page[i]
     end
   end
-until #leased >= limit or #page < 100
+until #leased >= limit or #page < 200
 if #leased > 0 then
-  redis.call('RPUSH', KEYS[2], ARGV[2], unpack(leased))
-  redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[2]) - tonumber(ARGV[1]))
+  redis.call('RPUSH', KEYS[2], visibleAt, unpack(leased))
+  redis.call('PEXPIRE', KEYS[2], tonumber(visibleAt) - tonumber(now))
 end
-return leased
+return { visibleAt, unpack(leased) }
 `;
 
 type Scripted = Redis & {
-  gdsWebhookLease(due: string, lease: string, ...args: string[]): Promise<string[]>;
+  gdsWebhookLease(due: string, lease: string, held: string, ...args: string[]): Promise<string[]>;
 };
 
 const deliveryKey = (id: string) => `${PREFIX}d:${id}`;
 const subscriptionKey = (id: string) => `${PREFIX}sub:${id}`;
+const heldKey = (subscription: string) => `${PREFIX}held:${subscription}`;
 const dueMember = (d: Delivery) => `${d.subscription} ${d.id}`;
 
 // An event's dedupe key: the subscription, the type and the data, but not when each VM's pull
@@ -114,7 +131,7 @@ export class RedisOutbox implements OutboxStore {
 
   constructor(client: Redis, dataDir: string) {
     this.#redis = client as Scripted;
-    this.#redis.defineCommand("gdsWebhookLease", { numberOfKeys: 2, lua: LEASE });
+    this.#redis.defineCommand("gdsWebhookLease", { numberOfKeys: 3, lua: LEASE });
     this.#dataDir = dataDir;
   }
 
@@ -124,22 +141,25 @@ export class RedisOutbox implements OutboxStore {
     return made;
   }
 
-  async lease(now: number, visibilityMs: number, skip: ReadonlySet<string>): Promise<Delivery[]> {
+  async lease(now: number, visibilityMs: number, skip: ReadonlySet<string>): Promise<Lease> {
     // A lease whose answer never came (a command timed out while Redis was busy, and ran later) is
     // asked again under its key: its deliveries are attempted now, not after their visibility timeout.
     const key = (this.#unanswered ??= `${PREFIX}lease:${randomBytes(12).toString("base64url")}`);
-    const until = String(now + visibilityMs * LEASED_AT_ONCE);
-    const members = await this.#redis.gdsWebhookLease(
+    // Ten attempts in a row, each with its visibility timeout.
+    const until = now + visibilityMs * LEASED_AT_ONCE;
+    const [leaseUntil, ...members] = await this.#redis.gdsWebhookLease(
       DUE,
       key,
+      HELD,
       String(now),
-      until,
+      String(until),
       String(LEASED_AT_ONCE),
+      `${this.#redis.options.keyPrefix ?? ""}${heldKey("")}`,
       ...skip,
     );
-    const leased = await this.#read(members.map((m) => m.slice(m.indexOf(" ") + 1)));
+    const deliveries = await this.#read(members.map((m) => m.slice(m.indexOf(" ") + 1)));
     this.#unanswered = undefined;
-    return leased;
+    return { deliveries, until: Number(leaseUntil) };
   }
 
   async save(d: Delivery): Promise<void> {
@@ -148,7 +168,7 @@ export class RedisOutbox implements OutboxStore {
       .set(deliveryKey(d.id), JSON.stringify(d))
       .zadd(subscriptionKey(d.subscription), d.order, d.id);
     if (d.state === "pending") batch.zadd(DUE, Date.parse(d.next_at), dueMember(d));
-    else batch.zrem(DUE, dueMember(d)).hincrby(ENDED, d.state, 1);
+    else batch.zrem(DUE, dueMember(d)).zrem(heldKey(d.subscription), dueMember(d)).hincrby(ENDED, d.state, 1);
     await batch.exec();
     if (d.state !== "pending") await this.#prune(d.subscription);
   }
@@ -176,7 +196,13 @@ export class RedisOutbox implements OutboxStore {
   }
 
   async counts(): Promise<DeliveryCounts> {
-    const [pending, ended] = await Promise.all([this.#redis.zcard(DUE), this.#redis.hgetall(ENDED)]);
+    const [due, held, ended] = await Promise.all([
+      this.#redis.zcard(DUE),
+      this.#redis.smembers(HELD),
+      this.#redis.hgetall(ENDED),
+    ]);
+    let pending = due;
+    for (const subscription of held) pending += await this.#redis.zcard(heldKey(subscription));
     const counts: DeliveryCounts = { pending, delivered: 0, failed: 0, gone: 0 };
     for (const state of ["delivered", "failed", "gone"] as const) counts[state] = Number(ended[state] ?? 0);
     return counts;
@@ -211,7 +237,12 @@ export class RedisOutbox implements OutboxStore {
     const extra = (await this.#redis.zcard(key)) - KEPT_PER_SUBSCRIPTION;
     if (extra <= 0) return;
     for (const id of await this.#redis.zrange(key, 0, extra - 1)) {
-      if ((await this.#redis.zscore(DUE, `${subscription} ${id}`)) !== null) continue; // still pending
+      const member = `${subscription} ${id}`;
+      const [due, held] = await Promise.all([
+        this.#redis.zscore(DUE, member),
+        this.#redis.zscore(heldKey(subscription), member),
+      ]);
+      if (due !== null || held !== null) continue; // still pending
       await this.#redis.multi().del(deliveryKey(id)).zrem(key, id).exec();
     }
   }
