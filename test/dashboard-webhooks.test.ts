@@ -163,7 +163,11 @@ test("pause, resume, rotate and delete; another account's webhook is a 404 that 
 
   // Each event goes to each webhook: an account may have 20.
   for (let n = 0; n < 20; n++)
-    await subscribe(dir, { account: "analyst", url: `https://93.184.215.14/${n}`, events: ["data.published"] });
+    await subscribe(dir, {
+      account: "analyst",
+      url: `https://93.184.215.14/${n}`,
+      events: ["data.published"],
+    });
   const more = await client.post("/dashboard/webhooks", {
     csrf,
     url: "https://93.184.215.14/x",

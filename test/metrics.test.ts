@@ -238,3 +238,25 @@ test(
     assert.equal(value("gds_redis_up"), 1);
   },
 );
+
+test("a scrape while the webhook counts cannot be read answers with the rest, and the last counts", async () => {
+  const { createMetrics } = await import("../src/metrics/metrics.ts");
+  let away = false;
+  const { registry } = createMetrics({
+    store: { refresh: () => ({ manifest: new Map() }) } as never,
+    datasets: [],
+    dir: "/nonexistent",
+    redisUp: () => !away,
+    linesLost: () => ({ stdout: 0, stderr: 0 }),
+    staleAfterMs: 36 * 3_600_000,
+    webhookCounts: () =>
+      away
+        ? Promise.reject(new Error("Command timed out"))
+        : Promise.resolve({ pending: 3, delivered: 5, failed: 0, gone: 0 }),
+  });
+  assert.match(await registry.metrics(), /gds_webhook_deliveries\{state="pending"\} 3/);
+  away = true;
+  const text = await registry.metrics();
+  assert.match(text, /gds_webhook_deliveries\{state="pending"\} 3/, "the last counts read");
+  assert.match(text, /gds_redis_up 0/);
+});

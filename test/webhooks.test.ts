@@ -166,7 +166,10 @@ test("delivered with one webhook-id through 500, 500 and 200; 410 disables; Retr
 test("private and plain-http destinations are refused unless the operator allows them", async (t) => {
   const strict = { allowPrivate: false, allowHttp: false };
   await assert.rejects(checkDestination("http://example.org/h", strict), /http: is refused/);
-  await assert.rejects(checkDestination("https://127.0.0.1/h", strict), /127\.0\.0\.1 is not a public address/);
+  await assert.rejects(
+    checkDestination("https://127.0.0.1/h", strict),
+    /127\.0\.0\.1 is not a public address/,
+  );
   await assert.rejects(checkDestination("https://localhost/h", strict), /localhost is refused/);
   await assert.rejects(checkDestination("https://user:pw@example.org/h", strict), /no credentials/);
   // Every range and encoding: webhooks-hostile.test.ts.

@@ -205,7 +205,14 @@ function webhookGauge(registry: Registry, counts: () => Promise<DeliveryCounts>)
     labelNames: ["state"],
     registers: [registry],
     async collect() {
-      const now = await counts();
+      let now: DeliveryCounts;
+      try {
+        now = await counts();
+      } catch {
+        // Redis busy past its 100 ms, or away (gds_redis_up says which): the last counts read stay,
+        // and the scrape answers with everything else rather than fail as a whole.
+        return;
+      }
       this.reset();
       for (const [state, n] of Object.entries(now)) this.set({ state }, n);
     },
