@@ -53,6 +53,7 @@ async function pull(json: boolean, verbose: boolean): Promise<void> {
         : undefined,
     },
     staleAfterMs: config.staleAfterMs,
+    powerbi: config.powerbi,
     onProgress: (line) => (verbose || !line.includes(": GET ")) && process.stderr.write(line + "\n"),
   });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);

@@ -245,7 +245,7 @@ test("nulls stay null: a missing part makes the total null, and days skip nulls 
   const hourlyCsv = await (await server.get(`${AV}?${q}&format=csv`)).text();
   assert.equal(
     hourlyCsv.split("\r\n")[0],
-    "ts,installed_capacity_mw,planned_outages_mw,unplanned_outages_mw,other_outages_mw,available_capacity_mw,energy_availability_factor_pct,available_capacity_incl_non_comm_mw,uclf_oclf_mw",
+    "ts,installed_capacity_mw,planned_outages_mw,unplanned_outages_mw,other_outages_mw,available_capacity_mw,energy_availability_factor_pct,available_capacity_incl_non_comm_mw,uclf_oclf_mw,source",
   );
 });
 

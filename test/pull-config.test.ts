@@ -56,4 +56,18 @@ test("pull settings: defaults, overrides, and a clear error for each bad one", (
     () => loadPullConfig({ PULL_ATTEMPTS: "0" }),
     /Invalid PULL_ATTEMPTS: "0" must be at least 1/,
   );
+  // A stopped file's PowerBI report: read by default, through the viewer's cluster or another address.
+  assert.deepEqual(defaults.powerbi, { enabled: true });
+  assert.deepEqual(loadPullConfig({ PORTAL_POWERBI: "0", POWERBI_API_URL: "http://127.0.0.1:9" }).powerbi, {
+    enabled: false,
+    apiUrl: "http://127.0.0.1:9",
+  });
+  assert.throws(
+    () => loadPullConfig({ PORTAL_POWERBI: "yes" }),
+    /Invalid PORTAL_POWERBI: "yes" must be "0" or "1"/,
+  );
+  assert.throws(
+    () => loadPullConfig({ POWERBI_API_URL: "file:///etc/passwd" }),
+    /Invalid POWERBI_API_URL: "file:\/\/\/etc\/passwd" must be an http or https URL/,
+  );
 });

@@ -9,7 +9,7 @@
 import { type Reading, valueAt } from "../source/reading.ts";
 import { fromSourceMeta, HOURS_FIELD, mw, MW, percent, PERCENT } from "../records/dataset.ts";
 import { defineDataset } from "../records/dataset-table.ts";
-import { COL, namesOf, ratioOrNull, storedMw } from "../records/source-fields.ts";
+import { COL, namesOf, ratioOrNull, sourceField, storedMw } from "../records/source-fields.ts";
 
 const INPUTS = [COL.installedCapacity, COL.plannedOutages, COL.unplannedOutages, COL.otherOutages];
 const ANY = [...INPUTS, COL.uclfOclf, COL.availableCapacity];
@@ -87,6 +87,7 @@ export const availability = defineDataset({
       "Unplanned plus other capability loss, from the portal's hourly outage trend (`Hourly UCLF+OCLF`); the export's hours have unplanned_outages_mw and other_outages_mw instead.",
       COL.uclfOclf,
     ),
+    source: sourceField(COL.availableCapacity),
   },
   daily: {
     avg_installed_capacity_mw: mean("installed_capacity_mw", "Mean installed capacity over the day's hours."),

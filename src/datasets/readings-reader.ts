@@ -12,6 +12,8 @@ import type { RecordReader, RecordSnapshot, RecordView } from "../records/record
 import { type ReadingStore, StoreUnavailableError } from "../store/reading-store.ts";
 import { storeAsOf } from "../store/as-of-view.ts";
 import { dayKey, dayRange, DAY_MS, HOUR_MS } from "../time.ts";
+import { PROVENANCE_COLUMN, REPORT_COLUMNS, requireColumn } from "../source/columns.ts";
+import { forEachStoredHour } from "../records/stored-hours.ts";
 
 /** Days of hourly records per piece: the dearest dataset (grid stress) takes about 0.5 ms a day here. */
 const HOURLY_PIECE_DAYS = 1;
@@ -60,6 +62,38 @@ function periodPieces(range: RangeRequest): RangeRequest[] {
   return out;
 }
 
+const MARK = requireColumn(PROVENANCE_COLUMN);
+
+// The bits of `from_powerbi_report` for the columns the dataset's hourly fields read.
+function reportMask(dataset: Dataset): number {
+  const read = new Set(dataset.fields["1h"].flatMap((f) => f.columns ?? []));
+  return REPORT_COLUMNS.reduce((mask, name, bit) => (read.has(name) ? mask | (1 << bit) : mask), 0);
+}
+
+/**
+ * For a dataset that reads a column a PowerBI report may fill: the hours of the range where a value
+ * it reads came from a report (`from_powerbi_report`: how many, the first and last, in the range's
+ * zone), or nothing.
+ */
+function reportMeta(dataset: Dataset, store: Pick<ReadingStore, "day">, range: RangeRequest) {
+  const mask = reportMask(dataset);
+  if (mask === 0) return {};
+  const { from, to } = coveredRange(range);
+  let hours = 0;
+  let first = 0;
+  let last = 0;
+  forEachStoredHour(store, from, to, (hour, reading) => {
+    if (Number.isNaN(reading[MARK]!) || (reading[MARK]! & mask) === 0) return;
+    if (hours++ === 0) first = hour;
+    last = hour;
+  });
+  if (hours === 0) return {};
+  const offset = ZONE_OFFSET_MS[range.zone ?? "UTC"];
+  return {
+    from_powerbi_report: { hours, first: formatZoned(first, offset), last: formatZoned(last, offset) },
+  };
+}
+
 /** The reader of a dataset of stored hours, through `cache` when the store is read as it is. */
 export function readingsReader(dataset: Dataset, store: ReadingStore, cache: RecordCache): RecordReader {
   return {
@@ -96,6 +130,7 @@ export function readingsReader(dataset: Dataset, store: ReadingStore, cache: Rec
               return {
                 last_available: last === null ? null : formatZoned(last, offset),
                 data_delay: last === null || coveredRange(range).to > last + HOUR_MS,
+                ...reportMeta(dataset, then ?? store, range),
               };
             },
             modified: held.modified,

@@ -8,7 +8,14 @@
 import { type Reading, valueAt } from "../source/reading.ts";
 import { fromSourceMeta, HOURS_FIELD, mw, MW, PERCENT } from "../records/dataset.ts";
 import { defineDataset } from "../records/dataset-table.ts";
-import { COL, differenceOrNull, namesOf, ratioOrNull, storedMw } from "../records/source-fields.ts";
+import {
+  COL,
+  differenceOrNull,
+  namesOf,
+  ratioOrNull,
+  sourceField,
+  storedMw,
+} from "../records/source-fields.ts";
 
 const available = (reading: Reading) => valueAt(reading, COL.availableCapacity);
 const residualDemand = (reading: Reading) => valueAt(reading, COL.residualDemand);
@@ -72,6 +79,7 @@ export const supplyMargin = defineDataset({
         return ratioOrNull(m === null ? null : 100 * m, residualDemand(reading));
       },
     },
+    source: sourceField(COL.availableCapacity, COL.availableCapacityWithRe, COL.residualDemand),
   },
   daily: {
     avg_available_capacity_incl_non_comm_mw: {

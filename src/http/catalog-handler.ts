@@ -66,12 +66,13 @@ export const CatalogBody = v.object({
         v.array(
           v.object({
             file: v.string(),
+            kind: v.picklist(["csv", "powerbi"]),
             state: v.picklist(["current", "late", "stopped"]),
             newest_hour: v.nullable(v.string()),
             last_publication: v.nullable(v.string()),
           }),
         ),
-        "The portal files it is read from that the pulls keep, with each one's state (current, late, stopped: see /healthz) and the newest hour it brought; empty for a store no pull keeps.",
+        "The portal files it is read from that the pulls keep, each followed by the PowerBI report read in its stead once it stopped (kind `powerbi`, docs/data.md), with each one's state (current, late, stopped: see /healthz) and the newest hour it brought; empty for a store no pull keeps.",
       ),
       newest_source: described(
         v.nullable(v.string()),
@@ -114,14 +115,20 @@ import { send } from "./send.ts";
 import { type SourceFreshness, storeFreshness } from "../pull/source-freshness.ts";
 import { STALE_AFTER_MS } from "./health-handler.ts";
 
-// The dataset's portal files the pulls keep, and the one whose data reaches furthest.
+// The dataset's portal files the pulls keep (and the PowerBI report read in a stopped one's
+// stead), and the one whose data reaches furthest.
 function datasetSources(files: readonly string[], all: readonly SourceFreshness[]) {
-  const sources = files.flatMap((file) => {
-    const found = all.find((s) => s.file === file);
-    if (found === undefined) return [];
-    const { state, newest_hour, last_publication } = found;
-    return [{ file, state, newest_hour, last_publication }];
-  });
+  const sources = files.flatMap((name) =>
+    all
+      .filter((s) => (s.stands_in_for ?? s.file) === name)
+      .map(({ file, kind, state, newest_hour, last_publication }) => ({
+        file,
+        kind,
+        state,
+        newest_hour,
+        last_publication,
+      })),
+  );
   // Between files that reach the same hour, one that still publishes.
   const newest = sources
     .filter((s) => s.newest_hour !== null)

@@ -1,5 +1,6 @@
 /** What an ingest reports: its summary, and its progress as it goes. */
 import { SKIP_REASONS, type SkipReason } from "../source/portal-csv.ts";
+import type { Disagreement } from "./merge.ts";
 
 /** What one call did; `failures` lists the files refused, with the reason. */
 export interface IngestSummary {
@@ -31,6 +32,9 @@ export interface IngestSummary {
   readonly sample: boolean;
   /** Day files of generated sample data this call removed before storing real data. */
   readonly sampleDaysRemoved: number;
+  /** A PowerBI report's values a file's differed from (the file's kept), and the first of them. */
+  readonly disagreements: number;
+  readonly firstDisagreement?: Disagreement;
 }
 
 /** Progress as the work goes, for a terminal. */

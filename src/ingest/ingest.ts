@@ -22,7 +22,7 @@ import type { PortalForm } from "../source/portal-forms.ts";
 import { removeStaleTempFiles } from "../files/atomic-write.ts";
 import { withLock } from "../files/lock-file.ts";
 import { loadManifest, MANIFEST_FILE, READINGS_DIR } from "../store/manifest.ts";
-import { mergeFile } from "./merge.ts";
+import { type Disagreement, mergeFile } from "./merge.ts";
 import {
   clearIngestPending,
   INGEST_LOCK,
@@ -58,12 +58,18 @@ export interface SourceText {
   readonly form?: PortalForm;
   /** A second source: fills hours and columns no other file gave, never replaces a value. */
   readonly fill?: boolean;
+  /** Where the text came from: a file (the default), or a PowerBI report, which fills and is marked. */
+  readonly origin?: "file" | "powerbi";
+  /** A report's columns whose disagreement with a file's is not counted (`merge.ts`). */
+  readonly quiet?: readonly string[];
 }
 
 /** A parsed file and how it merges. */
 interface Parsed {
   readonly file: PortalFile;
   readonly fill: boolean;
+  readonly report: boolean;
+  readonly quiet?: ReadonlySet<string>;
 }
 
 // Every text parsed whole; a refused one goes to `failures` and contributes nothing.
@@ -83,7 +89,8 @@ function parseAll(
       if (file.form?.target === "forecast-issues") {
         throw new PortalCsvError(source.name, 1, FORECAST_NOT_READINGS(file.form.name));
       }
-      parsed.push({ file, fill: source.fill ?? false });
+      const quiet = source.quiet === undefined ? {} : { quiet: new Set(source.quiet) };
+      parsed.push({ file, fill: source.fill ?? false, report: source.origin === "powerbi", ...quiet });
     } catch (error) {
       if (!(error instanceof PortalCsvError)) throw error;
       failures.push({ file: source.path ?? source.name, kind: "source", message: error.message });
@@ -175,6 +182,7 @@ function ingest(
   const readingsDir = join(dir, READINGS_DIR);
   mkdirSync(readingsDir, { recursive: true });
   const parsed = parseAll(sources, now, failures, onProgress);
+  const names = sources.map((s) => s.path ?? s.name);
 
   return withLock(join(dir, INGEST_LOCK), () => {
     removeStaleTempFiles(readingsDir);
@@ -182,11 +190,7 @@ function ingest(
     // have other writers. A kill inside any of these writes leaves its temp file behind.
     for (const file of [MANIFEST_FILE, PENDING_INGEST_FILE, SAMPLE_FILE]) removeStaleTempFiles(dir, file);
     // Before anything changes: a kill from here on is noticed (pending-ingest.ts).
-    markIngestPending(
-      dir,
-      sources.map((s) => s.path ?? s.name),
-      now(),
-    );
+    markIngestPending(dir, names, now());
     failpoint("ingest:pending-marked");
     const repaired: IngestSummary["repaired"] = [];
     const { files, sample, removed } = separateSample(dir, parsed, failures);
@@ -194,14 +198,15 @@ function ingest(
     mkdirSync(readingsDir, { recursive: true }); // a removed sample took the folder with it
     const { rowsRead, rowsStored, skipped, skippedFirst, newestObserved } = tallyRows(files);
     const loaded = dayLoader(dir, now, failures, repaired);
-    let hoursChanged = 0;
-    for (const { file, fill } of files) hoursChanged += mergeFile(file, loaded.loadDay, fill);
+    const { hoursChanged, disagreements, firstDisagreement } = mergeAll(files, loaded.loadDay);
     const keys = [...loaded.days.keys()].filter((k) => !loaded.corrupt.has(k)).sort();
     const { changes, created, hoursAdded, hoursRevised, firstChanged, lastChanged } = collectChanges(
       keys,
       loaded.days,
     );
-    recordRevisions(dir, now(), changes, created);
+    // A change a report made says so in its revision; a file's says nothing (the default).
+    const origin = files.some((f) => f.report) ? "powerbi" : undefined;
+    recordRevisions(dir, now(), changes, created, origin);
     failpoint("ingest:revisions-recorded");
     const daysWritten = writeDays(dir, keys, loaded, sample, onProgress);
     failpoint("ingest:manifest-written");
@@ -224,8 +229,24 @@ function ingest(
       failures,
       sample,
       sampleDaysRemoved: removed,
+      disagreements,
+      ...(firstDisagreement === undefined ? {} : { firstDisagreement }),
     };
   });
+}
+
+// Every file merged in order: the hours changed, and where a report disagreed with a file.
+function mergeAll(files: readonly Parsed[], loadDay: Parameters<typeof mergeFile>[1]) {
+  let hoursChanged = 0;
+  let disagreements = 0;
+  let firstDisagreement: Disagreement | undefined;
+  for (const { file, fill, report, quiet } of files) {
+    const merged = mergeFile(file, loadDay, { fill, report, quiet });
+    hoursChanged += merged.changed;
+    disagreements += merged.disagreements;
+    firstDisagreement ??= merged.firstDisagreement;
+  }
+  return { hoursChanged, disagreements, firstDisagreement };
 }
 
 // The rows of the files merged: read, stored, and skipped by reason with the first line of each.

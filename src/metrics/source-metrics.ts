@@ -1,5 +1,6 @@
 /**
- * How each portal file publishes, and whether the data is stale, read at scrape time from what the
+ * How each portal file publishes (and each PowerBI report read in a stopped file's stead, labelled
+ * `<file> (PowerBI report)`), and whether the data is stale, read at scrape time from what the
  * pulls recorded (`pull/source-freshness.ts`): the same figures `/healthz` gives, for alerts.
  */
 import { Gauge, type Registry } from "prom-client";
@@ -27,7 +28,7 @@ export function sourceMetrics(
   new Gauge({
     name: "gds_source_state",
     aggregator: "first",
-    help: "1 for each portal file's state of publication: current, late (nothing new for longer than its cadence and STALE_AFTER_H) or stopped (404 or empty for more than three days).",
+    help: "1 for each portal file's state of publication (and each PowerBI report's, read in a stopped file's stead): current, late (nothing new for longer than its cadence and STALE_AFTER_H) or stopped (404 or empty for more than three days; a report: failing for that long).",
     labelNames: ["file", "state"],
     registers: [registry],
     collect() {
@@ -59,7 +60,17 @@ export function sourceMetrics(
     "How far behind its downloads each portal file's newest hour usually is, in hours.",
     (s) => s.usual_lag_hours,
   );
+  perSource(
+    registry,
+    judge,
+    "gds_source_window_missed_hours",
+    "For each PowerBI report read in a stopped file's stead: the hours its rolling window had moved past before a pull reached them, lost (0: none).",
+    (s) => (s.kind !== "powerbi" ? null : s.window_missed === undefined ? 0 : missedHours(s.window_missed)),
+  );
 }
+
+const missedHours = (missed: { from: string; to: string }) =>
+  (Date.parse(missed.to) - Date.parse(missed.from)) / 3_600_000 + 1;
 
 // A gauge with one value per portal file, none where `value` gives none.
 function perSource(

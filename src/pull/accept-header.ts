@@ -6,7 +6,7 @@
  * not know are read past, never guessed at; the answer names them.
  */
 import { join } from "node:path";
-import { columnIndex, SAMPLE_COLUMN, TIMESTAMP_COLUMNS } from "../source/columns.ts";
+import { fileColumnIndex, SAMPLE_COLUMN, TIMESTAMP_COLUMNS } from "../source/columns.ts";
 import { ARCHIVE_DIR, logAttempt, readBody } from "./archive.ts";
 import type { PortalFileSpec } from "./portal-files.ts";
 import { type FileOutcome, settle } from "./pull.ts";
@@ -81,7 +81,7 @@ export function acceptHeader(
     );
   }
   const ignored = header.filter(
-    (n) => !TIMESTAMP_COLUMNS.has(n) && n !== SAMPLE_COLUMN && columnIndex(n) < 0,
+    (n) => !TIMESTAMP_COLUMNS.has(n) && n !== SAMPLE_COLUMN && fileColumnIndex(n) < 0,
   );
   const accepted: FileState = { ...known, accepted: header, refused: undefined };
   let outcome: FileOutcome | undefined;

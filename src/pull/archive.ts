@@ -27,6 +27,8 @@ const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
 const AttemptSchema = v.object({
   at: v.pipe(v.string(), v.isoTimestamp()),
   file: v.string(),
+  /** Since 1.9: the file's PowerBI report was read in its stead; the body kept is its rows as that CSV. */
+  via: v.optional(v.literal("powerbi")),
   page: v.nullable(v.string()),
   page_status: v.nullable(v.number()),
   link: v.nullable(v.string()),

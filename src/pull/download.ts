@@ -1,13 +1,18 @@
 /**
- * One conditional GET of a portal file, with a deadline per attempt and bounded retries. Retried:
- * connection errors, timeouts, 429 (after its Retry-After) and 5xx, with exponential backoff and
- * full jitter; never another 4xx. A body is returned only when it is whole: one shorter than its
- * Content-Length is an error, never a file.
+ * One conditional GET of a portal file (or one request of a PowerBI report), with a deadline per
+ * attempt and bounded retries. Retried: connection errors, timeouts, 429 (after its Retry-After)
+ * and 5xx, with exponential backoff and full jitter; never another 4xx. A body is returned only
+ * when it is whole and within the size bound: one shorter than its Content-Length is an error,
+ * never a file. Every request names the service in its User-Agent.
  */
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { setTimeout as delay } from "node:timers/promises";
 import { retryAfterMs } from "../time.ts";
+import { VERSION } from "../version.ts";
+
+/** How the pull names itself to the servers it asks. */
+export const USER_AGENT = `grid-data-service/${VERSION} (a self-hosted reader of the Eskom Data Portal)`;
 
 /** How to download: the deadline per attempt, and how often and how long to wait between tries. */
 export interface DownloadPolicy {
@@ -56,16 +61,20 @@ interface Attempt {
   readonly body: Buffer;
 }
 
+/** A request other than a plain GET: its method, headers and body. */
+export interface RequestInit {
+  readonly method?: "GET" | "POST";
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: string;
+}
+
 // One request; rejects on a connection error, the deadline, or a body cut short.
-function attempt(
-  url: URL,
-  headers: Record<string, string>,
-  timeoutMs: number,
-  maxBytes: number,
-): Promise<Attempt> {
+function attempt(url: URL, init: RequestInit, timeoutMs: number, maxBytes: number): Promise<Attempt> {
   const request = url.protocol === "https:" ? httpsRequest : httpRequest;
+  const headers = { ...init.headers };
+  if (init.body !== undefined) headers["Content-Length"] = String(Buffer.byteLength(init.body));
   return new Promise((resolve, reject) => {
-    const req = request(url, { headers, timeout: timeoutMs }, (res) => {
+    const req = request(url, { method: init.method ?? "GET", headers, timeout: timeoutMs }, (res) => {
       const chunks: Buffer[] = [];
       let bytes = 0;
       res.on("data", (chunk: Buffer) => {
@@ -95,7 +104,7 @@ function attempt(
     req.on("close", () => clearTimeout(deadline));
     req.on("timeout", () => req.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)));
     req.on("error", reject);
-    req.end();
+    req.end(init.body);
   });
 }
 
@@ -105,21 +114,31 @@ function backoff(policy: DownloadPolicy, retry: number): number {
 }
 
 /** GETs `url`, conditionally when `known` validators are given; `accept` is the Accept header. */
-export async function download(
+export function download(
   url: string,
   known: Validators,
   policy: DownloadPolicy,
   accept = "text/csv, */*;q=0.5",
 ): Promise<Download> {
-  const headers: Record<string, string> = { "User-Agent": "grid-data-service-pull", Accept: accept };
+  const headers: Record<string, string> = { Accept: accept };
   if (known.etag !== undefined) headers["If-None-Match"] = known.etag;
   if (known.lastModified !== undefined) headers["If-Modified-Since"] = known.lastModified;
+  return fetchWithRetries(url, { headers }, policy);
+}
+
+/** Asks `url` as `init` says (a GET by default), with the policy's deadline, retries and bound. */
+export async function fetchWithRetries(
+  url: string,
+  init: RequestInit,
+  policy: DownloadPolicy,
+): Promise<Download> {
+  const sent = { ...init, headers: { "User-Agent": USER_AGENT, ...init.headers } };
   let last = "";
   let lastStatus: number | undefined;
   for (let n = 0; n < policy.attempts; n++) {
     let wait: number;
     try {
-      const res = await attempt(new URL(url), headers, policy.timeoutMs, policy.maxBytes ?? MAX_BYTES);
+      const res = await attempt(new URL(url), sent, policy.timeoutMs, policy.maxBytes ?? MAX_BYTES);
       if (res.status === 304) return { kind: "not-modified" };
       if (res.status >= 200 && res.status < 300) {
         const etag = res.headers.etag;

@@ -5,6 +5,7 @@
  */
 import { type IngestSummary, skippedText } from "../ingest/ingest-summary.ts";
 import type { SkipReason } from "../source/portal-csv.ts";
+import type { Disagreement } from "../ingest/merge.ts";
 import { HOUR_MS } from "../time.ts";
 import type { FileState } from "./pull-state.ts";
 import { isStopped, LAGS_KEPT } from "./source-freshness.ts";
@@ -13,6 +14,8 @@ import type { Taken } from "./take-download.ts";
 /** What happened to one file. */
 export interface FileOutcome {
   readonly file: string;
+  /** Read from the file's PowerBI report, in its stead (`report-pull.ts`). */
+  readonly via?: "powerbi";
   /**
    * `refused`: a body came and was not stored; `failed`: no body came; `stopped`: its link has
    * answered 404, or its body held its header only, for more than three days (not a failure).
@@ -48,6 +51,8 @@ export interface FileOutcome {
   };
   /** Days of generated sample data the ingest removed before storing this real file. */
   readonly sampleDaysRemoved?: number;
+  /** A report's values a file's differed from for the same hour (the file's kept), and the first. */
+  readonly disagreements?: { readonly count: number; readonly first: Disagreement };
   /** Why it was refused or failed, or what went wrong beside it (an unreadable stored day). */
   readonly error?: string;
 }
@@ -120,8 +125,8 @@ function periodsOf(taken: Extract<Taken, { result: "periods" }>) {
   return { fields, changed: taken.added + taken.revised > 0, newest };
 }
 
-// What an ingest of hours tells of itself.
-function hoursOf(summary: IngestSummary): Partial<FileOutcome> {
+/** What an ingest of hours tells of itself, for its outcome. */
+export function hoursOf(summary: IngestSummary): Partial<FileOutcome> {
   return {
     hoursAdded: summary.hoursAdded,
     hoursRevised: summary.hoursRevised,
@@ -193,6 +198,16 @@ export function settle(
 
 /** One line for a file's outcome. */
 export function describe(outcome: FileOutcome): string {
+  const named =
+    outcome.via === undefined ? outcome : { ...outcome, file: `${outcome.file} (its PowerBI report)` };
+  const told = describeFile(named);
+  const d = outcome.disagreements;
+  if (d === undefined) return told;
+  const at = new Date(d.first.hour).toISOString();
+  return `${told}; ${d.count} of its values differ from the files' by more than rounding, the files' kept (first: ${d.first.column} at ${at}, ${d.first.stored} stored, ${d.first.report} in the report)`;
+}
+
+function describeFile(outcome: FileOutcome): string {
   const moved =
     outcome.linkChanged === undefined
       ? ""

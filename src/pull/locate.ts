@@ -14,6 +14,8 @@ export interface Located {
   readonly page: string;
   /** The page's HTTP status, or null when it did not answer. */
   readonly pageStatus: number | null;
+  /** The page's HTML, when it answered with a page (its embedded PowerBI report is found there). */
+  readonly pageHtml?: string;
   /** The URL that answered with the file (or 304), or null when none did. */
   readonly link: string | null;
   readonly got: Extract<Download, { kind: "body" | "not-modified" }> | undefined;
@@ -55,9 +57,11 @@ async function readPage(access: PortalAccess, page: string) {
   if (answer.got?.kind !== "body") {
     return { status: answer.status, problem: answer.problem ?? `${page} answered HTTP 304` };
   }
-  const link = csvLinkOf(answer.got.body.toString("utf8"), page);
-  if (link === undefined) return { status: answer.status, problem: `${page} links no .csv file on its host` };
-  return { status: answer.status, link };
+  const html = answer.got.body.toString("utf8");
+  const link = csvLinkOf(html, page);
+  if (link === undefined)
+    return { status: answer.status, html, problem: `${page} links no .csv file on its host` };
+  return { status: answer.status, html, link };
 }
 
 /** Finds and downloads `spec`'s file; `known` is what was remembered of it. */
@@ -79,6 +83,7 @@ export async function locate(access: PortalAccess, spec: PortalFileSpec, known: 
       gone: false,
     };
   }
+  const pageHtml = read.html === undefined ? {} : { pageHtml: read.html };
   const candidates = [
     ...(read.link === undefined ? [] : [read.link]),
     ...(known.link === undefined ? [] : [known.link]),
@@ -89,12 +94,12 @@ export async function locate(access: PortalAccess, spec: PortalFileSpec, known: 
     access.onProgress?.(`${spec.name}: GET ${link}`);
     const answer = await fetchUrl(link, known, access.policy);
     if (answer.got !== undefined) {
-      const found = { page, pageStatus: read.status, link, got: answer.got, tried };
+      const found = { page, pageStatus: read.status, ...pageHtml, link, got: answer.got, tried };
       return { ...found, unreachable: false, gone: false };
     }
     tried.push(answer.problem);
     gone &&= answer.status === 404 || answer.status === 410;
   }
-  const missing = { page, pageStatus: read.status, link: null, got: undefined, tried };
+  const missing = { page, pageStatus: read.status, ...pageHtml, link: null, got: undefined, tried };
   return { ...missing, unreachable: false, gone };
 }

@@ -25,6 +25,10 @@ const PullEnvSchema = v.object({
   PULL_ATTEMPTS: v.optional(PositiveInteger, "4"),
   PULL_BACKOFF_S: v.optional(Seconds, "2"),
   STALE_AFTER_H: v.optional(PositiveInteger, "36"),
+  PORTAL_POWERBI: v.optional(v.picklist(["0", "1"], 'must be "0" or "1"'), "1"),
+  POWERBI_API_URL: v.optional(
+    v.pipe(v.string(), v.url("must be a URL"), v.regex(/^https?:\/\//, "must be an http or https URL")),
+  ),
 });
 
 /** Validated pull settings. */
@@ -37,9 +41,14 @@ export interface PullConfig {
   readonly policy: Omit<DownloadPolicy, "onRetry">;
   /** The grace past a file's cadence before it is late (STALE_AFTER_H), as the server judges it. */
   readonly staleAfterMs: number;
+  /** Whether stopped files' PowerBI reports are read (PORTAL_POWERBI), and where (POWERBI_API_URL). */
+  readonly powerbi: { readonly enabled: boolean; readonly apiUrl?: string };
 }
 
-/** Reads PORTAL_URL, PORTAL_FILES (comma-separated), PULL_TIMEOUT_S, PULL_ATTEMPTS, PULL_BACKOFF_S and STALE_AFTER_H. */
+/**
+ * Reads PORTAL_URL, PORTAL_FILES (comma-separated), PULL_TIMEOUT_S, PULL_ATTEMPTS, PULL_BACKOFF_S,
+ * STALE_AFTER_H, PORTAL_POWERBI and POWERBI_API_URL.
+ */
 export function loadPullConfig(env: NodeJS.ProcessEnv): PullConfig {
   const out = parseEnv(PullEnvSchema, env);
   const names = out.PORTAL_FILES.split(",")
@@ -64,5 +73,9 @@ export function loadPullConfig(env: NodeJS.ProcessEnv): PullConfig {
       maxBackoffMs: 60_000,
     },
     staleAfterMs: out.STALE_AFTER_H * 3_600_000,
+    powerbi: {
+      enabled: out.PORTAL_POWERBI === "1",
+      ...(out.POWERBI_API_URL === undefined ? {} : { apiUrl: out.POWERBI_API_URL }),
+    },
   };
 }

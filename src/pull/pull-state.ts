@@ -57,7 +57,30 @@ const FileStateSchema = v.object({
   /** Its state of publication as the last pull judged it, for the webhooks' `source.*` events. */
   announced: v.optional(v.picklist(["current", "late", "stopped"])),
 });
-const PullStateSchema = v.object({ format: v.literal(2), files: v.record(v.string(), FileStateSchema) });
+const ReportStateSchema = v.object({
+  /** The viewer's address the page embedded, and the report's resource key, at the last read. */
+  viewUrl: v.optional(v.string()),
+  resourceKey: v.optional(v.string()),
+  /** When the pull last tried the report, and when it last read it whole. */
+  tried: v.optional(Instant),
+  read: v.optional(Instant),
+  /** When a read last added or revised an hour: the report's publication. */
+  published: v.optional(Instant),
+  /** The window of hours (UTC) the last whole read gave, and its newest hour with values. */
+  first: v.optional(Instant),
+  last: v.optional(Instant),
+  newest: v.optional(Instant),
+  /** Hours the window had moved past before a read reached them: lost, as the report keeps no more. */
+  missed: v.optional(v.object({ from: Instant, to: Instant, at: Instant })),
+  /** Why the reads fail, while they do, and since when. */
+  failing: v.optional(v.object({ since: Instant, reason: v.string() })),
+});
+const PullStateSchema = v.object({
+  format: v.literal(2),
+  files: v.record(v.string(), FileStateSchema),
+  /** The PowerBI reports read in a stopped file's stead, by that file's name. */
+  reports: v.optional(v.record(v.string(), ReportStateSchema)),
+});
 
 // Format 1 (releases up to 1.3): the URL fetched, its validators and the raw header row.
 const V1Schema = v.object({
@@ -76,6 +99,8 @@ const V1Schema = v.object({
 
 /** What is remembered of one portal file. */
 export type FileState = v.InferOutput<typeof FileStateSchema>;
+/** What is remembered of the PowerBI report read in a file's stead. */
+export type ReportState = v.InferOutput<typeof ReportStateSchema>;
 /** Why a file is refused, while it is. */
 export type Refusal = v.InferOutput<typeof RefusedSchema>;
 export type PullState = v.InferOutput<typeof PullStateSchema>;

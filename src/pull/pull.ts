@@ -26,6 +26,7 @@ import { answered, describe, type FileOutcome, goneFile, settle, tried } from ".
 import { fileEvents, sourceEvent } from "./pull-events.ts";
 import { gridEvents } from "./grid-events.ts";
 import { freshnessOf } from "./source-freshness.ts";
+import { pullReport } from "./report-pull.ts";
 import { HOUR_MS } from "../time.ts";
 import { enqueue, type WebhookEvent } from "../webhooks/outbox.ts";
 
@@ -49,6 +50,11 @@ export interface PullOptions {
   readonly onProgress?: (line: string) => void;
   /** The grace past a file's cadence before it is late (STALE_AFTER_H; 36 hours by default). */
   readonly staleAfterMs?: number;
+  /**
+   * Whether a stopped file's PowerBI report is read in its stead (`PORTAL_POWERBI`, on by default),
+   * and the cluster's API at another address (`POWERBI_API_URL`).
+   */
+  readonly powerbi?: { readonly enabled: boolean; readonly apiUrl?: string };
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -174,6 +180,12 @@ function gridEventsFailure(dir: string, at: number): FileOutcome[] {
   }
 }
 
+// Whether a stopped file's report is read: an hourly file of readings, not another's second source.
+function readsReportOf(options: PullOptions, spec: PortalFileSpec): boolean {
+  const form = spec.form as { target?: string };
+  return options.powerbi?.enabled !== false && form.target === "readings" && spec.fill !== true;
+}
+
 /** Pulls every file; `ok` when each was current or ingested. */
 export async function pullPortal(options: PullOptions): Promise<PullResult> {
   const now = options.now ?? Date.now;
@@ -198,6 +210,23 @@ export async function pullPortal(options: PullOptions): Promise<PullResult> {
     if (JSON.stringify(judged) !== JSON.stringify(known)) {
       state.files[spec.name] = judged;
       changed = true;
+    }
+    if (fresh.state === "stopped" && readsReportOf(options, spec)) {
+      const report = await pullReport(
+        { ...options, apiUrl: options.powerbi?.apiUrl },
+        spec,
+        pulled.located,
+        judged,
+        state.reports?.[spec.name] ?? {},
+        now(),
+      );
+      if (report !== undefined) {
+        options.onProgress?.(describe(report.outcome));
+        const published = { newest: report.state.newest, ingested: report.state.read };
+        files.push(withEvents(options.dir, report.outcome, published, now(), undefined));
+        state.reports = { ...state.reports, [spec.name]: report.state };
+        changed = true;
+      }
     }
   }
   // Nothing is written into a DATA_DIR that nothing was downloaded into.

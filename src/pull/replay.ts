@@ -3,8 +3,9 @@
  * "The download archive"). Every kept download is taken again, in the order it came, with the
  * clock at the time it came, through the checks and the ingest of this release: the store, its
  * revisions (`as_of`) and what the pull remembers come out as if the pulls had run with this
- * release's parser. An acceptance of a changed header is repeated where it was made. The portal
- * is never asked for anything.
+ * release's parser. An acceptance of a changed header is repeated where it was made, and a stopped
+ * file's PowerBI report, kept as the rows of that file, is ingested as the report's again. The
+ * portal is never asked for anything.
  */
 import { cpSync, existsSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -15,8 +16,10 @@ import { acceptHeader } from "./accept-header.ts";
 import { ARCHIVE_DIR, type Attempt, readAttempts, readBody } from "./archive.ts";
 import { portalFile } from "./portal-files.ts";
 import { type FileOutcome, settle } from "./pull.ts";
+import { hoursOf } from "./file-outcome.ts";
 import { type FileState, writePullState } from "./pull-state.ts";
 import { takeDownload } from "./take-download.ts";
+import { ingestReport } from "./report-pull.ts";
 
 /** What a replay did. */
 export interface Replay {
@@ -43,6 +46,8 @@ function retake(dir: string, archive: string, attempt: Attempt, files: Record<st
   }
   if (attempt.sha256 === undefined || attempt.status !== 200) return undefined;
   const body = readBody(archive, attempt.sha256);
+  // A PowerBI report's rows, kept as the file they stood in for: ingested as the report's again.
+  if (attempt.via === "powerbi") return reportAgain(dir, spec, body.toString("utf8"), at);
   const received = { body, contentType: attempt.content_type ?? "", receivedAt: at, sha256: attempt.sha256 };
   const taken = takeDownload(dir, spec, known, received, () => at);
   const validators = {
@@ -53,6 +58,21 @@ function retake(dir: string, archive: string, attempt: Attempt, files: Record<st
   const settled = settle(spec.name, taken, known, kept);
   files[spec.name] = settled.state;
   return settled.outcome;
+}
+
+// A report's rows taken again: its outcome as the pull said it.
+function reportAgain(dir: string, spec: NonNullable<ReturnType<typeof portalFile>>, csv: string, at: number) {
+  const summary = ingestReport(dir, spec, csv, at);
+  const refused = summary.failures.map((f) => f.message).join("; ");
+  const changed = summary.hoursAdded + summary.hoursRevised > 0;
+  const outcome: FileOutcome = {
+    file: spec.name,
+    via: "powerbi",
+    result: refused !== "" ? "refused" : changed ? "ingested" : "unchanged",
+    ...hoursOf(summary),
+    ...(refused === "" ? {} : { error: refused }),
+  };
+  return outcome;
 }
 
 /** Rebuilds the store at `dir` from the archive at `archive` (default: `dir`'s own). */

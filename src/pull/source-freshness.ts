@@ -13,7 +13,7 @@
  */
 import { DAY_MS, HOUR_MS } from "../time.ts";
 import { type PortalFileSpec, portalFile } from "./portal-files.ts";
-import { type FileState, type PullState, readPullState } from "./pull-state.ts";
+import { type FileState, type PullState, readPullState, type ReportState } from "./pull-state.ts";
 
 /** A file's state of publication. */
 export type SourceState = "current" | "late" | "stopped";
@@ -33,9 +33,14 @@ export const CORE_SOURCES: readonly (readonly string[])[] = [
   ["System_hourly_actual_and_forecasted_demand.csv"],
 ];
 
-/** One file as `/healthz`, the catalog and the metrics report it. */
+/** One file (or the PowerBI report read in its stead) as `/healthz`, the catalog and the metrics report it. */
 export interface SourceFreshness {
+  /** The file's name; a report's is its file's with ` (PowerBI report)`. */
   readonly file: string;
+  /** `csv`: the portal's file; `powerbi`: the report its page embeds, read while the file is stopped. */
+  readonly kind: "csv" | "powerbi";
+  /** A report's file. */
+  readonly stands_in_for?: string;
   readonly state: SourceState;
   /** How often it is published, in hours. */
   readonly cadence_hours: number;
@@ -49,6 +54,16 @@ export interface SourceFreshness {
   readonly link: "ok" | "gone" | "empty" | "failing";
   /** Since when it is gone or empty, while it is. */
   readonly gone_since?: string;
+  /** A report's window of hours at its last read (UTC): about the last week, rolling. */
+  readonly window_first?: string;
+  readonly window_last?: string;
+  /**
+   * Hours a report's window had moved past before a pull reached them (UTC): lost, as the report
+   * keeps no more, since no file gave them either.
+   */
+  readonly window_missed?: { readonly from: string; readonly to: string };
+  /** Why a report's reads fail, while they do. */
+  readonly failing?: string;
 }
 
 /** Whether a file gone since `gone` is stopped at `now`; one that never brought data is at once. */
@@ -66,6 +81,10 @@ function median(values: readonly number[]): number | null {
   return Math.round(m * 10) / 10;
 }
 
+// Whether nothing new came `since` for longer than the file's cadence and `windowMs`.
+const isLate = (spec: PortalFileSpec, since: string | undefined, now: number, windowMs: number) =>
+  since === undefined || now - Date.parse(since) > spec.cadenceHours * HOUR_MS + windowMs;
+
 /** One file's freshness at `now`, with `windowMs` of grace past its cadence. */
 export function freshnessOf(
   spec: PortalFileSpec,
@@ -73,8 +92,7 @@ export function freshnessOf(
   now: number,
   windowMs: number,
 ): SourceFreshness {
-  const since = state.published ?? state.firstTried;
-  const late = since === undefined || now - Date.parse(since) > spec.cadenceHours * HOUR_MS + windowMs;
+  const late = isLate(spec, state.published ?? state.firstTried, now, windowMs);
   const link =
     state.gone !== undefined
       ? state.gone.why === "404"
@@ -85,6 +103,7 @@ export function freshnessOf(
         : "ok";
   return {
     file: spec.name,
+    kind: "csv",
     state: isStopped(state, now) ? "stopped" : late ? "late" : "current",
     cadence_hours: spec.cadenceHours,
     newest_hour: state.newest ?? null,
@@ -95,13 +114,48 @@ export function freshnessOf(
   };
 }
 
-/** Every known file the pulls have tried, in the pull's order. */
+/**
+ * The PowerBI report read in `spec`'s stead, judged at `now` as a file is: `current` while its reads
+ * bring new hours within the file's cadence and `windowMs`, `late` when they have not, `stopped`
+ * when every read has failed for more than three days.
+ */
+export function reportFreshnessOf(
+  spec: PortalFileSpec,
+  report: ReportState,
+  now: number,
+  windowMs: number,
+): SourceFreshness {
+  const late = isLate(spec, report.published ?? report.tried, now, windowMs);
+  const failing = report.failing;
+  const stopped = failing !== undefined && now - Date.parse(failing.since) > STOPPED_AFTER_MS;
+  return {
+    file: `${spec.name} (PowerBI report)`,
+    kind: "powerbi",
+    stands_in_for: spec.name,
+    state: stopped ? "stopped" : late ? "late" : "current",
+    cadence_hours: spec.cadenceHours,
+    newest_hour: report.newest ?? null,
+    last_publication: report.published ?? null,
+    usual_lag_hours: null,
+    link: failing === undefined ? "ok" : "failing",
+    ...(report.first === undefined ? {} : { window_first: report.first, window_last: report.last! }),
+    ...(report.missed === undefined
+      ? {}
+      : { window_missed: { from: report.missed.from, to: report.missed.to } }),
+    ...(failing === undefined ? {} : { failing: failing.reason }),
+  };
+}
+
+/** Every known file the pulls have tried, in the pull's order, each followed by its report if read. */
 export function sourcesOf(pull: PullState, now: number, windowMs: number): SourceFreshness[] {
   return Object.entries(pull.files).flatMap(([name, state]) => {
     const spec = portalFile(name);
-    return spec === undefined || state.firstTried === undefined
-      ? []
-      : [freshnessOf(spec, state, now, windowMs)];
+    if (spec === undefined || state.firstTried === undefined) return [];
+    const report = pull.reports?.[name];
+    return [
+      freshnessOf(spec, state, now, windowMs),
+      ...(report === undefined ? [] : [reportFreshnessOf(spec, report, now, windowMs)]),
+    ];
   });
 }
 

@@ -7,7 +7,7 @@
  * of a changed header, and by the replay of the archive.
  */
 import { ingestSources, type IngestSummary } from "../ingest/ingest.ts";
-import { columnIndex, SAMPLE_COLUMN, TIMESTAMP_COLUMNS } from "../source/columns.ts";
+import { fileColumnIndex, SAMPLE_COLUMN, TIMESTAMP_COLUMNS } from "../source/columns.ts";
 import { headerNamesOf, PortalCsvError } from "../source/portal-csv.ts";
 import { ForecastIssues, type IssueEntry } from "../forecasts/forecast-issues.ts";
 import { parsePeriodCsv } from "../source/period-csv.ts";
@@ -72,7 +72,7 @@ const sameSet = (a: readonly string[], b: readonly string[]) =>
 // Names of an accepted header that this release cannot store: read past, not guessed at.
 function unknownNames(header: readonly string[]): Set<string> {
   return new Set(
-    header.filter((n) => !TIMESTAMP_COLUMNS.has(n) && n !== SAMPLE_COLUMN && columnIndex(n) < 0),
+    header.filter((n) => !TIMESTAMP_COLUMNS.has(n) && n !== SAMPLE_COLUMN && fileColumnIndex(n) < 0),
   );
 }
 

@@ -3,7 +3,7 @@
  * tables of the API reference), shared by every
  * dataset so that a field means the same thing wherever it appears.
  */
-import { columnName, requireColumn } from "../source/columns.ts";
+import { columnName, PROVENANCE_COLUMN, REPORT_COLUMNS, requireColumn } from "../source/columns.ts";
 import { type Reading, valueAt } from "../source/reading.ts";
 import { mw } from "./dataset.ts";
 
@@ -83,6 +83,36 @@ export function namesOf(...positions: readonly number[]): string[] {
 /** An hourly MW field that is one stored column as published: its label, meaning, column and value. */
 export function storedMw(label: string, description: string, column: number) {
   return { ...mw(label, description), columns: namesOf(column), value: (r: Reading) => valueAt(r, column) };
+}
+
+/**
+ * The hourly field that says where an hour's values of `columns` came from: `powerbi` when a
+ * PowerBI report filled any of them (the report read while their file was stopped), else `csv`
+ * (the portal's files, or the data-request export).
+ */
+export function sourceField(...columns: number[]) {
+  const mark = requireColumn(PROVENANCE_COLUMN);
+  const bits = columns.reduce((all, c) => all | reportBit(c), 0);
+  return {
+    type: "string" as const,
+    nullable: false,
+    label: "Source",
+    description:
+      "Where the hour's values came from: `csv` (the portal's files, or the data-request export), or `powerbi` when the portal's file had stopped and its page's PowerBI report gave them (docs/data.md: \"PowerBI reports\").",
+    enum: ["csv", "powerbi"],
+    columns: [PROVENANCE_COLUMN],
+    aggregates: [],
+    value: (r: Reading) => {
+      const marked = r[mark]!;
+      return !Number.isNaN(marked) && (marked & bits) !== 0 ? "powerbi" : "csv";
+    },
+  };
+}
+
+// A column's bit of the provenance mark, or 0 when no report stands in for it.
+function reportBit(column: number): number {
+  const at = REPORT_COLUMNS.indexOf(columnName(column));
+  return at < 0 ? 0 : 1 << at;
 }
 
 /** The columns `totalRe` reads. */

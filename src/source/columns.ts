@@ -8,9 +8,10 @@
 
 /**
  * What a column measures. `forecast` columns do not count as actual readings; `installed` ones
- * describe the plant (installed capacity), not the hour, and are kept for hours still to come.
+ * describe the plant (installed capacity), not the hour, and are kept for hours still to come;
+ * `provenance` ones say where an hour's values came from, and are the service's, never a file's.
  */
-export type ColumnKind = "forecast" | "actual" | "capacity" | "installed" | "storage";
+export type ColumnKind = "forecast" | "actual" | "capacity" | "installed" | "storage" | "provenance";
 
 /** One known source column. */
 export interface Column {
@@ -90,7 +91,25 @@ const COLUMNS: readonly Column[] = [
   { name: "drakensberg_min_hours", kind: "installed", neverZero: true },
   { name: "palmiet_min_hours", kind: "installed", neverZero: true },
   { name: "ingula_min_hours", kind: "installed", neverZero: true },
+  // Added in 1.9: which of the hour's values were read from a PowerBI report where a file had
+  // stopped (a bitmask over REPORT_COLUMNS; no value: none). Never read from a file.
+  { name: "from_powerbi_report", kind: "provenance" },
 ];
+
+/**
+ * The columns a PowerBI report may fill, in the order of `from_powerbi_report`'s bits (appended
+ * to, never reordered): the capacity file's, whose link died in 2026 (its demand too, where the
+ * demand file has not given an hour).
+ */
+export const REPORT_COLUMNS: readonly string[] = [
+  "available_capacity_incl_non_comm_units",
+  "available_capacity_incl_non_comm_units_incl_total_re",
+  "residual_demand",
+  "rsa_contracted_demand",
+];
+
+/** The column that says which of an hour's values came from a PowerBI report. */
+export const PROVENANCE_COLUMN = "from_powerbi_report";
 
 /** Every known column, in the order readings are stored. */
 export const columns: readonly Column[] = COLUMNS;
@@ -129,6 +148,15 @@ export function normalizeColumnName(header: string): string {
 /** The position of a column in a reading, or -1 for a name the catalog does not know. */
 export function columnIndex(name: string): number {
   return INDEX.get(name) ?? -1;
+}
+
+/**
+ * The position of a file's column: as `columnIndex`, but -1 for a provenance column, which is the
+ * service's own record and no file may write.
+ */
+export function fileColumnIndex(name: string): number {
+  const i = columnIndex(name);
+  return i >= 0 && COLUMNS[i]!.kind === "provenance" ? -1 : i;
 }
 
 /** The name of the column at a position of a reading. */

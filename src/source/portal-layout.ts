@@ -1,5 +1,11 @@
 /** How a portal CSV's header lays out its rows: which field is a stamp, a value, or neither. */
-import { columnIndex, columns, normalizeColumnName, SAMPLE_COLUMN, TIMESTAMP_COLUMNS } from "./columns.ts";
+import {
+  columns,
+  fileColumnIndex,
+  normalizeColumnName,
+  SAMPLE_COLUMN,
+  TIMESTAMP_COLUMNS,
+} from "./columns.ts";
 import { type FieldLayout, splitFields } from "./csv-fields.ts";
 import { periodFormOfHeader } from "./period-forms.ts";
 import { formOfHeader, type PortalForm } from "./portal-forms.ts";
@@ -58,7 +64,7 @@ export function readHeader(
     if (TIMESTAMP_COLUMNS.has(name)) stamps.add(i);
     else if (name === SAMPLE_COLUMN) sampleAt = i;
     else if (!ignore.has(name)) {
-      const index = columnIndex(name);
+      const index = fileColumnIndex(name);
       if (index < 0) fail(1, `unknown column "${rawNames[i]}"; this is not a known Eskom Data Portal header`);
       valueAt[i] = columnsOut.length;
       columnsOut.push(index);

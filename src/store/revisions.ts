@@ -5,7 +5,9 @@
  * - `revisions/YYYY-MM-DD.jsonl`, one per day that an ingest changed after it first existed: a
  *   line per ingest that changed it, `{"at": <when>, "hours": {<ts>: <what it was>}}`, where what
  *   an hour was is `null` (no reading yet) or the old value of each column that changed (`null`
- *   for "no value"). The new values are in the day file, or in the next line's old ones.
+ *   for "no value"). The new values are in the day file, or in the next line's old ones. A change
+ *   read from a PowerBI report says so (`"source": "powerbi"`); one read from a file says nothing.
+ *   So does a line of `days.jsonl`.
  * - `revisions/days.jsonl`: a line per ingest that created days, `{"at", "days": [...]}`; its
  *   first line marks when the history began (it is written even when no day is new).
  *
@@ -70,16 +72,18 @@ export function recordRevisions(
   at: number,
   changes: ReadonlyMap<string, DayChange>,
   created: readonly string[],
+  source?: "powerbi",
 ): void {
+  const from = source === undefined ? {} : { source };
   const revisions = join(dir, REVISIONS_DIR);
   mkdirSync(revisions, { recursive: true });
   const stamp = new Date(at).toISOString();
   const createdPath = join(revisions, CREATED_FILE);
   if (created.length > 0 || !existsSync(createdPath)) {
-    appendLine(createdPath, JSON.stringify({ at: stamp, days: created }) + "\n");
+    appendLine(createdPath, JSON.stringify({ at: stamp, ...from, days: created }) + "\n");
   }
   for (const [key, hours] of changes) {
-    appendLine(join(revisions, `${key}.jsonl`), JSON.stringify({ at: stamp, hours }) + "\n");
+    appendLine(join(revisions, `${key}.jsonl`), JSON.stringify({ at: stamp, ...from, hours }) + "\n");
   }
 }
 
