@@ -1,0 +1,123 @@
+/**
+ * The shape of the load-shedding outlook's walk-forward evaluation (`npm run evaluate-outlook`),
+ * and its tables as Markdown, as docs/api.md shows them. The numbers live in `outlook-fit.ts`,
+ * written by `npm run evaluate-outlook -- --write`.
+ */
+import { OUTLOOK_INPUTS } from "./outlook-inputs.ts";
+import { LEAD_BUCKETS, type OutlookFit } from "./outlook-model.ts";
+
+/** ROC AUC and Brier score of one forecast. */
+export interface Score {
+  readonly auc: number;
+  readonly brier: number;
+}
+
+/** The outlook and its two baselines over one bucket of lead. */
+export interface BucketScore {
+  readonly bucket: string;
+  readonly hours: number;
+  /** Hours with manual load reduction above 0. */
+  readonly shedHours: number;
+  readonly outlook: Score;
+  /** The newest known hour's state, carried forward. */
+  readonly persistence: Score;
+  /** The share of the 7 newest known days with load reduction at the same hour. */
+  readonly sameHour: Score;
+}
+
+/** One tenth of probability: its hours, their mean probability and the share with load reduction. */
+export interface Reliability {
+  readonly tenth: number;
+  readonly hours: number;
+  readonly predicted: number | null;
+  readonly observed: number | null;
+}
+
+/** The whole evaluation. */
+export interface OutlookEvaluation {
+  /** The calendar years (SAST) scored, each by a fit of the years before it. */
+  readonly years: readonly number[];
+  readonly buckets: readonly (BucketScore & { readonly reliability: readonly Reliability[] })[];
+  readonly perYear: readonly { readonly year: number; readonly buckets: readonly BucketScore[] }[];
+}
+
+const f3 = (x: number | null) => (x === null || Number.isNaN(x) ? "n/a" : x.toFixed(3));
+const count = (n: number) => n.toLocaleString("en-US");
+
+// A score, in bold where it beats both others.
+function cells(b: BucketScore): string {
+  const bold = (x: number, better: boolean) => (better ? `**${f3(x)}**` : f3(x));
+  const aucBest = b.outlook.auc > b.persistence.auc && b.outlook.auc > b.sameHour.auc;
+  const brierBest = b.outlook.brier < b.persistence.brier && b.outlook.brier < b.sameHour.brier;
+  return (
+    `${bold(b.outlook.auc, aucBest)} / ${bold(b.outlook.brier, brierBest)} | ` +
+    `${f3(b.persistence.auc)} / ${f3(b.persistence.brier)} | ${f3(b.sameHour.auc)} / ${f3(b.sameHour.brier)}`
+  );
+}
+
+const HEADER = [
+  "| lead (hours) | hours (with load reduction) | outlook AUC / Brier | persistence AUC / Brier | same hour, 7 days: AUC / Brier |",
+  "| --- | --- | --- | --- | --- |",
+];
+
+/** The table of every bucket of lead over the scored years, then each year's. */
+export function outlookTable(evaluation: OutlookEvaluation): string {
+  const rows = (label: string, buckets: readonly BucketScore[]) =>
+    buckets.map((b) => `| ${label}${b.bucket} | ${count(b.hours)} (${count(b.shedHours)}) | ${cells(b)} |`);
+  return [
+    ...HEADER,
+    ...rows("", evaluation.buckets),
+    ...evaluation.perYear.flatMap((y) => rows(`${y.year}: `, y.buckets)),
+  ].join("\n");
+}
+
+/** The reliability table: per bucket, each tenth of probability with its hours. */
+export function reliabilityTable(evaluation: OutlookEvaluation): string {
+  const tenths = Array.from({ length: 10 }, (_, i) => `${i / 10}–${(i + 1) / 10}`);
+  return [
+    `| lead (hours) | ${tenths.join(" | ")} |`,
+    `| --- | ${tenths.map(() => "---").join(" | ")} |`,
+    ...evaluation.buckets.map(
+      (b) =>
+        `| ${b.bucket} | ` +
+        b.reliability
+          .map((r) => (r.hours === 0 ? "" : `${f3(r.predicted)} / ${f3(r.observed)} (${count(r.hours)})`))
+          .join(" | ") +
+        " |",
+    ),
+  ].join("\n");
+}
+
+/** The formula's weights: a row per input, a column per bucket of lead. */
+export function outlookFormulaTable(fit: OutlookFit): string {
+  const buckets = LEAD_BUCKETS.map((b) => b.name);
+  const w = (x: number) => x.toFixed(4);
+  return [
+    `| input | ${buckets.map((b) => `lead ${b}`).join(" | ")} |`,
+    `| --- | ${buckets.map(() => "---").join(" | ")} |`,
+    `| (intercept) | ${buckets.map((b) => w(fit[b].intercept)).join(" | ")} |`,
+    ...OUTLOOK_INPUTS.map(
+      (name) => `| \`${name}\` | ${buckets.map((b) => w(fit[b].weights[name])).join(" | ")} |`,
+    ),
+  ].join("\n");
+}
+
+/** The outlook's tables for docs/api.md, by block name. */
+export function outlookTables(fit: OutlookFit, evaluation: OutlookEvaluation): Record<string, string> {
+  return {
+    formula: outlookFormulaTable(fit),
+    evaluation: outlookTable(evaluation),
+    reliability: reliabilityTable(evaluation),
+  };
+}
+
+const BLOCK = /<!-- outlook: (\S+) -->\n[\s\S]*?<!-- \/outlook -->/g;
+
+/** `doc` with every `<!-- outlook: NAME -->` block rewritten; throws on a name it does not know. */
+export function withOutlookTables(doc: string, tables: Readonly<Record<string, string>>): string {
+  return doc.replace(BLOCK, (_all, name: string) => {
+    const table = tables[name];
+    if (table === undefined) throw new Error(`docs/api.md: no outlook table is named ${name}`);
+    return `<!-- outlook: ${name} -->\n\n${table}\n\n<!-- /outlook -->`;
+  });
+}

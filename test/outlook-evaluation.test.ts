@@ -1,0 +1,109 @@
+/**
+ * The outlook's walk-forward evaluation (`scripts/outlook-evaluation.ts`): on made-up examples, a
+ * year is scored only by a fit of the years before it, and only when those hold enough load
+ * reduction; on the real files, `npm run evaluate-outlook` refits the shipped formula and prints
+ * the evaluation docs/api.md states.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { symlinkSync } from "node:fs";
+import { join } from "node:path";
+import {
+  type Example,
+  evaluateOutlook,
+  MIN_TRAINING_SHED_HOURS,
+  reliability,
+  walkForward,
+} from "../scripts/outlook-evaluation.ts";
+import { OUTLOOK_INPUTS } from "../src/features/outlook-inputs.ts";
+import { OUTLOOK_EVALUATION, OUTLOOK_FIT } from "../src/features/outlook-fit.ts";
+import { outlookTable, reliabilityTable } from "../src/features/outlook-report.ts";
+import { prng } from "../src/sample/sample-model.ts";
+import { REAL_DATA_DIR, REAL_DATA_SKIP, tempDir } from "./helpers.ts";
+
+const HOUR = 3_600_000;
+
+// Three years of examples every 7 hours, leads 1 to 240, whose outcome follows the first input.
+function madeUp(seed = 1): Example[] {
+  const random = prng(seed);
+  const out: Example[] = [];
+  for (let t = Date.parse("2019-01-01T00:00:00Z"); t < Date.parse("2022-01-01T00:00:00Z"); t += 7 * HOUR) {
+    const inputs = OUTLOOK_INPUTS.map(() => random() * 2 - 1);
+    const shed = inputs[0]! + 0.6 * (random() - 0.5) > 0.4;
+    const lead = 1 + Math.floor(random() * 240);
+    out.push({ issuedAt: t - lead * HOUR, hour: t, lead, inputs, shed, persistence: 0, sameHour: random() });
+  }
+  return out;
+}
+
+const inYear = (y: number) => (e: { hour: number }) => new Date(e.hour + 2 * HOUR).getUTCFullYear() === y;
+
+test("each year is scored by a fit of the years before it alone, and only with enough load reduction", () => {
+  const all = madeUp();
+  const scored = walkForward(all);
+  assert.deepEqual(
+    [...new Set(scored.map((e) => new Date(e.hour + 2 * HOUR).getUTCFullYear()))],
+    [2020, 2021],
+  );
+  // 2020's outcomes flipped: 2020's probabilities (from 2019's fit) stay, 2021's move.
+  const flipped = walkForward(all.map((e) => (inYear(2020)(e) ? { ...e, shed: !e.shed } : e)));
+  assert.deepEqual(
+    flipped.filter(inYear(2020)).map((e) => e.probability),
+    scored.filter(inYear(2020)).map((e) => e.probability),
+  );
+  assert.notDeepEqual(
+    flipped.filter(inYear(2021)).map((e) => e.probability),
+    scored.filter(inYear(2021)).map((e) => e.probability),
+  );
+  // A first year with too little load reduction to learn from scores nothing after it.
+  const quiet = all.map((e) => (inYear(2019)(e) ? { ...e, shed: false } : e));
+  const fewer = walkForward(quiet);
+  assert.ok(quiet.filter(inYear(2019)).filter((e) => e.shed).length < MIN_TRAINING_SHED_HOURS);
+  assert.deepEqual([...new Set(fewer.map((e) => new Date(e.hour + 2 * HOUR).getUTCFullYear()))], [2021]);
+  // The input that carries the outcome ranks it, in every bucket of lead.
+  for (const bucket of evaluateOutlook(all).buckets) assert.ok(bucket.outlook.auc > 0.9, bucket.bucket);
+});
+
+test("the reliability table bins by tenth of probability, the last tenth holding 1", () => {
+  const rows = [0, 0.05, 0.1, 0.55, 0.999, 1].map((probability, i) => ({
+    ...madeUp()[i]!,
+    probability,
+    shed: i % 2 === 0,
+  }));
+  const tenths = reliability(rows);
+  assert.deepEqual(
+    tenths.map((r) => r.hours),
+    [2, 1, 0, 0, 0, 1, 0, 0, 0, 2],
+  );
+  assert.deepEqual([tenths[0]!.predicted, tenths[0]!.observed], [0.025, 0.5]);
+  assert.deepEqual([tenths[2]!.predicted, tenths[2]!.observed], [null, null]);
+});
+
+test(
+  "npm run evaluate-outlook refits the shipped formula from the real exports and prints the evaluation docs/api.md states",
+  { skip: REAL_DATA_SKIP },
+  async (t) => {
+    const dir = tempDir(t);
+    for (const name of ["eskom_data_v1-1.csv", "export_2020-04_2022-06.csv", "load_shedding_stages.csv"]) {
+      symlinkSync(join(REAL_DATA_DIR, name), join(dir, name));
+    }
+    const child = spawn(process.execPath, ["--import", "tsx", "scripts/evaluate-outlook.ts", dir], {
+      cwd: join(import.meta.dirname, ".."),
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+    assert.equal(code, 0, stderr);
+    assert.ok(stdout.includes(outlookTable(OUTLOOK_EVALUATION)), "the table published");
+    assert.ok(stdout.includes(reliabilityTable(OUTLOOK_EVALUATION)), "and the reliability");
+    assert.deepEqual(
+      JSON.parse(stdout.trimEnd().split("\n").at(-1)!),
+      OUTLOOK_FIT,
+      "the shipped formula is the fit of the real files: npm run evaluate-outlook -- --write",
+    );
+    assert.deepEqual(OUTLOOK_EVALUATION.years, [2021, 2022]);
+  },
+);
