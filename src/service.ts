@@ -9,6 +9,8 @@ import type { AccessLogEntry } from "./http/access-log.ts";
 import { CATALOG_OPERATION, catalogHandler } from "./http/catalog-handler.ts";
 import { datasetHandler, type DatasetHandlerOptions, FORMAT_PARAMETER } from "./http/dataset-handler.ts";
 import { parseLatestQuery } from "./http/latest.ts";
+import { parseOutlookQuery } from "./http/outlook-query.ts";
+import { issuedWindow, outlookReader } from "./datasets/outlook-reader.ts";
 import { rangeCostOf } from "./http/range-cost.ts";
 import { HEALTH_OPERATION, healthHandler, type RedisHealth } from "./http/health-handler.ts";
 import { createKeyGuard } from "./http/key-guard.ts";
@@ -111,6 +113,14 @@ function datasetRoutes(
   shared: DatasetHandlerOptions,
 ): Route[] {
   const common = { methods: READ_METHODS, scope: dataset.scope };
+  if (dataset.kind === "outlook") {
+    // Its hours are those of its issue: asked for without a range, at one request each.
+    const reader = outlookReader(stores.store, stores.forecasts, stores.now);
+    const handler = datasetHandler(dataset, reader, shared, (params) =>
+      parseOutlookQuery(params, dataset, (asOf) => issuedWindow(reader.issued(asOf))),
+    );
+    return [{ ...common, path: dataset.path, handler, call: handler, doc: { dataset } }];
+  }
   const reader = openReader(dataset, stores);
   const range = datasetHandler(dataset, reader, shared);
   const routes: Route[] = [

@@ -120,7 +120,8 @@ function cellsOf(record: Record<string, unknown>): string[] {
 
 test("for every dataset, a year and a week: the table behind the charts is the API's answer", async (t) => {
   const { server, client } = await explorer(t);
-  for (const dataset of DOCUMENTED) {
+  // Every dataset asked for by range (the outlook is asked without one, and is not a view here).
+  for (const dataset of DOCUMENTED.filter((d) => d.unranged !== true)) {
     const long = dataset.intervals?.includes("1d") === false ? dataset.intervals[0]! : "1d";
     const views = [
       `range=year&interval=${long}`,

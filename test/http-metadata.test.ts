@@ -39,6 +39,13 @@ test("/api/v1/datasets lists every dataset with fields, units, intervals, scope 
         { "1h": true, "1d": true },
       ],
       [
+        "features.load_shedding_outlook",
+        "/api/v1/features/load-shedding-outlook",
+        "features",
+        3,
+        { "1h": true, "1d": true },
+      ],
+      [
         "grid.load_reduction",
         "/api/v1/grid/load-reduction",
         "normalized_data",

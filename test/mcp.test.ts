@@ -51,7 +51,7 @@ test("over HTTP: the tools, their answers equal to the API's, a summary for a la
   const { tools } = await client.listTools();
   assert.deepEqual(
     tools.map((tool) => tool.name),
-    ["list_datasets", "query_dataset", "latest", "grid_stress", "forecast"],
+    ["list_datasets", "query_dataset", "latest", "grid_stress", "outlook", "forecast"],
   );
   const query = tools.find((tool) => tool.name === "query_dataset")!;
   assert.deepEqual(query.inputSchema.required, ["start", "end"]);
@@ -115,6 +115,16 @@ test("over HTTP: the tools, their answers equal to the API's, a summary for a la
   assert.deepEqual(
     bodyOf(forecast),
     await (await server.get("/api/v1/forecasts/demand?start=2026-02-01&end=2026-02-02&issues=all")).json(),
+  );
+  // The outlook's own tool: no range; issued in the same hour, the same answer as the API's.
+  const outlook = await client.callTool({ name: "outlook", arguments: { interval: "1d" } });
+  assert.equal(outlook.isError, undefined, textOf(outlook));
+  const days = bodyOf(outlook) as { meta: { issued_at: string }; data: unknown[] };
+  assert.equal(days.meta.issued_at, "2026-02-01T01:00:00+00:00");
+  assert.ok(days.data.length >= 8);
+  assert.deepEqual(
+    days,
+    await (await server.get("/api/v1/features/load-shedding-outlook?interval=1d")).json(),
   );
   const catalog = bodyOf(await client.callTool({ name: "list_datasets", arguments: {} })) as {
     datasets: { id: string }[];
@@ -236,7 +246,7 @@ test("over stdio (npm run mcp): the same tools, asking the service with GDS_KEY"
   });
   await client.connect(transport);
   t.after(() => client.close());
-  assert.equal((await client.listTools()).tools.length, 5);
+  assert.equal((await client.listTools()).tools.length, 6);
   const week = await client.callTool({
     name: "query_dataset",
     arguments: {

@@ -7,7 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { symlinkSync } from "node:fs";
+import { readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import {
   type Example,
@@ -18,9 +18,15 @@ import {
 } from "../scripts/outlook-evaluation.ts";
 import { OUTLOOK_INPUTS } from "../src/features/outlook-inputs.ts";
 import { OUTLOOK_EVALUATION, OUTLOOK_FIT } from "../src/features/outlook-fit.ts";
-import { outlookTable, reliabilityTable } from "../src/features/outlook-report.ts";
+import {
+  outlookTable,
+  outlookTables,
+  reliabilityTable,
+  withOutlookTables,
+} from "../src/features/outlook-report.ts";
 import { prng } from "../src/sample/sample-model.ts";
 import { REAL_DATA_DIR, REAL_DATA_SKIP, tempDir } from "./helpers.ts";
+import { tableCells } from "./markdown-tables.ts";
 
 const HOUR = 3_600_000;
 
@@ -107,3 +113,21 @@ test(
     assert.deepEqual(OUTLOOK_EVALUATION.years, [2021, 2022]);
   },
 );
+
+test("docs/api.md shows the shipped formula and its evaluation", () => {
+  const doc = readFileSync(join(import.meta.dirname, "..", "docs", "api.md"), "utf8");
+  for (const [name, generated] of Object.entries(outlookTables(OUTLOOK_FIT, OUTLOOK_EVALUATION))) {
+    const start = doc.indexOf(`<!-- outlook: ${name} -->`);
+    assert.ok(start > 0, `docs/api.md has the ${name} table`);
+    const inPage = doc.slice(start, doc.indexOf("<!-- /outlook -->", start));
+    assert.deepEqual(
+      tableCells(inPage),
+      tableCells(generated),
+      `docs/api.md's ${name} table is stale: npm run evaluate-outlook -- --write`,
+    );
+  }
+  assert.throws(
+    () => withOutlookTables("<!-- outlook: x -->\n<!-- /outlook -->", {}),
+    /no outlook table is named x/,
+  );
+});

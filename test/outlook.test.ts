@@ -119,6 +119,11 @@ test("no outlook without load-reduction values in the 7 days before; the newest 
   assert.equal(newestActualHour(full, T0 + 5 * DAY, T0 + 5 * DAY), T0, "later hours hold no actual value");
   assert.equal(newestActualHour(full, T0 - 2 * HOUR + 1, T0), T0 - 2 * HOUR, "nothing after the instant");
   assert.equal(newestActualHour(full, T0 - 200 * DAY, T0), null);
+  assert.equal(
+    newestActualHour(full, T0 + 61 * DAY, T0),
+    null,
+    "two months old says nothing of the week ahead",
+  );
 });
 
 test("a day's chance is its likeliest hour's, and its hours to expect the sum of its hours' chances", () => {

@@ -11,81 +11,39 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { pullPortal, type PullResult } from "../src/pull/pull.ts";
-import { PORTAL_FILES } from "../src/pull/portal-files.ts";
+import type { PullResult } from "../src/pull/pull.ts";
 import { columnIndex, columns } from "../src/source/columns.ts";
 import { createReadingStore, type ReadingStore } from "../src/store/reading-store.ts";
 import { storeAsOf } from "../src/store/as-of-view.ts";
 import { readHistory } from "../src/store/revisions.ts";
 import { replayArchive } from "../src/pull/replay.ts";
 import { V2_COMPONENTS } from "../src/features/stress-v2.ts";
-import { REAL_DATA_DIR, skipUnless, snapshotDir, startServer, tempDir } from "./helpers.ts";
+import { skipUnless, snapshotDir, startServer, tempDir } from "./helpers.ts";
 import { startPortal } from "./portal-stand-in.ts";
+import {
+  BUILD_UP,
+  CAPACITY,
+  DEMAND,
+  type Download,
+  downloads,
+  FILES,
+  FORECAST,
+  HISTORY,
+  OUTAGES,
+  PUMPED,
+  RENEWABLES,
+  replayDownloads,
+  YESTERDAY,
+} from "./portal-history.ts";
 
-const HISTORY = join(REAL_DATA_DIR, "portal_history");
 const SKIP = skipUnless(
   existsSync(HISTORY),
   `the portal's downloads are not at ${HISTORY}; these tests need ../shared/data/eskom beside the checkout`,
 );
 const HOUR = 3_600_000;
 
-/** One download of the portal: when, and the bytes of each of the three files it holds. */
-interface Download {
-  readonly name: string;
-  readonly at: number;
-  readonly files: ReadonlyMap<string, Buffer>;
-}
-
-function filesIn(dir: string): Map<string, Buffer> {
-  const out = new Map<string, Buffer>();
-  const walk = (d: string) => {
-    for (const entry of readdirSync(d, { withFileTypes: true })) {
-      const path = join(d, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else if (FILES.includes(entry.name)) out.set(entry.name, readFileSync(path));
-    }
-  };
-  walk(dir);
-  return out;
-}
-
-// Folder names are the download's UTC time: 2023_04_30T09_42_19_588183.
-function downloads(): Download[] {
-  const list: Download[] = [];
-  if (!existsSync(HISTORY)) return list;
-  for (const name of readdirSync(HISTORY).filter((n) => /^\d{4}_/.test(n))) {
-    const [, y, mo, d, h, mi, s] = /^(\d{4})_(\d\d)_(\d\d)T(\d\d)_(\d\d)_(\d\d)/.exec(name)!;
-    const at = Date.UTC(+y!, +mo! - 1, +d!, +h!, +mi!, +s!);
-    list.push({ name, at, files: filesIn(join(HISTORY, name)) });
-  }
-  list.push({
-    name: "portal_snapshot_2023-02-21",
-    at: Date.parse("2023-02-21T12:00:01Z"),
-    files: filesIn(join(REAL_DATA_DIR, "portal_snapshot_2023-02-21")),
-  });
-  // The 2026 build-up: values to 2026-06-13 23:00 SAST, as the portal publishes them by about 04:09 UTC.
-  list.push({
-    name: "portal_2026",
-    at: Date.parse("2026-06-14T04:09:00Z"),
-    files: filesIn(join(REAL_DATA_DIR, "portal_2026")),
-  });
-  return list.sort((a, b) => a.at - b.at);
-}
-
-// ---- The recomputation: written from SOURCE.md's description of the files, nothing imported. ----
-
-const BUILD_UP = "Station_Build_Up.csv";
-const YESTERDAY = "Station_Build_Up_Yesterday.csv";
-const DEMAND = "System_hourly_actual_and_forecasted_demand.csv";
-const RENEWABLES = "Hourly_Generation.csv";
-const CAPACITY = "System_hourly_demand_and_available_capacity.csv";
-const OUTAGES = "Hourly_UCLF_and_OCLF_Trend.csv";
-const PUMPED = "Pumped_storage_gen_hours_gas_generation_and_manual_load_reduction.csv";
-const FORECAST = "Official_hourly_forecast_for_next_3_months.csv";
-/** The portal's eight files, in the order a pull takes them. */
-const FILES = [BUILD_UP, YESTERDAY, DEMAND, RENEWABLES, CAPACITY, OUTAGES, PUMPED, FORECAST];
 /** The files of the scrambled publication of 2023-04-24 (SOURCE.md): their values are out of bounds. */
 const SCRAMBLED = new Set([BUILD_UP, YESTERDAY, DEMAND, RENEWABLES]);
 
@@ -270,10 +228,6 @@ function assertSameStore(actual: Map<number, Cells>, expected: Map<number, Cells
   }
 }
 
-// The downloads of 2022-23 hold the hourly files and the forecast: no weekly or monthly file.
-const SPECS = PORTAL_FILES.filter((spec) => spec.form.target !== "periods");
-const POLICY = { timeoutMs: 5000, attempts: 2, backoffMs: 5, maxBackoffMs: 20 };
-
 test(
   "real downloads replayed day after day: every pull ends clearly, the store equals the recomputation, as_of gives each day's store",
   { skip: SKIP },
@@ -282,27 +236,7 @@ test(
     const stand = await startPortal(t);
     const dir = tempDir(t);
     const results: { download: Download; result: PullResult }[] = [];
-    for (const download of list) {
-      const month = new Date(download.at + 2 * HOUR).toISOString().slice(0, 7).replace("-", "/");
-      for (const [file, body] of download.files) {
-        // Each download is uploaded to its month's folder; one is renamed as a WordPress re-upload is.
-        const name = download.name.startsWith("2023_04_30") ? file.replace(".csv", "-1.csv") : file;
-        // An error page is served as the portal served it: under the CSV's name, with status 200.
-        stand.publish(file, body, { folder: month, name });
-      }
-      // On the snapshot's day the build-up page is down: the pull falls back to the upload folders.
-      const page = stand.pagePath("Station_Build_Up.csv");
-      const down = download.name === "portal_snapshot_2023-02-21";
-      stand.on(page, down ? (_q, r) => (r.writeHead(503).end("busy"), true) : undefined);
-      const result = await pullPortal({
-        dir,
-        root: stand.root,
-        files: SPECS,
-        policy: POLICY,
-        now: () => download.at,
-      });
-      results.push({ download, result });
-    }
+    results.push(...(await replayDownloads(stand, dir, list)));
 
     const outcome = (name: string, file: string) =>
       results.find((r) => r.download.name.startsWith(name))!.result.files.find((f) => f.file === file)!;

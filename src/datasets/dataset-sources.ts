@@ -2,7 +2,7 @@
  * The portal files a dataset is read from, derived from what it reads: for a dataset of stored
  * hours, every live file whose stored columns include a column one of its fields reads (a file's
  * columns that another file is the source of are not its own); for periods and issues, the files
- * they are kept from. The catalog, /healthz's sources, the explorer's notes, the MCP reference and
+ * they are kept from; for the outlook, the files of the columns its inputs read and the forecast's. The catalog, /healthz's sources, the explorer's notes, the MCP reference and
  * the pull's `data.published` events all name these.
  */
 import type { FieldDoc } from "../records/dataset.ts";
@@ -24,8 +24,13 @@ export function columnsRead(fields: readonly FieldDoc[]): Set<string> {
 /** The portal files `dataset` is read from, in the pull's order of forms. */
 export function sourcesOf(dataset: DatasetDefinition): string[] {
   if (dataset.kind === "periods") return dataset.files.map((form) => form.name);
+  if (dataset.kind === "outlook") return [...filesStoring(new Set(dataset.reads)), dataset.file];
   if (!isHourly(dataset)) return [dataset.file];
-  const read = columnsRead(dataset.fields["1h"]);
+  return filesStoring(columnsRead(dataset.fields["1h"]));
+}
+
+// The live files of readings whose stored columns include one of `read`, in the pull's order.
+function filesStoring(read: ReadonlySet<string>): string[] {
   return PORTAL_FORMS.filter(
     (form) => form.target === "readings" && storedColumns(form).some((name) => read.has(name)),
   ).map((form) => form.name);

@@ -19,6 +19,8 @@ import { generationMix } from "./generation-mix.ts";
 import { gridStress } from "./grid-stress.ts";
 import { type IssuesDataset, issuesReader } from "./issues-reader.ts";
 import { loadReduction } from "./load-reduction.ts";
+import { loadSheddingOutlook } from "./load-shedding-outlook.ts";
+import { type OutlookDataset, outlookReader } from "./outlook-reader.ts";
 import { type PeriodDataset, periodsReader } from "./periods-reader.ts";
 import { pumpedStorage } from "./pumped-storage.ts";
 import { readingsReader } from "./readings-reader.ts";
@@ -29,13 +31,14 @@ import { systemState } from "./system-state.ts";
 export type HourlyDataset = Dataset & { readonly kind: "readings" | "computed" };
 
 /** One dataset's definition, of any kind. */
-export type DatasetDefinition = HourlyDataset | PeriodDataset | IssuesDataset;
+export type DatasetDefinition = HourlyDataset | PeriodDataset | IssuesDataset | OutlookDataset;
 
 /** Every dataset served. */
 export const DATASETS: readonly DatasetDefinition[] = [
   systemState,
   generationMix,
   gridStress,
+  loadSheddingOutlook,
   loadReduction,
   availability,
   supplyMargin,
@@ -65,5 +68,6 @@ export function openReader(dataset: DatasetDefinition, stores: RecordStores): Re
   const clock = { now: stores.now, sampleStore: () => stores.store.refresh().sample };
   if (dataset.kind === "periods") return periodsReader(dataset, stores.store.dir, clock);
   if (dataset.kind === "issues") return issuesReader(stores.forecasts, clock);
+  if (dataset.kind === "outlook") return outlookReader(stores.store, stores.forecasts, stores.now);
   return readingsReader(dataset, stores.store, stores.records);
 }

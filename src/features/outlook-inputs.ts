@@ -5,7 +5,7 @@
  * (the past of the answer is a fair input of a forecast), diesel burn and the demand Eskom met.
  * Of the hours ahead it reads only Eskom's demand forecast for the target hour.
  */
-import { requireColumn } from "../source/columns.ts";
+import { columnName, requireColumn } from "../source/columns.ts";
 import type { Reading } from "../source/reading.ts";
 import { DAY_MS, HOUR_MS, SAST_OFFSET_MS } from "../time.ts";
 
@@ -19,6 +19,9 @@ const CONTRACTED = requireColumn("rsa_contracted_demand");
 const CONTRACTED_FORECAST = requireColumn("rsa_contracted_forecast");
 const OCGT_ESKOM = requireColumn("eskom_ocgt_generation");
 const OCGT_IPP = requireColumn("dispatchable_ipp_ocgt");
+
+/** The stored columns the inputs read. */
+export const OUTLOOK_COLUMNS = [MLR, CONTRACTED, CONTRACTED_FORECAST, OCGT_ESKOM, OCGT_IPP].map(columnName);
 
 /** The names of the inputs, in the order of the fitted weights. */
 export const OUTLOOK_INPUTS = [

@@ -24,10 +24,13 @@ export interface OutlookHour {
   readonly band: StressBand;
 }
 
-/** The newest hour at or before `at` with an actual load-reduction value, within `SEARCH_DAYS`. */
+/**
+ * The newest hour at or before `at` with an actual load-reduction value, within `SEARCH_DAYS` of
+ * `at` (an older one says nothing of the coming week); `newestStored` is where the search starts.
+ */
 export function newestActualHour(source: OutlookSource, at: number, newestStored: number): number | null {
   const start = Math.floor(Math.min(at, newestStored) / HOUR_MS) * HOUR_MS;
-  for (let hour = start; hour > start - SEARCH_DAYS * DAY_MS; hour -= HOUR_MS) {
+  for (let hour = start; hour > at - SEARCH_DAYS * DAY_MS; hour -= HOUR_MS) {
     if (shedding(source, hour) !== null) return hour;
   }
   return null;

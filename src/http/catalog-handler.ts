@@ -44,8 +44,8 @@ export const CatalogBody = v.object({
       id: described(v.string(), "`meta.dataset`."),
       title: described(v.string(), "Its name for people."),
       kind: described(
-        v.picklist(["readings", "computed", "periods", "issues"]),
-        "How its records are read: the portal's hourly readings, computed from other datasets' hours, Eskom's published periods, or the issues of a forecast.",
+        v.picklist(["readings", "computed", "periods", "issues", "outlook"]),
+        "How its records are read: the portal's hourly readings, computed from other datasets' hours, Eskom's published periods, the issues of a forecast, or an outlook issued from the store as it stood at an instant (no start or end).",
       ),
       path: described(v.string(), "The endpoint."),
       description: described(v.string(), "What it serves."),

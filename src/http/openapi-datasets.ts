@@ -20,6 +20,7 @@ import { RANGE_PARAMETERS } from "./range-query.ts";
 import { jsonSchema, type QueryParameter, type Schema } from "./route-doc.ts";
 import { headers, RATE, ref, scopeText } from "./openapi-components.ts";
 import { HOURS_PARAMETER } from "./latest.ts";
+import { OUTLOOK_TZ } from "./outlook-query.ts";
 import { PARQUET_TYPE } from "./negotiation.ts";
 import { EXAMPLE_RANGE, EXAMPLES } from "./openapi-examples.ts";
 import { metaSchema } from "./openapi-meta.ts";
@@ -236,10 +237,14 @@ export function datasetOperation(
     ? [parameter("hours", HOURS_PARAMETER), ...["tz", "columns", "format"].map((n) => ref("parameters", n))]
     : Object.keys(SHARED_PARAMETERS)
         .filter((name) => !["tz", "agg", "columns"].includes(name) || takes(dataset, name as RangeSetting))
+        // An unranged dataset (the outlook) is asked without start and end, in SAST by default.
+        .filter((name) => dataset.unranged !== true || !["start", "end"].includes(name))
         .map((name) =>
           name === "interval" && dataset.intervals !== undefined
             ? parameter(name, ownIntervals(dataset.intervals))
-            : ref("parameters", name),
+            : name === "tz" && dataset.unranged === true
+              ? parameter(name, OUTLOOK_TZ)
+              : ref("parameters", name),
         );
   return {
     operationId: latest ? `${base}Latest` : base,

@@ -122,8 +122,8 @@ export function parseRangeQuery(
 
 const ALL_SETTINGS = ["tz", "agg", "columns"] as const;
 
-// A dataset that says why refuses the settings and formats it does not take by name.
-function refuseDeclined(
+/** A dataset that says why refuses the settings and formats it does not take by name. */
+export function refuseDeclined(
   params: URLSearchParams,
   options: Readonly<Record<string, unknown>>,
   rules: RangeRules | undefined,
@@ -208,7 +208,8 @@ export function parseOptions(
   return options;
 }
 
-function parseInterval(raw: string, rules: RangeRules | undefined): RequestInterval {
+/** The interval asked for, if the dataset serves it; throws unsupported_interval. */
+export function parseInterval(raw: string, rules: RangeRules | undefined): RequestInterval {
   const interval = v.safeParse(IntervalSchema, raw);
   if (rules?.intervals !== undefined && !(interval.success && rules.intervals.includes(interval.output))) {
     throw badRequest(

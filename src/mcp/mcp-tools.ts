@@ -12,6 +12,7 @@ import { type DatasetDefinition, isHourly } from "../datasets/registry.ts";
 import type { DatasetParameter } from "../records/dataset.ts";
 import { AS_OF_PARAMETER } from "../http/dataset-handler.ts";
 import { RANGE_PARAMETERS } from "../http/range-query.ts";
+import { OUTLOOK_TZ } from "../http/outlook-query.ts";
 import { jsonSchema } from "../http/route-doc.ts";
 import type { ApiAnswer, ApiCaller } from "./api-caller.ts";
 
@@ -161,31 +162,41 @@ function ownParameter(p: DatasetParameter): Record<string, unknown> {
   };
 }
 
-// The tool a dataset's definition names: a range of it, with its own parameters and as_of.
+// The tool a dataset's definition names: a range of it (none for the outlook, whose hours are its
+// issue's), with its own parameters and as_of.
 function ownTool(dataset: DatasetDefinition, own: NonNullable<DatasetDefinition["tool"]>): Tool {
   const parameters = dataset.parameters ?? {};
   const intervals = dataset.intervals;
+  const ranged = dataset.unranged !== true;
   const properties: Record<string, unknown> = {
-    start: RANGE.start,
-    end: RANGE.end,
+    ...(ranged ? { start: RANGE.start, end: RANGE.end } : {}),
     interval:
       intervals === undefined
         ? RANGE.interval
         : { type: "string", enum: intervals, default: intervals[0], description: "The interval." },
-    ...((dataset.takes ?? ["tz"]).includes("tz") ? { tz: RANGE.tz } : {}),
+    ...((dataset.takes ?? ["tz"]).includes("tz")
+      ? { tz: ranged ? RANGE.tz : { ...RANGE.tz, description: OUTLOOK_TZ.description } }
+      : {}),
     ...Object.fromEntries(Object.entries(parameters).map(([n, p]) => [n, ownParameter(p)])),
     as_of: { type: "string", description: AS_OF_PARAMETER.description },
   };
   return {
     name: own.name,
     description: own.description,
-    inputSchema: { type: "object", properties, required: ["start", "end"], additionalProperties: false },
+    inputSchema: {
+      type: "object",
+      properties,
+      required: ranged ? ["start", "end"] : [],
+      additionalProperties: false,
+    },
     run: (args, api) => records(api, dataset.path, queryOf(args, Object.keys(properties)), own.note),
   };
 }
 
 // The tools that name a dataset: a range of it, and its newest hours.
-function datasetTools(datasets: readonly DatasetDefinition[]): Tool[] {
+function datasetTools(all: readonly DatasetDefinition[]): Tool[] {
+  // The outlook is asked without a range, through its own tool.
+  const datasets = all.filter((d) => d.unranged !== true);
   const ids = datasets.map((d) => d.id);
   const byId = (id: unknown) => datasets.find((d) => d.id === id);
   const unknown = (id: unknown) =>

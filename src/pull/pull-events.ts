@@ -45,9 +45,10 @@ export function fileEvents(
   const revised = outcome.hoursRevised ?? outcome.periodsRevised ?? 0;
   if (outcome.result === "ingested" && added + revised > 0) {
     const unit = outcome.periodsAdded === undefined ? "hours" : "periods";
-    // A forecast's new issue is `forecast.issued`, below.
+    // A forecast's new issue is `forecast.issued`, below; the outlook is issued, not published.
     for (const dataset of datasets) {
-      if (dataset.kind === "issues" || !sourcesOf(dataset).includes(outcome.file)) continue;
+      if (dataset.kind === "issues" || dataset.kind === "outlook") continue;
+      if (!sourcesOf(dataset).includes(outcome.file)) continue;
       events.push({
         type: "data.published",
         data: {

@@ -204,6 +204,8 @@ export interface DatasetDoc {
   readonly statusMeta?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   /** Why it refuses the settings and formats it does not take, for the 400 that names them. */
   readonly declines?: string;
+  /** True when its records are not asked for by range (no start or end): the outlook's are its issue's. */
+  readonly unranged?: boolean;
   /** A shorter longest span than the interval's, for some requests (the forecast's `issues=all`). */
   readonly spanLimit?: SpanLimit;
   /** How the explorer draws it. */
@@ -215,9 +217,10 @@ export interface DatasetDoc {
 /**
  * How a dataset's records are read: from the stored hours of the portal's columns (`readings`),
  * computed from other datasets' hours (`computed`, grid stress), from the kept revisions of files
- * of weeks or months (`periods`), or from the kept issues of a forecast (`issues`).
+ * of weeks or months (`periods`), from the kept issues of a forecast (`issues`), or issued from
+ * the store as it stood at an instant (`outlook`).
  */
-export type RecordKind = "readings" | "computed" | "periods" | "issues";
+export type RecordKind = "readings" | "computed" | "periods" | "issues" | "outlook";
 
 /** A longest span that applies to some requests only. */
 export interface SpanLimit {

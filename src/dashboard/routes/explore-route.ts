@@ -60,10 +60,13 @@ function emptyText(ctx: DashboardContext, view: ExploreView): string {
   ].join(" ");
 }
 
+// The datasets a view may show: the explorer's views are ranges, and the outlook takes none.
+const ranged = (ctx: DashboardContext) => (ctx.datasets ?? []).filter((d) => d.unranged !== true);
+
 // The view a request's query names.
 function viewOf(ctx: DashboardContext, params: URLSearchParams): ExploreView {
   const { lastActual } = ctx.store.refresh();
-  return readView(params, ctx.datasets ?? [], lastActual ?? ctx.now());
+  return readView(params, ranged(ctx), lastActual ?? ctx.now());
 }
 
 // The headers of the API's answer a download passes on.
@@ -95,7 +98,7 @@ export function exploreRoutes(ctx: DashboardContext): Route[] {
       const fields = view.dataset.fields[view.interval === "1h" ? "1h" : "1d"];
       const html = explorePage({
         viewer: who.viewer,
-        datasets: ctx.datasets ?? [],
+        datasets: ranged(ctx),
         view,
         query: apiQuery(view),
         charts,
