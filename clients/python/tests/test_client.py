@@ -127,6 +127,24 @@ class Frames(unittest.TestCase):
         self.assertTrue(latest.attrs["sample"])
         self.assertEqual(latest.attrs["meta"]["dataset"], "grid.system_state")
 
+    def test_outlook_now_and_as_of(self):
+        path = "/api/v1/features/load-shedding-outlook"
+        got = self.client.outlook()
+        raw = api(path)
+        self.assertEqual(len(got), len(raw["data"]))
+        self.assertEqual(list(got.columns), ["probability", "lead_h", "band"])
+        self.assertEqual(str(got.index.tz), "Africa/Johannesburg")
+        self.assertEqual(got.index[0], pd.Timestamp(raw["data"][0]["ts"]))
+        self.assertEqual(list(got["probability"]), [r["probability"] for r in raw["data"]])
+        self.assertEqual(got.attrs["meta"]["issued_at"], raw["meta"]["issued_at"])
+        before = os.environ["GDS_BETWEEN_INGESTS"]
+        days = self.client.outlook(interval="1d", as_of=before)
+        raw_days = api(path, interval="1d", as_of=before)
+        self.assertEqual(list(days["expected_hours"]), [d["expected_hours"] for d in raw_days["data"]])
+        self.assertEqual(pd.Timestamp(days.attrs["meta"]["as_of"]), pd.Timestamp(before))
+        with self.assertRaises(ValueError):
+            self.client.outlook(interval="1w")
+
     def test_catalog_frame(self):
         catalog = self.client.datasets()
         self.assertEqual(catalog.loc["generation.mix", "path"], "/api/v1/generation/mix")

@@ -24,6 +24,7 @@ STREAM_DAYS = 7320
 ALL_ISSUES_DAYS = 31
 
 FORECAST = "forecasts.demand"
+OUTLOOK = "features.load_shedding_outlook"
 GRID_STRESS = "features.grid_stress_index"
 #: The kinds of dataset read from stored hours (the catalog's ``kind``): they stream long ranges.
 HOURLY_KINDS = ("readings", "computed")
@@ -195,6 +196,31 @@ class Client:
         if issues not in ("latest", "all"):
             raise ValueError(f"issues must be 'latest' or 'all', not {issues!r}")
         return self.get(FORECAST, start, end, interval, as_of=as_of, issues=issues)
+
+    def outlook(
+        self,
+        interval: str = "1h",
+        tz: Optional[str] = None,
+        as_of: Optional[TimeLike] = None,
+    ) -> pd.DataFrame:
+        """The load-shedding outlook (``features.load_shedding_outlook``): for every hour from the
+        one after the newest hour with an actual load-reduction value to 168 hours after it is
+        issued, ``probability`` (the chance of load reduction), ``lead_h`` and ``band``; per day
+        (``interval="1d"``) the chance of any and ``expected_hours``. Issued now, or as it would
+        have been issued at ``as_of``. Stamps are SAST unless ``tz="UTC"``; ``df.attrs["meta"]``
+        says when it was issued, the hour it started from and what it read."""
+        d = self._dataset(OUTLOOK)
+        zone = tz or "Africa/Johannesburg"
+        if zone not in ZONES:
+            raise ValueError(f"tz must be one of {', '.join(ZONES)}, not {tz!r}")
+        if interval not in ("1h", "1d"):
+            raise ValueError(f"interval must be '1h' or '1d', not {interval!r}")
+        query = {"interval": interval, "tz": zone, "format": "json"}
+        if as_of is not None:
+            query["as_of"] = iso(instant(as_of, zone))
+        body = self._http.get(d["path"], query).json()
+        meta = dict(body["meta"])
+        return _marked(self._frame(d, body, interval, zone, query), meta, bool(meta.get("sample")), stacklevel=3)
 
     # How a range is asked -----------------------------------------------------------------------
 
