@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { ingestFiles, type IngestProgress } from "../src/ingest/ingest.ts";
 import { skippedText } from "../src/ingest/ingest-summary.ts";
 import { gridEvents } from "../src/pull/grid-events.ts";
+import { outlookEvents } from "../src/pull/outlook-events.ts";
 import { ingestEvents } from "../src/pull/pull-events.ts";
 import { enqueue } from "../src/webhooks/outbox.ts";
 
@@ -58,7 +59,10 @@ process.stdout.write(
 let eventsFailed = false;
 try {
   for (const event of ingestEvents(summary)) enqueue(dir, event);
-  if (summary.hoursChanged > 0) gridEvents(dir);
+  if (summary.hoursChanged > 0) {
+    gridEvents(dir);
+    outlookEvents(dir);
+  }
 } catch (error) {
   process.stderr.write(`error: the webhook events could not be queued: ${(error as Error).message}\n`);
   eventsFailed = true;

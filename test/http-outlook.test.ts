@@ -7,7 +7,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ingestFiles } from "../src/ingest/ingest.ts";
-import { exportCsv, sast, startServer, tempDir, writeFile } from "./helpers.ts";
+import { exportCsv, startServer, tempDir, writeFile } from "./helpers.ts";
+import { COLUMNS, history } from "./outlook-store.ts";
 
 const PATH = "/api/v1/features/load-shedding-outlook";
 const HOUR = 3_600_000;
@@ -15,31 +16,6 @@ const HOUR = 3_600_000;
 interface Body {
   meta: Record<string, unknown> & { inputs: Record<string, unknown> };
   data: Record<string, unknown>[];
-}
-
-const COLUMNS = [
-  "Manual Load_Reduction(MLR)",
-  "RSA Contracted Demand",
-  "RSA Contracted Forecast",
-  "Eskom OCGT Generation",
-];
-
-// Sixty days of hours to the one before `end` (load reduction on the evenings of the last five,
-// diesel with it), and the demand forecast for the 10 days after: no sample data, a real store's kind.
-function history(end: number): (string | number)[][] {
-  const rows: (string | number)[][] = [];
-  const first = Math.floor(end / HOUR) * HOUR - 60 * 24 * HOUR;
-  for (let t = first; t < end + 10 * 24 * HOUR; t += HOUR) {
-    const local = new Date(t + 2 * HOUR).getUTCHours();
-    const demand = 26_000 + 3000 * Math.sin((local / 24) * 2 * Math.PI);
-    const evening = local >= 17 && local <= 21 && t > end - 5 * 24 * HOUR;
-    rows.push(
-      t < end
-        ? [sast(t), evening ? 2000 : 0, demand, demand + 200, evening ? 1800 : 150]
-        : [sast(t), "", "", demand + 200, ""],
-    );
-  }
-  return rows;
 }
 
 async function stands(t: import("node:test").TestContext) {

@@ -25,6 +25,7 @@ import { takeDownload, type Taken } from "./take-download.ts";
 import { answered, describe, type FileOutcome, goneFile, settle, tried } from "./file-outcome.ts";
 import { fileEvents, sourceEvent } from "./pull-events.ts";
 import { gridEvents } from "./grid-events.ts";
+import { outlookEvents } from "./outlook-events.ts";
 import { freshnessOf } from "./source-freshness.ts";
 import { pullReport } from "./report-pull.ts";
 import { HOUR_MS } from "../time.ts";
@@ -168,16 +169,23 @@ function withEvents(
   }
 }
 
-// The grid's own events after the store gained hours; a failure to make them fails the pull, named.
-function gridEventsFailure(dir: string, at: number): FileOutcome[] {
+// The grid's own events after the store gained hours (`gained`), and the outlook's after every
+// pull (it is issued anew each hour); a failure to make them fails the pull, named.
+function eventsFailure(dir: string, at: number, gained: boolean): FileOutcome[] {
+  const failed = (what: string, error: unknown): FileOutcome[] => [
+    { file: "(webhook events)", result: "failed", error: `${what}: ${(error as Error).message}` },
+  ];
   try {
-    gridEvents(dir, at);
-    return [];
+    if (gained) gridEvents(dir, at);
   } catch (error) {
-    return [
-      { file: "(webhook events)", result: "failed", error: `the grid's events: ${(error as Error).message}` },
-    ];
+    return failed("the grid's events", error);
   }
+  try {
+    if (existsSync(dir)) outlookEvents(dir, at);
+  } catch (error) {
+    return failed("the outlook's events", error);
+  }
+  return [];
 }
 
 // Whether a stopped file's report is read: an hourly file of readings, not another's second source.
@@ -231,8 +239,8 @@ export async function pullPortal(options: PullOptions): Promise<PullResult> {
   }
   // Nothing is written into a DATA_DIR that nothing was downloaded into.
   if (changed && existsSync(options.dir)) writePullState(options.dir, state);
-  if (files.some((f) => (f.hoursAdded ?? 0) + (f.hoursRevised ?? 0) > 0))
-    files.push(...gridEventsFailure(options.dir, now()));
+  const gained = files.some((f) => (f.hoursAdded ?? 0) + (f.hoursRevised ?? 0) > 0);
+  files.push(...eventsFailure(options.dir, now(), gained));
   const ok = files.every(
     (f) =>
       ["not-modified", "unchanged", "ingested", "issued", "stopped"].includes(f.result) &&

@@ -19,6 +19,8 @@ import {
 } from "./subscriptions.ts";
 
 const OUTBOX = "outbox";
+/** The events a subscription's `min_band` applies to: those that move between bands. */
+const BANDED = new Set(["grid_stress.band_changed", "outlook.changed"]);
 
 /** A delivery's file, named by its id (`msg_` and 32 hex digits), in the outbox and the log. */
 export const DELIVERY_FILE = /^msg_[0-9a-f]{32}\.json$/;
@@ -81,7 +83,7 @@ export function deliveriesFor(
     (s) =>
       (options.only === undefined ? s.enabled && s.events.includes(event.type) : s.id === options.only) &&
       (dataset === undefined || s.datasets === undefined || s.datasets.includes(dataset)) &&
-      (event.type !== "grid_stress.band_changed" || reachesBand(s.min_band, event.data.from, event.data.to)),
+      (!BANDED.has(event.type) || reachesBand(s.min_band, event.data.from, event.data.to)),
   );
   return wanting.map((s) => ({
     id: newMessageId(),

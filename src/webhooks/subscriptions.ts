@@ -32,6 +32,7 @@ export const EVENT_TYPES = [
   "grid_stress.band_changed",
   "load_reduction.started",
   "load_reduction.ended",
+  "outlook.changed",
   "source.late",
   "source.stopped",
   "source.resumed",
@@ -61,7 +62,7 @@ const SubscriptionSchema = v.object({
   url: v.string(),
   events: v.array(v.picklist(EVENT_TYPES)),
   datasets: v.optional(v.array(v.string())),
-  /** `grid_stress.band_changed` only when it reaches this band (`reachesBand`). */
+  /** `grid_stress.band_changed` and `outlook.changed` only when they reach this band (`reachesBand`). */
   min_band: v.optional(v.picklist(STRESS_BAND_NAMES)),
   enabled: v.boolean(),
   paused: v.optional(v.object({ at: v.string(), why: v.string() })),
