@@ -31,7 +31,9 @@ import {
   tempDir,
   TEST_KEY_ACCOUNT,
   type TestServerOptions,
+  writeFile,
 } from "./helpers.ts";
+import { ingestFiles } from "../src/ingest/ingest.ts";
 
 const HOUR = 3_600_000;
 const LAST_HOUR = Date.parse("2026-01-31T21:00:00Z");
@@ -120,8 +122,7 @@ function cellsOf(record: Record<string, unknown>): string[] {
 
 test("for every dataset, a year and a week: the table behind the charts is the API's answer", async (t) => {
   const { server, client } = await explorer(t);
-  // Every dataset asked for by range (the outlook is asked without one, and is not a view here).
-  for (const dataset of DOCUMENTED.filter((d) => d.unranged !== true)) {
+  for (const dataset of DOCUMENTED) {
     const long = dataset.intervals?.includes("1d") === false ? dataset.intervals[0]! : "1d";
     const views = [
       `range=year&interval=${long}`,
@@ -281,6 +282,7 @@ test(
         ["forecasts.demand&range=week&interval=1h", "forecast-issues"],
         ["grid.availability_weekly&range=year", "availability-weekly-year"],
         ["grid.system_state&range=year&interval=1d", "system-state-year"],
+        ["features.load_shedding_outlook&interval=1h", "outlook-now"],
       ];
       for (const [query, name] of views) {
         await page.goto(`${server.url}/dashboard/explore?dataset=${query}`);
@@ -351,3 +353,59 @@ test(
     );
   },
 );
+
+test("the outlook: issued as of an instant, with what then happened drawn over it, asked without a range", async (t) => {
+  // The year ingested in two parts: to ten days before its end at T1, the rest at T2.
+  const dir = tempDir(t);
+  const [header, ...rows] = YEAR.trimEnd().split("\n");
+  const cut = sast(LAST_HOUR - 10 * 24 * HOUR).slice(0, 10);
+  const part = (keep: (row: string) => boolean) => [header, ...rows.filter(keep)].join("\n") + "\n";
+  const T1 = LAST_HOUR - 9 * 24 * HOUR;
+  const T2 = LAST_HOUR + 2 * HOUR;
+  ingestFiles(
+    [
+      writeFile(
+        tempDir(t),
+        "first.csv",
+        part((r) => r < cut),
+      ),
+    ],
+    { dir, now: () => T1 },
+  );
+  ingestFiles(
+    [
+      writeFile(
+        tempDir(t),
+        "rest.csv",
+        part((r) => r >= cut),
+      ),
+    ],
+    { dir, now: () => T2 },
+  );
+  const c = clock(LAST_HOUR + 4 * HOUR);
+  const server = await startServer(t, dir, { now: c.now, limits: PLENTY });
+  await account(dir, "analyst", { now: c.now });
+  const client = new Client(server.url);
+  assert.equal((await client.signIn("analyst", PASSWORD)).status, 303);
+
+  const asOf = new Date(T1 + HOUR).toISOString();
+  const page = await (
+    await client.get(`/dashboard/explore?dataset=features.load_shedding_outlook&as_of=${asOf}`)
+  ).text();
+  const { path, query } = dataLink(page);
+  assert.equal(path, "/api/v1/features/load-shedding-outlook");
+  assert.equal(new URLSearchParams(query).has("start"), false, "no range");
+  const api = (await (await server.get(`${path}?${query}`)).json()) as { data: Record<string, unknown>[] };
+  assert.ok(api.data.length > 168);
+  assert.deepEqual(tableOf(page).rows, api.data.map(cellsOf), "the table is the API's records");
+  assert.match(page, /<svg\s+class="chart/);
+  assert.match(page, /class="swatch outcome[^"]*"><\/span>Load reduction \(1: it happened\)/);
+  assert.doesNotMatch(page, /name="range"/, "no range to choose");
+  assert.match(unescape(page), /df = Client\(\)\.outlook\(interval="1h", tz="Africa\/Johannesburg", as_of="/);
+  // Issued now, its hours are after every stored one: nothing has happened yet to draw over it.
+  const now = await (
+    await client.get("/dashboard/explore?dataset=features.load_shedding_outlook&interval=1d")
+  ).text();
+  assert.match(now, /<svg\s+class="chart/);
+  assert.doesNotMatch(now, /Load reduction \(1: it happened\)/);
+});

@@ -16,6 +16,7 @@ const PROBABILITY: FieldDoc = {
   name: "probability",
   label: "Chance of load reduction",
   type: "number",
+  unit: "probability",
   minimum: 0,
   maximum: 1,
   description: "The chance that manual load reduction is above 0 in the hour (0 to 1, 4 decimals).",
@@ -37,7 +38,14 @@ export const loadSheddingOutlook: OutlookDataset = {
   formats: ["json", "csv"],
   declines: "its hours are those of its issue (no start or end), in JSON or CSV",
   unranged: true,
-  chart: { kind: "lines" },
+  chart: {
+    kind: "lines",
+    // The bands behind the chances, from 0 to 1, as grid stress draws its own.
+    bands: {
+      unit: "probability",
+      bands: OUTLOOK_BANDS.map(([name, from], i) => ({ name, from, to: OUTLOOK_BANDS[i + 1]?.[1] ?? 1 })),
+    },
+  },
   tool: {
     name: "outlook",
     description: `The load-shedding outlook: for each hour from the one after the newest hour with an actual load-reduction value to ${HORIZON_HOURS} hours after it is issued, the chance of load reduction (probability), its lead in hours and its band; per day (interval 1d, SAST days by default) the chance of any and the hours to expect. Issued now, or as of an instant (as_of): the same instant gives the same answer.`,

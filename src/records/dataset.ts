@@ -42,7 +42,7 @@ export interface FieldDoc {
   readonly description: string;
   /** The stored source columns (snake_case) an hourly value is read from; the dataset's sources follow. */
   readonly columns?: readonly string[];
-  /** `MW`, `%`, `h` or `index`; absent for labels and times. */
+  /** `MW`, `%`, `h`, `index` or `probability` (0 to 1); absent for labels and times. */
   readonly unit?: string;
   /** Whether the value may be null. */
   readonly nullable?: boolean;

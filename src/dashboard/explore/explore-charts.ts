@@ -94,14 +94,27 @@ function issuesChart(view: ExploreView, records: readonly DataRecord[], field: F
   return chart === undefined ? [] : [chart];
 }
 
-// One chart of lines per unit, in the order the fields come.
-function linesByUnit(view: ExploreView, records: readonly DataRecord[], fields: readonly FieldDoc[]): Html[] {
+/** What happened in an outlook's hours or days, drawn over its chances: 1 where load was reduced. */
+export interface Outcome {
+  readonly label: string;
+  readonly points: readonly (readonly [number, number | null])[];
+}
+
+// One chart of lines per unit, in the order the fields come; an outcome over the probabilities.
+function linesByUnit(
+  view: ExploreView,
+  records: readonly DataRecord[],
+  fields: readonly FieldDoc[],
+  outcome?: Outcome,
+): Html[] {
   const units = [...new Set(fields.map((f) => f.unit!))];
   return units.flatMap((unit) => {
     // A field with no value in the range is left out of its chart and its legend.
     const of = fields.filter((f) => f.unit === unit && records.some((r) => valueOf(r, f.name) !== null));
     if (of.length === 0) return [];
     const series = of.map((f, i) => seriesOf(view, records, f, `series-${i % COLOURS}`));
+    if (unit === "probability" && outcome !== undefined && outcome.points.some(([, v]) => v !== null))
+      series.push({ ...outcome, cls: `outcome series-${series.length % COLOURS}` });
     const bands = bandsOf(view, unit);
     const title = of.length === 1 ? labelOf(of[0]!) : `${view.dataset.title}: ${of.length} fields`;
     const chart = timeChart({ title, unit, tz: view.tz, series, ...(bands ? { bands } : {}) });
@@ -124,8 +137,8 @@ function heatmaps(view: ExploreView, records: readonly DataRecord[], fields: rea
   return map === undefined ? [] : [map];
 }
 
-/** The charts of a view's records; empty when there is nothing to draw. */
-export function viewCharts(view: ExploreView, records: readonly DataRecord[]): Html[] {
+/** The charts of a view's records (with what then happened, for an outlook); empty when there is nothing to draw. */
+export function viewCharts(view: ExploreView, records: readonly DataRecord[], outcome?: Outcome): Html[] {
   const fields = drawn(view, records);
   if (records.length === 0 || fields.length === 0) return [];
   const { kind } = view.dataset.chart;
@@ -140,5 +153,5 @@ export function viewCharts(view: ExploreView, records: readonly DataRecord[]): H
       ),
     ];
   }
-  return [...heatmaps(view, records, fields), ...linesByUnit(view, records, fields)];
+  return [...heatmaps(view, records, fields), ...linesByUnit(view, records, fields, outcome)];
 }

@@ -15,7 +15,8 @@ export const EXPLORE_DOWNLOAD = "/dashboard/explore/download";
 
 /** The ranges offered, in days back from the newest data (the forecast's: ahead). */
 export const PRESETS = { day: 1, week: 7, month: 31, year: 366 } as const;
-export type Preset = keyof typeof PRESETS | "custom";
+/** `issued`: a dataset asked for without a range (the outlook), its hours its issue's. */
+export type Preset = keyof typeof PRESETS | "custom" | "issued";
 
 /** The most points one chart draws: more, and the view is drawn at a coarser interval. */
 export const MAX_POINTS = 4_000;
@@ -83,6 +84,7 @@ export function readView(
 ): ExploreView {
   const notes: string[] = [];
   const dataset = datasets.find((d) => d.id === params.get("dataset")) ?? datasets[0]!;
+  if (dataset.unranged === true) return issuedView(params, dataset);
   const zone = (ZONES as readonly string[]).includes(params.get("tz") ?? "")
     ? (params.get("tz") as Zone)
     : "UTC";
@@ -90,7 +92,7 @@ export function readView(
   const tz = (dataset.takes ?? ["tz"]).includes("tz") ? zone : "UTC";
   if (tz !== zone) notes.push(`${dataset.id} is served in UTC only: shown in UTC.`);
   const range = params.get("range") ?? "week";
-  const preset: Preset = range in PRESETS || range === "custom" ? (range as Preset) : "week";
+  const preset = range in PRESETS || range === "custom" ? (range as keyof typeof PRESETS | "custom") : "week";
   let start = params.get("start") ?? "";
   let end = params.get("end") ?? "";
   if (preset !== "custom" || !DATE.test(start) || !DATE.test(end) || end <= start) {
@@ -134,12 +136,35 @@ export function readView(
   };
 }
 
+/**
+ * The view of a dataset asked for without a range (the outlook): issued now or `as_of`, per hour
+ * or per day, in SAST unless UTC is asked for.
+ */
+function issuedView(params: URLSearchParams, dataset: DatasetDefinition): ExploreView {
+  const tz: Zone = params.get("tz") === "UTC" ? "UTC" : "Africa/Johannesburg";
+  const interval = params.get("interval") === "1d" ? "1d" : "1h";
+  const known = new Set(dataset.fields[interval].map((f) => f.name));
+  const fields = params.getAll("fields").filter((name) => known.has(name));
+  return {
+    dataset,
+    preset: "issued",
+    start: "",
+    end: "",
+    interval,
+    tz,
+    fields,
+    ...asOfOf(params.get("as_of") ?? ""),
+    notes: [],
+  };
+}
+
 /** The API query of a view: the parameters its data request sends (`format` aside). */
 export function apiQuery(view: ExploreView): URLSearchParams {
-  const query = new URLSearchParams({ start: view.start, end: view.end });
+  const ranged = view.dataset.unranged !== true;
+  const query = new URLSearchParams(ranged ? { start: view.start, end: view.end } : {});
   const takes = view.dataset.takes ?? ["tz", "agg", "columns"];
   if (view.interval !== (view.dataset.intervals?.[0] ?? "1h")) query.set("interval", view.interval);
-  if (view.tz !== "UTC" && takes.includes("tz")) query.set("tz", view.tz);
+  if ((view.tz !== "UTC" || !ranged) && takes.includes("tz")) query.set("tz", view.tz);
   if (view.fields.length > 0 && takes.includes("columns")) query.set("columns", view.fields.join(","));
   const asOf = view.asOf ?? view.asOfRefused;
   if (asOf !== undefined) query.set("as_of", asOf);
@@ -151,7 +176,7 @@ export function apiQuery(view: ExploreView): URLSearchParams {
 export function viewUrl(view: ExploreView, changes: Readonly<Record<string, string>> = {}): string {
   const params = new URLSearchParams({
     dataset: view.dataset.id,
-    range: view.preset,
+    ...(view.preset === "issued" ? {} : { range: view.preset }),
     ...(view.preset === "custom" ? { start: view.start, end: view.end } : {}),
     interval: view.interval,
     tz: view.tz,

@@ -57,14 +57,19 @@ function form(page: ExplorePage): Html {
         ${page.datasets.map((d) => html`<option value="${d.id}" ${selected(d.id === view.dataset.id)}>${d.title}</option>`)}
       </select></label
     >
-    <label
-      >Range
-      <select name="range">
-        ${[...Object.keys(PRESETS), "custom"].map((r) => html`<option value="${r}" ${selected(r === view.preset)}>${RANGE_LABELS[r]}</option>`)}
-      </select></label
-    >
-    <label>From <input type="date" name="start" value="${view.start}" /></label>
-    <label>To <input type="date" name="end" value="${view.end}" /></label>
+    ${
+      // The outlook is asked without a range: its hours are its issue's (now, or as of).
+      view.preset === "issued"
+        ? ""
+        : html`<label
+              >Range
+              <select name="range">
+                ${[...Object.keys(PRESETS), "custom"].map((r) => html`<option value="${r}" ${selected(r === view.preset)}>${RANGE_LABELS[r]}</option>`)}
+              </select></label
+            >
+            <label>From <input type="date" name="start" value="${view.start}" /></label>
+            <label>To <input type="date" name="end" value="${view.end}" /></label>`
+    }
     <label
       >Interval
       <select name="interval">
@@ -109,17 +114,17 @@ function requests(page: ExplorePage): Html {
   const curl = `curl -H "X-API-KEY: $GDS_KEY" "${page.baseUrl}${path}?${query}"`;
   // Each value as a string literal Python reads as written (JSON's are).
   const text = JSON.stringify;
+  const issued = page.view.preset === "issued";
   const args = [
-    text(page.view.dataset.id),
-    text(page.view.start),
-    text(page.view.end),
+    ...(issued ? [] : [text(page.view.dataset.id), text(page.view.start), text(page.view.end)]),
     `interval=${text(page.view.interval)}`,
   ];
   if (page.query.has("tz")) args.push(`tz=${text(page.view.tz)}`);
   if (page.query.has("columns")) args.push(`columns=${text(page.view.fields)}`);
   if (page.view.asOf !== undefined) args.push(`as_of=${text(page.view.asOf)}`);
   if (page.query.has("issues")) args.push(`issues="all"`);
-  const python = `from gridsa import Client  # pip install ./clients/python; GDS_URL=${page.baseUrl}, GDS_KEY=${key}\ndf = Client().get(${args.join(", ")})`;
+  const call = issued ? "outlook" : "get";
+  const python = `from gridsa import Client  # pip install ./clients/python; GDS_URL=${page.baseUrl}, GDS_KEY=${key}\ndf = Client().${call}(${args.join(", ")})`;
   return html`<section class="requests" aria-label="This view as a request">
     <p class="downloads">
       Download what is shown:

@@ -15,7 +15,8 @@ import { storeFreshness } from "../../pull/source-freshness.ts";
 import type { DashboardContext } from "../dashboard-context.ts";
 import type { SignedIn } from "../dashboard-http.ts";
 import { sendPage } from "../dashboard-http.ts";
-import { instantOf, viewCharts } from "../explore/explore-charts.ts";
+import { instantOf, type Outcome, viewCharts } from "../explore/explore-charts.ts";
+import { loadReduction } from "../../datasets/load-reduction.ts";
 import { recordsTable } from "../explore/explore-table.ts";
 import { apiQuery, EXPLORE_DOWNLOAD, type ExploreView, readView } from "../explore/explore-view.ts";
 import { guarded } from "../guarded.ts";
@@ -29,7 +30,11 @@ export function accountCaller(who: SignedIn): Caller {
 
 interface DataAnswer {
   readonly status: number;
-  readonly body: { meta?: { sample?: boolean }; data?: DataRecord[]; detail?: string };
+  readonly body: {
+    meta?: { sample?: boolean; start?: string; end?: string };
+    data?: DataRecord[];
+    detail?: string;
+  };
   readonly retryAfter: string | undefined;
 }
 
@@ -45,8 +50,32 @@ async function viewData(request: RequestContext, who: SignedIn, view: ExploreVie
   };
 }
 
+// What happened in the hours (or days) an outlook answered, as the store holds them now: 1 where
+// load was reduced, 0 where not. Asked of load reduction's route, as the reader's request.
+async function outcomeOf(
+  request: RequestContext,
+  who: SignedIn,
+  view: ExploreView,
+  meta: { start?: string; end?: string },
+): Promise<Outcome | undefined> {
+  if (meta.start === undefined || meta.end === undefined) return undefined;
+  const query = new URLSearchParams({ start: meta.start, end: meta.end, tz: view.tz, format: "json" });
+  if (view.interval === "1d") query.set("interval", "1d");
+  const answer = await request.call(accountCaller(who), loadReduction.path, query);
+  if (answer.status !== 200) return undefined;
+  const records = (JSON.parse(answer.body.toString()) as { data: DataRecord[] }).data;
+  const field = view.interval === "1d" ? "hours_with_manual_load_reduction" : "manual_load_reduction_mw";
+  const points = records.map((r) => {
+    const value = r[field];
+    return [instantOf(view, r), typeof value === "number" ? (value > 0 ? 1 : 0) : null] as const;
+  });
+  return { label: "Load reduction (1: it happened)", points };
+}
+
 // Why a view has nothing to draw: no data in the range, and which of its files stopped publishing.
 function emptyText(ctx: DashboardContext, view: ExploreView): string {
+  if (view.dataset.unranged === true)
+    return `No outlook${view.asOf === undefined ? "" : ` as of ${view.asOf}`}: the store held no load-reduction value in the 60 days before.`;
   const { lastActual } = ctx.store.refresh();
   const files = sourcesOf(view.dataset);
   const sources = storeFreshness(ctx.dir, lastActual, ctx.now(), ctx.staleAfterMs ?? STALE_AFTER_MS).sources;
@@ -60,13 +89,10 @@ function emptyText(ctx: DashboardContext, view: ExploreView): string {
   ].join(" ");
 }
 
-// The datasets a view may show: the explorer's views are ranges, and the outlook takes none.
-const ranged = (ctx: DashboardContext) => (ctx.datasets ?? []).filter((d) => d.unranged !== true);
-
 // The view a request's query names.
 function viewOf(ctx: DashboardContext, params: URLSearchParams): ExploreView {
   const { lastActual } = ctx.store.refresh();
-  return readView(params, ranged(ctx), lastActual ?? ctx.now());
+  return readView(params, ctx.datasets ?? [], lastActual ?? ctx.now());
 }
 
 // The headers of the API's answer a download passes on.
@@ -81,7 +107,11 @@ export function exploreRoutes(ctx: DashboardContext): Route[] {
       const view = viewOf(ctx, new URL(req.url ?? "/", "http://localhost").searchParams);
       const answer = await viewData(request, who, view);
       const records = answer.status === 200 ? (answer.body.data ?? []) : [];
-      const charts = viewCharts(view, records);
+      const outcome =
+        view.dataset.unranged === true && records.length > 0
+          ? await outcomeOf(request, who, view, answer.body.meta ?? {})
+          : undefined;
+      const charts = viewCharts(view, records, outcome);
       const refused =
         answer.status === 429
           ? `Your account's limit for ${view.dataset.scope} is spent (the explorer's data counts as API requests do): ${answer.body.detail ?? ""}`
@@ -98,7 +128,7 @@ export function exploreRoutes(ctx: DashboardContext): Route[] {
       const fields = view.dataset.fields[view.interval === "1h" ? "1h" : "1d"];
       const html = explorePage({
         viewer: who.viewer,
-        datasets: ranged(ctx),
+        datasets: ctx.datasets ?? [],
         view,
         query: apiQuery(view),
         charts,
