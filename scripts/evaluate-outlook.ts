@@ -10,9 +10,9 @@
  * prints. The scored years never choose anything: each is scored by a fit of the years before it.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { basename, join, resolve } from "node:path";
+import { basename, join } from "node:path";
 import { evaluateOutlook, fitOutlook, loadExamples } from "./outlook-evaluation.ts";
-import { arePublishedExports, evaluationPaths } from "./stress-evaluation.ts";
+import { evaluationArgs } from "./stress-evaluation.ts";
 import {
   type OutlookEvaluation,
   outlookTable,
@@ -26,21 +26,7 @@ const ROOT = join(import.meta.dirname, "..");
 const FIT_FILE = join(ROOT, "src", "features", "outlook-fit.ts");
 const API_DOC = join(ROOT, "docs", "api.md");
 
-const args = process.argv.slice(2);
-const write = args.includes("--write");
-const dir = resolve(args.find((a) => !a.startsWith("--")) ?? join(ROOT, "..", "shared", "data", "eskom"));
-const paths = evaluationPaths(dir);
-if ("missing" in paths) {
-  process.stderr.write(`Cannot evaluate: ${paths.missing}. Pass the folder of the real Eskom files.\n`);
-  process.exit(2);
-}
-if (write && !arePublishedExports(paths.exports)) {
-  process.stderr.write(
-    `Cannot --write: the published fit comes from the two exports of ../shared/data/eskom alone, and ${dir} ` +
-      `holds ${paths.exports.map((p) => basename(p)).join(", ")}. Evaluate other years without --write.\n`,
-  );
-  process.exit(2);
-}
+const { write, dir, paths } = evaluationArgs(process.argv.slice(2), ROOT);
 
 /** The generated module: the shipped formula and the evaluation the docs show. */
 function fitModule(fit: OutlookFit, evaluation: OutlookEvaluation): string {

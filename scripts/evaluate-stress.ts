@@ -10,40 +10,16 @@
  * figures never choose anything: each year is scored by a fit of the years before it.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { basename, join, resolve } from "node:path";
+import { basename, join } from "node:path";
 import { calibrationTable, evaluationTable, type StressEvaluation } from "../src/features/stress-report.ts";
 import { stressTables, withStressTables } from "../src/features/stress-reference.ts";
-import {
-  arePublishedExports,
-  evaluate,
-  EVALUATION_FILES,
-  evaluationPaths,
-  fitV2,
-  loadLabelledHours,
-  type V2Fit,
-} from "./stress-evaluation.ts";
+import { evaluate, evaluationArgs, fitV2, loadLabelledHours, type V2Fit } from "./stress-evaluation.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 const FIT_FILE = join(ROOT, "src", "features", "stress-v2-fit.ts");
 const API_DOC = join(ROOT, "docs", "api.md");
 
-const args = process.argv.slice(2);
-const write = args.includes("--write");
-const dir = resolve(args.find((a) => !a.startsWith("--")) ?? join(ROOT, "..", "shared", "data", "eskom"));
-const paths = evaluationPaths(dir);
-if ("missing" in paths) {
-  process.stderr.write(`Cannot evaluate: ${paths.missing}. Pass the folder of the real Eskom files.\n`);
-  process.exit(2);
-}
-if (write && !arePublishedExports(paths.exports)) {
-  // The fit the service ships and the tables docs/api.md publishes name the files they come from.
-  process.stderr.write(
-    `Cannot --write: the published fit comes from ${EVALUATION_FILES.exports.join(" and ")} alone, ` +
-      `and ${dir} holds ${paths.exports.map((p) => basename(p)).join(", ")}. ` +
-      "Evaluate other years without --write.\n",
-  );
-  process.exit(2);
-}
+const { write, dir, paths } = evaluationArgs(process.argv.slice(2), ROOT);
 
 /** The generated module: the shipped fit and the evaluation the docs show. */
 function fitModule(fit: V2Fit, evaluation: StressEvaluation): string {

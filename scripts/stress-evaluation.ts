@@ -10,7 +10,7 @@
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { gridStressV2, stressHours } from "../src/datasets/grid-stress.ts";
 import { rocAuc } from "../src/features/evaluation.ts";
 import { fitLogistic } from "../src/features/logistic.ts";
@@ -84,6 +84,34 @@ export function evaluationPaths(dir: string): { exports: string[]; stages: strin
     return { missing: `${dir} holds no data-request export (a CSV file beside ${EVALUATION_FILES.stages})` };
   }
   return { exports, stages };
+}
+
+/**
+ * The command line of an evaluation (`[DIR] [--write]`, DIR by default ../shared/data/eskom beside
+ * `root`): the folder's files and whether to write; exits 2, saying why, when the files are missing
+ * or `--write` is asked of other files than the published ones.
+ */
+export function evaluationArgs(
+  argv: readonly string[],
+  root: string,
+): { write: boolean; dir: string; paths: { exports: string[]; stages: string } } {
+  const write = argv.includes("--write");
+  const dir = resolve(argv.find((a) => !a.startsWith("--")) ?? join(root, "..", "shared", "data", "eskom"));
+  const paths = evaluationPaths(dir);
+  if ("missing" in paths) {
+    process.stderr.write(`Cannot evaluate: ${paths.missing}. Pass the folder of the real Eskom files.\n`);
+    process.exit(2);
+  }
+  if (write && !arePublishedExports(paths.exports)) {
+    // The fit the service ships and the tables docs/api.md publishes name the files they come from.
+    process.stderr.write(
+      `Cannot --write: the published fit comes from ${EVALUATION_FILES.exports.join(" and ")} alone, ` +
+        `and ${dir} holds ${paths.exports.map((p) => basename(p)).join(", ")}. ` +
+        "Evaluate other years without --write.\n",
+    );
+    process.exit(2);
+  }
+  return { write, dir, paths };
 }
 
 /** Whether these are exactly the exports the published evaluation and the shipped fit come from. */

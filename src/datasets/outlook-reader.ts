@@ -23,6 +23,7 @@ import { coveredRange, type DataRecord, type DatasetDoc, type RangeRequest } fro
 import type { RecordReader, RecordView } from "../records/record-reader.ts";
 import { type ReadingStore, StoreUnavailableError } from "../store/reading-store.ts";
 import { storeAsOf } from "../store/as-of-view.ts";
+import { storeAsOfFloor } from "./readings-reader.ts";
 
 /** The outlook's dataset: its hours are those of its issue, not a range asked for. */
 export interface OutlookDataset extends DatasetDoc {
@@ -152,12 +153,7 @@ export function outlookReader(
         modified: held.modified,
         unavailable: held.unavailable === undefined ? undefined : new StoreUnavailableError(held.unavailable),
         tag: () => [held.version, kept.version],
-        asOfFloor: () => ({
-          first: store.history().began,
-          what: "the first recorded ingest",
-          none: "the store has no recorded ingest yet",
-          since: "it began at",
-        }),
+        asOfFloor: () => storeAsOfFloor(store),
         view(asOf): RecordView {
           const then = issued(asOf);
           return {

@@ -8,7 +8,7 @@
 import { formatZoned, nextPeriod, periodRange, ZONE_OFFSET_MS } from "../periods.ts";
 import { coveredRange, type Dataset, firstDayRead, type RangeRequest } from "../records/dataset.ts";
 import type { RecordCache } from "../records/record-cache.ts";
-import type { RecordReader, RecordSnapshot, RecordView } from "../records/record-reader.ts";
+import type { AsOfFloor, RecordReader, RecordSnapshot, RecordView } from "../records/record-reader.ts";
 import { type ReadingStore, StoreUnavailableError } from "../store/reading-store.ts";
 import { storeAsOf } from "../store/as-of-view.ts";
 import { dayKey, dayRange, DAY_MS, HOUR_MS } from "../time.ts";
@@ -94,6 +94,16 @@ function reportMeta(dataset: Dataset, store: Pick<ReadingStore, "day">, range: R
   };
 }
 
+/** Where `as_of` may begin over the store: its first recorded ingest. */
+export function storeAsOfFloor(store: ReadingStore): AsOfFloor {
+  return {
+    first: store.history().began,
+    what: "the first recorded ingest",
+    none: "the store has no recorded ingest yet",
+    since: "it began at",
+  };
+}
+
 /** The reader of a dataset of stored hours, through `cache` when the store is read as it is. */
 export function readingsReader(dataset: Dataset, store: ReadingStore, cache: RecordCache): RecordReader {
   return {
@@ -110,12 +120,7 @@ export function readingsReader(dataset: Dataset, store: ReadingStore, cache: Rec
           for (let day = firstDayRead(dataset, from); day < to; day += DAY_MS)
             yield held.manifest.get(dayKey(day))?.hash ?? "-";
         },
-        asOfFloor: () => ({
-          first: store.history().began,
-          what: "the first recorded ingest",
-          none: "the store has no recorded ingest yet",
-          since: "it began at",
-        }),
+        asOfFloor: () => storeAsOfFloor(store),
         view(asOf): RecordView {
           const then = asOf === undefined ? undefined : storeAsOf(store, store.history(), asOf);
           const last = then === undefined ? held.lastActual : then.refresh().lastActual;
