@@ -118,3 +118,20 @@ test("a bad query says why: a range, a setting it does not take, an as_of in the
     assert.match(((await res.json()) as { detail: string }).detail, why, query);
   }
 });
+
+test("a store whose newest load-reduction value is more than 60 days old has no outlook: no records, and meta says so", async (t) => {
+  const dir = tempDir(t);
+  const old = Date.now() - 100 * 24 * HOUR;
+  ingestFiles([writeFile(tempDir(t), "old.csv", exportCsv(COLUMNS, history(old).slice(0, 60 * 24)))], {
+    dir,
+  });
+  const server = await startServer(t, dir);
+  for (const interval of ["1h", "1d"]) {
+    const res = await server.get(`${PATH}?interval=${interval}`);
+    assert.equal(res.status, 200);
+    const body = (await res.json()) as Body;
+    assert.deepEqual(body.data, []);
+    assert.equal(body.meta.newest_actual, null);
+    assert.equal(body.meta.start, body.meta.end);
+  }
+});

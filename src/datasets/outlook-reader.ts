@@ -132,7 +132,7 @@ export function outlookReader(
   function issued(asOf: number | undefined): Issued {
     const held = store.refresh();
     const at = issuedAt(asOf);
-    const key = `${held.version}|${asOf === undefined ? "now" : "as_of"}|${at}`;
+    const key = `${held.version}|${kept.version}|${asOf === undefined ? "now" : "as_of"}|${at}`;
     let found = memo.get(key);
     if (found === undefined) {
       const source = asOf === undefined ? store : storeAsOf(store, store.history(), asOf);
