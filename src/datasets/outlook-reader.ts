@@ -66,7 +66,10 @@ function issue(source: ReadingStore, issues: IssueSource, issuedAt: number): Iss
   let forecastIssue: number | null = null;
   const forecast = (hour: number) => {
     const weekAhead = storedForecast(source, hour);
-    if (weekAhead !== null) return (used.weekAhead++, weekAhead);
+    if (weekAhead !== null) {
+      used.weekAhead++;
+      return weekAhead;
+    }
     const fromIssue = ahead.get(hour);
     if (fromIssue === undefined || Number.isNaN(fromIssue.contracted)) return null;
     used.issue++;
