@@ -22,7 +22,7 @@ import { headers, RATE, ref, scopeText } from "./openapi-components.ts";
 import { HOURS_PARAMETER } from "./latest.ts";
 import { OUTLOOK_TZ } from "./outlook-query.ts";
 import { PARQUET_TYPE } from "./negotiation.ts";
-import { EXAMPLE_RANGE, EXAMPLES } from "./openapi-examples.ts";
+import { answerExample, type DatasetExamples, EXAMPLE_RANGE, EXAMPLES } from "./openapi-examples.ts";
 import { metaSchema } from "./openapi-meta.ts";
 
 // The examples are real answers of this service, over its generated sample data.
@@ -172,7 +172,7 @@ const DATASET_RESPONSES = {
 function okResponse(
   envelopes: Schema[],
   latest: boolean,
-  example: (typeof EXAMPLES.datasets)[string] | undefined,
+  example: { readonly json: unknown; readonly csv: string } | undefined,
 ) {
   return {
     description: latest
@@ -230,7 +230,8 @@ export function datasetOperation(
   latest = false,
 ) {
   const own = Object.entries(dataset.parameters ?? {}).map(([name, p]) => parameter(name, p));
-  const example = latest ? undefined : EXAMPLES.datasets[dataset.path];
+  const kept: DatasetExamples | undefined = latest ? undefined : EXAMPLES.datasets[dataset.path];
+  const example = kept === undefined ? undefined : { json: answerExample(dataset.id, kept), csv: kept.csv };
   const ok = okResponse(envelopes, latest, example);
   const base = `get${schemaName(dataset, "1h", "").replace(/Hourly$/, "")}`;
   const shared = latest

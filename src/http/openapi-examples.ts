@@ -6,9 +6,12 @@
  */
 import { readFileSync } from "node:fs";
 
-/** One dataset's examples: an hourly JSON answer (its first records) and the head of its CSV. */
+/**
+ * One dataset's examples: an hourly JSON answer (its first records; `meta.dataset` left out, as
+ * the dataset's definition says it: `answerExample` puts it back) and the head of its CSV.
+ */
 export interface DatasetExamples {
-  readonly json: unknown;
+  readonly json: { readonly meta: Readonly<Record<string, unknown>>; readonly data: readonly unknown[] };
   readonly csv: string;
 }
 
@@ -38,10 +41,14 @@ export async function collectExamples(
 ): Promise<Examples> {
   const datasets: Record<string, DatasetExamples> = {};
   for (const path of paths) {
-    const body = (await (await get(`${path}?${EXAMPLE_RANGE}`, keys.key)).json()) as { data: unknown[] };
+    const body = (await (await get(`${path}?${EXAMPLE_RANGE}`, keys.key)).json()) as {
+      meta: Record<string, unknown>;
+      data: unknown[];
+    };
     const csv = await (await get(`${path}?${EXAMPLE_RANGE}&format=csv`, keys.key)).text();
+    const { dataset: _dataset, ...meta } = body.meta;
     datasets[path] = {
-      json: { ...body, data: body.data.slice(0, 2) },
+      json: { ...body, meta, data: body.data.slice(0, 2) },
       csv: csv.split("\r\n").slice(0, 3).join("\r\n") + "\r\n",
     };
   }
@@ -53,6 +60,11 @@ export async function collectExamples(
   await (await get(`${first}?${EXAMPLE_RANGE}`, keys.limited)).arrayBuffer();
   const throttled = await json(`${first}?${EXAMPLE_RANGE}`, keys.limited);
   return { datasets, errors: { "400": bad, "401": unauthorized, "429": throttled } };
+}
+
+/** A kept JSON example as the dataset `id` answered it: `meta.dataset` first, as served. */
+export function answerExample(id: string, example: DatasetExamples): unknown {
+  return { ...example.json, meta: { dataset: id, ...example.json.meta } };
 }
 
 /** The kept examples. */
