@@ -11,9 +11,6 @@
  * alone, and a year is scored only when those hold at least `MIN_TRAINING_SHED_HOURS` hours of
  * load reduction. The formula the service ships is fitted on every hour.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { rocAuc } from "../src/features/evaluation.ts";
 import { fitLogistic } from "../src/features/logistic.ts";
 import {
@@ -35,9 +32,8 @@ import {
   outlookProbability,
 } from "../src/features/outlook-model.ts";
 import type { BucketScore, OutlookEvaluation, Reliability } from "../src/features/outlook-report.ts";
-import { ingestFiles } from "../src/ingest/ingest.ts";
 import type { Reading } from "../src/source/reading.ts";
-import { createReadingStore } from "../src/store/reading-store.ts";
+import { withExportStore } from "./stress-evaluation.ts";
 import { DAY_MS, dayStart, HOUR_MS, SAST_OFFSET_MS } from "../src/time.ts";
 
 /** Days the portal runs behind: an outlook issued on day D knows the hours through D−3's last. */
@@ -91,12 +87,7 @@ export function examples(source: OutlookSource, from: number, to: number): Examp
 
 /** Every example of the exports at `paths`, ingested into one temporary store in that order. */
 export function loadExamples(paths: readonly string[]): Example[] {
-  const dir = mkdtempSync(join(tmpdir(), "gds-outlook-eval-"));
-  try {
-    const summary = ingestFiles(paths, { dir });
-    if (summary.failures.length > 0) throw new Error(summary.failures.map((f) => f.message).join("\n"));
-    const store = createReadingStore({ dir, cacheDays: 10_000 });
-    const days = [...store.refresh().manifest.keys()];
+  return withExportStore(paths, (store, days) => {
     // Every stored hour by its instant, read once: the examples read each hour many times.
     const hours = new Map<number, Reading>();
     for (const key of days) {
@@ -105,9 +96,7 @@ export function loadExamples(paths: readonly string[]): Example[] {
     }
     const source = { reading: (hour: number) => hours.get(hour) };
     return examples(source, dayStart(days[0]!) + 7 * DAY_MS, dayStart(days.at(-1)!) + DAY_MS);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 const round = (x: number, digits: number) => Number(x.toFixed(digits));

@@ -26,7 +26,7 @@ import {
 import { ingestFiles } from "../src/ingest/ingest.ts";
 import { columns, requireColumn } from "../src/source/columns.ts";
 import { valueAt } from "../src/source/reading.ts";
-import { createReadingStore } from "../src/store/reading-store.ts";
+import { createReadingStore, type ReadingStore } from "../src/store/reading-store.ts";
 import { DAY_MS, dayStart, HOUR_MS } from "../src/time.ts";
 
 /**
@@ -151,17 +151,28 @@ export function stageHistory(text: string): (at: number) => number | null {
 }
 
 /**
- * Every hour of the exports with an index value, as the service computes it, labelled. The exports
- * go into one store, as an operator would ingest them: where two hold the same hour, the later in
- * the list gives its values.
+ * `use` of the exports at `paths` in one temporary store, as an operator would ingest them (where
+ * two hold the same hour, the later in the list gives its values), with the store's days in order;
+ * the store is removed after. Throws when an export is refused.
  */
-function labelledHours(paths: readonly string[], stageAt: (at: number) => number | null): LabelledHour[] {
-  const dir = mkdtempSync(join(tmpdir(), "gds-stress-eval-"));
+export function withExportStore<T>(
+  paths: readonly string[],
+  use: (store: ReadingStore, days: readonly string[]) => T,
+): T {
+  const dir = mkdtempSync(join(tmpdir(), "gds-eval-"));
   try {
     const summary = ingestFiles(paths, { dir });
     if (summary.failures.length > 0) throw new Error(summary.failures.map((f) => f.message).join("\n"));
     const store = createReadingStore({ dir, cacheDays: 10_000 });
-    const days = [...store.refresh().manifest.keys()];
+    return use(store, [...store.refresh().manifest.keys()]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Every hour of the exports with an index value, as the service computes it, labelled. */
+function labelledHours(paths: readonly string[], stageAt: (at: number) => number | null): LabelledHour[] {
+  return withExportStore(paths, (store, days) => {
     const [from, to] = [dayStart(days[0]!), dayStart(days.at(-1)!) + DAY_MS];
     const v1 = new Map(stressHours(store, from, to).map((h) => [h.hour, h.value]));
     const out: LabelledHour[] = [];
@@ -180,9 +191,7 @@ function labelledHours(paths: readonly string[], stageAt: (at: number) => number
       });
     }
     return out;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 /** Every labelled hour of the real exports, oldest first. */

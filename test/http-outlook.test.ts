@@ -111,6 +111,11 @@ test("a bad query says why: a range, a setting it does not take, an as_of in the
     ["?format=parquet", /does not take 'format=parquet'/],
     ["?as_of=2999-01-01T00:00:00Z", /'as_of' is in the future/],
     ["?hours=3", /Unknown query parameter/],
+    ["?tz=Europe/London", /Query parameter 'tz' must be UTC or Africa\/Johannesburg, not 'Europe\/London'/],
+    [
+      "?as_of=yesterday",
+      /Query parameter 'as_of' must be an ISO-8601 date-time with an offset .* not 'yesterday'/,
+    ],
   ];
   for (const [query, why] of cases) {
     const res = await server.get(`${PATH}${query}`);

@@ -33,8 +33,9 @@ function createSection(viewer: Viewer, form: WebhookForm, datasets: readonly str
   return html`<section class="card">
     <h1>Webhooks</h1>
     <p class="lead">
-      Get a signed POST when data is published, Eskom issues a forecast, the grid-stress band moves or load
-      reduction starts or ends, instead of polling. Each delivery carries
+      Get a signed POST when data is published, Eskom issues a forecast, the grid-stress band or the
+      load-shedding outlook's band moves, or load reduction starts or ends, instead of polling. Each delivery
+      carries
       <code>webhook-id</code>, <code>webhook-timestamp</code> and <code>webhook-signature</code> as
       <a href="${VERIFY_LINK}">Standard Webhooks</a> defines them; verify it with their libraries.
     </p>
@@ -54,7 +55,7 @@ function createSection(viewer: Viewer, form: WebhookForm, datasets: readonly str
         <legend>Events</legend>
         ${CHOSEN_EVENTS.map((t) => box("events", t, form.events.includes(t)))}
       </fieldset>
-      <label for="webhook-band">Grid-stress band changes</label>
+      <label for="webhook-band">Band changes (grid stress and the outlook)</label>
       <select id="webhook-band" name="min_band">
         <option value="">every change</option>
         ${STRESS_BAND_NAMES.slice(1).map(
