@@ -101,6 +101,9 @@ export function loadExamples(paths: readonly string[]): Example[] {
 
 const round = (x: number, digits: number) => Number(x.toFixed(digits));
 
+// The distinct hours with load reduction among some examples (an hour is scored at many leads).
+const shedHours = (rows: readonly Example[]) => new Set(rows.filter((e) => e.shed).map((e) => e.hour)).size;
+
 /** The formula fitted to some examples, each bucket of lead on its own hours. */
 export function fitOutlook(train: readonly Example[]): OutlookFit {
   const fits = LEAD_BUCKETS.map(({ name }) => {
@@ -127,7 +130,7 @@ export function walkForward(all: readonly Example[]): Scored[] {
   return years.flatMap((y) => {
     const start = Date.UTC(y, 0, 1) - SAST_OFFSET_MS;
     const train = all.filter((e) => e.hour < start);
-    if (train.filter((e) => e.shed).length < MIN_TRAINING_SHED_HOURS) return [];
+    if (shedHours(train) < MIN_TRAINING_SHED_HOURS) return [];
     const fit = fitOutlook(train);
     return all
       .filter((e) => year(e.hour) === y)

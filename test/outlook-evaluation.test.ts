@@ -67,6 +67,21 @@ test("each year is scored by a fit of the years before it alone, and only with e
   const fewer = walkForward(quiet);
   assert.ok(quiet.filter(inYear(2019)).filter((e) => e.shed).length < MIN_TRAINING_SHED_HOURS);
   assert.deepEqual([...new Set(fewer.map((e) => new Date(e.hour + 2 * HOUR).getUTCFullYear()))], [2021]);
+  // Hours, not examples: 150 hours of load reduction, each scored at two leads, are too few.
+  let kept = 0;
+  const few = all.flatMap((e) => {
+    if (!inYear(2019)(e)) return [e];
+    const shed = e.shed && kept++ < 150;
+    return [
+      { ...e, shed },
+      { ...e, lead: e.lead + 1, shed },
+    ];
+  });
+  assert.equal(few.filter(inYear(2019)).filter((e) => e.shed).length, 300);
+  assert.deepEqual(
+    [...new Set(walkForward(few).map((e) => new Date(e.hour + 2 * HOUR).getUTCFullYear()))],
+    [2021],
+  );
   // The input that carries the outcome ranks it, in every bucket of lead.
   for (const bucket of evaluateOutlook(all).buckets) assert.ok(bucket.outlook.auc > 0.9, bucket.bucket);
 });
