@@ -40,19 +40,26 @@ export function fitLogistic(
   const l2 = options.l2 ?? 1;
   const k = rows[0]!.length + 1;
   let w = new Array<number>(k).fill(0);
+  const z = new Array<number>(k).fill(1);
   for (let it = 0; it < (options.iterations ?? 50); it++) {
     const gradient = new Array<number>(k).fill(0);
     const hessian = Array.from({ length: k }, () => new Array<number>(k).fill(0));
-    rows.forEach((x, r) => {
-      const z = [1, ...x];
-      const p = sigmoid(z.reduce((s, v, i) => s + v * w[i]!, 0));
+    for (let r = 0; r < rows.length; r++) {
+      const x = rows[r]!;
+      let linear = w[0]!;
+      for (let i = 1; i < k; i++) {
+        z[i] = x[i - 1]!;
+        linear += w[i]! * z[i]!;
+      }
+      const p = sigmoid(linear);
       const e = p - (labels[r] ? 1 : 0);
       const q = p * (1 - p);
       for (let i = 0; i < k; i++) {
         gradient[i] = gradient[i]! + e * z[i]!;
-        for (let j = 0; j <= i; j++) hessian[i]![j] = hessian[i]![j]! + q * z[i]! * z[j]!;
+        const row = hessian[i]!;
+        for (let j = 0; j <= i; j++) row[j] = row[j]! + q * z[i]! * z[j]!;
       }
-    });
+    }
     for (let i = 0; i < k; i++) for (let j = i + 1; j < k; j++) hessian[i]![j] = hessian[j]![i]!;
     for (let i = 1; i < k; i++) {
       gradient[i] = gradient[i]! + l2 * w[i]!;
