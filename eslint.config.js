@@ -37,7 +37,9 @@ export default tseslint.config(
   },
   {
     // A module owns one thing, which fits in 300 lines: a longer file is split by what it owns.
+    // The generated fits (`*-fit.ts`, written by the evaluations) are numbers, not code.
     files: ["src/**"],
+    ignores: ["src/features/*-fit.ts"],
     rules: { "max-lines": ["error", { max: 300 }] },
   },
   {

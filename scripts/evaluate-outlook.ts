@@ -14,6 +14,8 @@ import { basename, join } from "node:path";
 import { evaluateOutlook, fitOutlook, loadExamples } from "./outlook-evaluation.ts";
 import { evaluationArgs } from "./stress-evaluation.ts";
 import {
+  dailyReliabilityTable,
+  dailyTable,
   type OutlookEvaluation,
   outlookTable,
   outlookTables,
@@ -59,6 +61,13 @@ const out = [
   "",
   "Reliability: mean probability / share with load reduction (hours), per tenth of probability:",
   reliabilityTable(evaluation),
+  "",
+  "By day (SAST), as interval=1d serves it: the chance of any load reduction in the day (its likeliest",
+  "hour's) and the hours to expect, per bucket of the lead of the day's first hour:",
+  dailyTable(evaluation),
+  "",
+  "The days' reliability: mean chance / share of days with load reduction (days), per tenth:",
+  dailyReliabilityTable(evaluation),
   "",
   "The formula fitted on every hour (what the service ships):",
   JSON.stringify(fit),

@@ -23,15 +23,21 @@ import {
   shedding,
   storedForecast,
 } from "../src/features/outlook-inputs.ts";
-import { HORIZON_HOURS } from "../src/features/outlook.ts";
+import { HORIZON_HOURS, outlookDays } from "../src/features/outlook.ts";
 import {
   bucketOf,
   LEAD_BUCKETS,
   type LeadBucket,
+  outlookBand,
   type OutlookFit,
   outlookProbability,
 } from "../src/features/outlook-model.ts";
-import type { BucketScore, OutlookEvaluation, Reliability } from "../src/features/outlook-report.ts";
+import type {
+  BucketScore,
+  DayScore,
+  OutlookEvaluation,
+  Reliability,
+} from "../src/features/outlook-report.ts";
 import type { Reading } from "../src/source/reading.ts";
 import { withExportStore } from "./stress-evaluation.ts";
 import { DAY_MS, dayStart, HOUR_MS, SAST_OFFSET_MS } from "../src/time.ts";
@@ -57,13 +63,13 @@ export interface Example {
 }
 
 const year = (hour: number) => new Date(hour + SAST_OFFSET_MS).getUTCFullYear();
+// The first instant of an hour's day in South Africa.
+const sastDay = (hour: number) => Math.floor((hour + SAST_OFFSET_MS) / DAY_MS) * DAY_MS - SAST_OFFSET_MS;
 
 /** Every outlook hour with a known outcome, issued each day from `from` to `to` (UTC ms). */
 export function examples(source: OutlookSource, from: number, to: number): Example[] {
   const out: Example[] = [];
-  // SAST midnights: the day of `from` in South Africa, as a UTC instant.
-  const firstDay = Math.floor((from + SAST_OFFSET_MS) / DAY_MS) * DAY_MS - SAST_OFFSET_MS;
-  for (let day = firstDay; day < to; day += DAY_MS) {
+  for (let day = sastDay(from); day < to; day += DAY_MS) {
     const issuedAt = day + ISSUE_HOUR_SAST * HOUR_MS;
     const t0 = day - (PORTAL_LAG_DAYS - 1) * DAY_MS - HOUR_MS;
     const state = issueState(source, t0);
@@ -140,7 +146,12 @@ export function walkForward(all: readonly Example[]): Scored[] {
 
 const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 
-function score(scored: readonly Scored[], p: (e: Scored) => number) {
+/** What a score or the reliability table needs of a scored hour or day. */
+interface Outcome {
+  readonly shed: boolean;
+}
+
+function score<T extends Outcome>(scored: readonly T[], p: (e: T) => number) {
   const ps = scored.map(p);
   const labels = scored.map((e) => e.shed);
   return {
@@ -150,12 +161,12 @@ function score(scored: readonly Scored[], p: (e: Scored) => number) {
 }
 
 /** Mean probability against observed share, per tenth of probability. */
-export function reliability(scored: readonly Scored[]): Reliability[] {
+export function reliability(scored: readonly (Outcome & { probability: number })[]): Reliability[] {
   return Array.from({ length: 10 }, (_, tenth) => {
     const bin = scored.filter((e) => Math.min(9, Math.floor(e.probability * 10)) === tenth);
     return {
       tenth,
-      hours: bin.length,
+      count: bin.length,
       predicted: bin.length === 0 ? null : round(mean(bin.map((e) => e.probability)), 4),
       observed: bin.length === 0 ? null : round(mean(bin.map((e) => (e.shed ? 1 : 0))), 4),
     };
@@ -173,12 +184,90 @@ function bucketScore(bucket: LeadBucket | "all", scored: readonly Scored[]): Buc
   };
 }
 
-/** The whole evaluation: per bucket of lead over every scored year, and per year. */
+/** One day (SAST) of one issued outlook, as `interval=1d` serves it, beside what happened. */
+export interface ScoredDay extends Outcome {
+  readonly year: number;
+  /** Its first hour's lead: the days' buckets are the hours'. */
+  readonly lead: number;
+  readonly hours: number;
+  /** The served chance of any load reduction in the day (`outlookDays`), and its baselines'. */
+  readonly probability: number;
+  readonly persistence: number;
+  readonly sameHour: number;
+  /** The served hours to expect, the baselines', and the hours that had load reduction. */
+  readonly expectedHours: number;
+  readonly persistenceHours: number;
+  readonly sameHourHours: number;
+  readonly shedHours: number;
+}
+
+/**
+ * Every day of every scored outlook, each from its hours with a known outcome: the served chance
+ * and hours to expect (`outlookDays` of `src/features/outlook.ts`, the code `interval=1d` runs),
+ * the same made of each baseline's hourly values, and whether the day had load reduction.
+ */
+export function scoredDays(scored: readonly Scored[]): ScoredDay[] {
+  const days = new Map<string, Scored[]>();
+  for (const e of scored) {
+    const key = `${e.issuedAt} ${sastDay(e.hour)}`;
+    const day = days.get(key);
+    if (day === undefined) days.set(key, [e]);
+    else day.push(e);
+  }
+  return [...days.values()].map((rows) => {
+    const served = (p: (e: Scored) => number) =>
+      outlookDays(
+        rows.map((e) => ({ hour: e.hour, lead: e.lead, probability: p(e), band: outlookBand(p(e)) })),
+        sastDay,
+      )[0]!;
+    const outlook = served((e) => e.probability);
+    const persistence = served((e) => e.persistence);
+    const sameHour = served((e) => e.sameHour);
+    const shedHours = rows.filter((e) => e.shed).length;
+    return {
+      year: year(rows[0]!.hour),
+      lead: rows[0]!.lead,
+      hours: rows.length,
+      shed: shedHours > 0,
+      probability: outlook.probability,
+      persistence: persistence.probability,
+      sameHour: sameHour.probability,
+      expectedHours: outlook.expectedHours,
+      persistenceHours: persistence.expectedHours,
+      sameHourHours: sameHour.expectedHours,
+      shedHours,
+    };
+  });
+}
+
+function dayScore(bucket: LeadBucket, days: readonly ScoredDay[]): DayScore {
+  // Root mean square error: the hours to expect are a mean, which squared error rewards.
+  const error = (p: (d: ScoredDay) => number) =>
+    round(Math.sqrt(mean(days.map((d) => (p(d) - d.shedHours) ** 2))), 3);
+  return {
+    bucket,
+    days: days.length,
+    shedDays: days.filter((d) => d.shed).length,
+    outlook: score(days, (d) => d.probability),
+    persistence: score(days, (d) => d.persistence),
+    sameHour: score(days, (d) => d.sameHour),
+    hoursError: {
+      outlook: error((d) => d.expectedHours),
+      persistence: error((d) => d.persistenceHours),
+      sameHour: error((d) => d.sameHourHours),
+    },
+  };
+}
+
+/** Rows per bucket of lead (an hour's, or a day's first hour's). */
+const inBucket = <T extends { lead: number }>(rows: readonly T[], name: LeadBucket) =>
+  rows.filter((e) => bucketOf(e.lead) === name);
+
+/** The whole evaluation: per bucket of lead over every scored year, and per year; by hour and by day. */
 export function evaluateOutlook(all: readonly Example[]): OutlookEvaluation {
   const scored = walkForward(all);
+  const days = scoredDays(scored);
   const years = [...new Set(scored.map((e) => year(e.hour)))];
-  const inBucket = (rows: readonly Scored[], name: LeadBucket) =>
-    rows.filter((e) => bucketOf(e.lead) === name);
   return {
     years,
     buckets: LEAD_BUCKETS.map(({ name }) => ({
@@ -192,6 +281,22 @@ export function evaluateOutlook(all: readonly Example[]): OutlookEvaluation {
           name,
           inBucket(
             scored.filter((e) => year(e.hour) === y),
+            name,
+          ),
+        ),
+      ),
+    })),
+    days: LEAD_BUCKETS.map(({ name }) => ({
+      ...dayScore(name, inBucket(days, name)),
+      reliability: reliability(inBucket(days, name)),
+    })),
+    daysPerYear: years.map((y) => ({
+      year: y,
+      buckets: LEAD_BUCKETS.map(({ name }) =>
+        dayScore(
+          name,
+          inBucket(
+            days.filter((d) => d.year === y),
             name,
           ),
         ),

@@ -14,11 +14,14 @@ import {
   evaluateOutlook,
   MIN_TRAINING_SHED_HOURS,
   reliability,
+  scoredDays,
   walkForward,
 } from "../scripts/outlook-evaluation.ts";
 import { OUTLOOK_INPUTS } from "../src/features/outlook-inputs.ts";
 import { OUTLOOK_EVALUATION, OUTLOOK_FIT } from "../src/features/outlook-fit.ts";
 import {
+  dailyReliabilityTable,
+  dailyTable,
   outlookTable,
   outlookTables,
   reliabilityTable,
@@ -94,11 +97,52 @@ test("the reliability table bins by tenth of probability, the last tenth holding
   }));
   const tenths = reliability(rows);
   assert.deepEqual(
-    tenths.map((r) => r.hours),
+    tenths.map((r) => r.count),
     [2, 1, 0, 0, 0, 1, 0, 0, 0, 2],
   );
   assert.deepEqual([tenths[0]!.predicted, tenths[0]!.observed], [0.025, 0.5]);
   assert.deepEqual([tenths[2]!.predicted, tenths[2]!.observed], [null, null]);
+});
+
+test("a day of an outlook is scored as interval=1d serves it: its likeliest hour, its hours summed", () => {
+  // One outlook whose newest actual hour is 23:00 SAST: a whole day, then 6 hours of the next.
+  const t0 = Date.parse("2021-03-01T21:00:00Z");
+  const hours = Array.from({ length: 30 }, (_, i) => ({
+    ...madeUp()[0]!,
+    issuedAt: t0 + 57 * HOUR,
+    hour: t0 + (i + 1) * HOUR,
+    lead: i + 1,
+    probability: (i + 1) / 100,
+    shed: i + 1 === 26,
+    persistence: 1,
+    sameHour: i + 1 === 5 ? 0.5 : 0.2,
+  }));
+  const [first, second, ...rest] = scoredDays(hours);
+  assert.equal(rest.length, 0);
+  assert.deepEqual(
+    {
+      ...first!,
+      expectedHours: Number(first!.expectedHours.toFixed(9)),
+      sameHourHours: Number(first!.sameHourHours.toFixed(9)),
+    },
+    {
+      year: 2021,
+      lead: 1,
+      hours: 24,
+      shed: false,
+      probability: 0.24,
+      persistence: 1,
+      sameHour: 0.5,
+      expectedHours: 3,
+      persistenceHours: 24,
+      sameHourHours: 5.1,
+      shedHours: 0,
+    },
+  );
+  assert.deepEqual(
+    [second!.lead, second!.hours, second!.probability, second!.shed, second!.shedHours],
+    [25, 6, 0.3, true, 1],
+  );
 });
 
 test(
@@ -120,6 +164,8 @@ test(
     assert.equal(code, 0, stderr);
     assert.ok(stdout.includes(outlookTable(OUTLOOK_EVALUATION)), "the table published");
     assert.ok(stdout.includes(reliabilityTable(OUTLOOK_EVALUATION)), "and the reliability");
+    assert.ok(stdout.includes(dailyTable(OUTLOOK_EVALUATION)), "the days' table");
+    assert.ok(stdout.includes(dailyReliabilityTable(OUTLOOK_EVALUATION)), "and their reliability");
     assert.deepEqual(
       JSON.parse(stdout.trimEnd().split("\n").at(-1)!),
       OUTLOOK_FIT,

@@ -25,10 +25,24 @@ export interface BucketScore {
   readonly sameHour: Score;
 }
 
-/** One tenth of probability: its hours, their mean probability and the share with load reduction. */
+/** The outlook's days and their two baselines over one bucket of lead (a day's first hour's). */
+export interface DayScore {
+  readonly bucket: string;
+  readonly days: number;
+  /** Days with manual load reduction above 0 in some hour. */
+  readonly shedDays: number;
+  /** The served chance of any load reduction in the day; the baselines' made the same way. */
+  readonly outlook: Score;
+  readonly persistence: Score;
+  readonly sameHour: Score;
+  /** Root mean square error of the hours to expect, in hours per day. */
+  readonly hoursError: { readonly outlook: number; readonly persistence: number; readonly sameHour: number };
+}
+
+/** One tenth of probability: its hours (or days), their mean probability and the share with load reduction. */
 export interface Reliability {
   readonly tenth: number;
-  readonly hours: number;
+  readonly count: number;
   readonly predicted: number | null;
   readonly observed: number | null;
 }
@@ -39,13 +53,16 @@ export interface OutlookEvaluation {
   readonly years: readonly number[];
   readonly buckets: readonly (BucketScore & { readonly reliability: readonly Reliability[] })[];
   readonly perYear: readonly { readonly year: number; readonly buckets: readonly BucketScore[] }[];
+  /** The same by day, as `interval=1d` serves it. */
+  readonly days: readonly (DayScore & { readonly reliability: readonly Reliability[] })[];
+  readonly daysPerYear: readonly { readonly year: number; readonly buckets: readonly DayScore[] }[];
 }
 
 const f3 = (x: number | null) => (x === null || Number.isNaN(x) ? "n/a" : x.toFixed(3));
 const count = (n: number) => n.toLocaleString("en-US");
 
 // A score, in bold where it beats both others.
-function cells(b: BucketScore): string {
+function cells(b: Pick<BucketScore, "outlook" | "persistence" | "sameHour">): string {
   const bold = (x: number, better: boolean) => (better ? `**${f3(x)}**` : f3(x));
   const aucBest = b.outlook.auc > b.persistence.auc && b.outlook.auc > b.sameHour.auc;
   const brierBest = b.outlook.brier < b.persistence.brier && b.outlook.brier < b.sameHour.brier;
@@ -71,22 +88,54 @@ export function outlookTable(evaluation: OutlookEvaluation): string {
   ].join("\n");
 }
 
-/** The reliability table: per bucket, each tenth of probability with its hours. */
-export function reliabilityTable(evaluation: OutlookEvaluation): string {
+const DAY_HEADER = [
+  "| lead of the day's first hour | days (with load reduction) | outlook AUC / Brier | persistence AUC / Brier | same hour, 7 days: AUC / Brier | hours to expect, RMSE: outlook / persistence / same hour |",
+  "| --- | --- | --- | --- | --- | --- |",
+];
+
+/** The table of the days, per bucket of lead of their first hour, then each year's. */
+export function dailyTable(evaluation: OutlookEvaluation): string {
+  const rows = (label: string, buckets: readonly DayScore[]) =>
+    buckets.map((b) => {
+      const e = b.hoursError;
+      const best = e.outlook < e.persistence && e.outlook < e.sameHour;
+      const errors = `${best ? `**${f3(e.outlook)}**` : f3(e.outlook)} / ${f3(e.persistence)} / ${f3(e.sameHour)}`;
+      return `| ${label}${b.bucket} | ${count(b.days)} (${count(b.shedDays)}) | ${cells(b)} | ${errors} |`;
+    });
+  return [
+    ...DAY_HEADER,
+    ...rows("", evaluation.days),
+    ...evaluation.daysPerYear.flatMap((y) => rows(`${y.year}: `, y.buckets)),
+  ].join("\n");
+}
+
+// Per bucket, each tenth of probability: mean probability / observed share (hours or days).
+function tenthsTable(
+  lead: string,
+  buckets: readonly { bucket: string; reliability: readonly Reliability[] }[],
+): string {
   const tenths = Array.from({ length: 10 }, (_, i) => `${i / 10}–${(i + 1) / 10}`);
   return [
-    `| lead (hours) | ${tenths.join(" | ")} |`,
+    `| ${lead} | ${tenths.join(" | ")} |`,
     `| --- | ${tenths.map(() => "---").join(" | ")} |`,
-    ...evaluation.buckets.map(
+    ...buckets.map(
       (b) =>
         `| ${b.bucket} | ` +
         b.reliability
-          .map((r) => (r.hours === 0 ? "" : `${f3(r.predicted)} / ${f3(r.observed)} (${count(r.hours)})`))
+          .map((r) => (r.count === 0 ? "" : `${f3(r.predicted)} / ${f3(r.observed)} (${count(r.count)})`))
           .join(" | ") +
         " |",
     ),
   ].join("\n");
 }
+
+/** The reliability table: per bucket, each tenth of probability with its hours. */
+export const reliabilityTable = (evaluation: OutlookEvaluation) =>
+  tenthsTable("lead (hours)", evaluation.buckets);
+
+/** The days' reliability table: per bucket of their first hour's lead, each tenth with its days. */
+export const dailyReliabilityTable = (evaluation: OutlookEvaluation) =>
+  tenthsTable("lead of the day's first hour", evaluation.days);
 
 /** The formula's weights: a row per input, a column per bucket of lead. */
 export function outlookFormulaTable(fit: OutlookFit): string {
@@ -108,6 +157,8 @@ export function outlookTables(fit: OutlookFit, evaluation: OutlookEvaluation): R
     formula: outlookFormulaTable(fit),
     evaluation: outlookTable(evaluation),
     reliability: reliabilityTable(evaluation),
+    daily: dailyTable(evaluation),
+    "daily-reliability": dailyReliabilityTable(evaluation),
   };
 }
 
