@@ -169,6 +169,7 @@ test("a window that moved past the stored hours says which hours were lost", { s
   assert.deepEqual(source.window_missed, {
     from: "2026-01-28T22:00:00.000Z",
     to: "2026-02-01T21:00:00.000Z",
+    seen_at: new Date(SAVED + 10 * DAY).toISOString(),
   });
   // The metrics say so too: the report's state, and the 96 hours lost.
   const { registry } = createMetrics({
@@ -182,6 +183,12 @@ test("a window that moved past the stored hours says which hours were lost", { s
   const report = `${CAPACITY} \\(PowerBI report\\)`;
   assert.match(text, new RegExp(`gds_source_state\\{file="${report}",state="current"\\} 1`));
   assert.match(text, new RegExp(`gds_source_window_missed_hours\\{file="${report}"\\} 96`));
+  assert.match(
+    text,
+    new RegExp(
+      `gds_source_window_missed_timestamp_seconds\\{file="${report}"\\} ${(SAVED + 10 * DAY) / 1000}`,
+    ),
+  );
   assert.match(text, new RegExp(`gds_source_state\\{file="${CAPACITY}",state="stopped"\\} 1`));
 });
 

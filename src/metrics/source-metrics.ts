@@ -39,38 +39,41 @@ export function sourceMetrics(
       }
     },
   });
-  perSource(
-    registry,
-    judge,
-    "gds_source_last_publication_timestamp_seconds",
-    "When a download of each portal file last brought a new or revised hour, as a Unix time.",
-    (s) => seconds(s.last_publication),
-  );
-  perSource(
-    registry,
-    judge,
-    "gds_source_newest_hour_timestamp_seconds",
-    "The newest hour with an observed value each portal file brought, as a Unix time.",
-    (s) => seconds(s.newest_hour),
-  );
-  perSource(
-    registry,
-    judge,
-    "gds_source_usual_lag_hours",
-    "How far behind its downloads each portal file's newest hour usually is, in hours.",
-    (s) => s.usual_lag_hours,
-  );
-  perSource(
-    registry,
-    judge,
-    "gds_source_window_missed_hours",
-    "For each PowerBI report read in a stopped file's stead: the hours its rolling window had moved past before a pull reached them, lost (0: none).",
-    (s) => (s.kind !== "powerbi" ? null : s.window_missed === undefined ? 0 : missedHours(s.window_missed)),
-  );
+  for (const [name, help, value] of PER_SOURCE) perSource(registry, judge, name, help, value);
 }
 
 const missedHours = (missed: { from: string; to: string }) =>
   (Date.parse(missed.to) - Date.parse(missed.from)) / 3_600_000 + 1;
+
+// The gauges with one value per portal file: name, help, value (none: null).
+const PER_SOURCE: readonly (readonly [string, string, (s: SourceFreshness) => number | null])[] = [
+  [
+    "gds_source_last_publication_timestamp_seconds",
+    "When a download of each portal file last brought a new or revised hour, as a Unix time.",
+    (s) => seconds(s.last_publication),
+  ],
+  [
+    "gds_source_newest_hour_timestamp_seconds",
+    "The newest hour with an observed value each portal file brought, as a Unix time.",
+    (s) => seconds(s.newest_hour),
+  ],
+  [
+    "gds_source_usual_lag_hours",
+    "How far behind its downloads each portal file's newest hour usually is, in hours.",
+    (s) => s.usual_lag_hours,
+  ],
+  [
+    "gds_source_window_missed_hours",
+    "For each PowerBI report read in a stopped file's stead: the hours its rolling window had moved past before a pull reached them, lost (0: none).",
+    (s) => (s.kind !== "powerbi" ? null : s.window_missed === undefined ? 0 : missedHours(s.window_missed)),
+  ],
+  [
+    "gds_source_window_missed_timestamp_seconds",
+    "For each PowerBI report read in a stopped file's stead: when a pull last found hours its window had moved past (lost), as a Unix time (0: never).",
+    (s) =>
+      s.kind !== "powerbi" ? null : s.window_missed === undefined ? 0 : seconds(s.window_missed.seen_at),
+  ],
+];
 
 // A gauge with one value per portal file, none where `value` gives none.
 function perSource(

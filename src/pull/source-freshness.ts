@@ -59,9 +59,9 @@ export interface SourceFreshness {
   readonly window_last?: string;
   /**
    * Hours a report's window had moved past before a pull reached them (UTC): lost, as the report
-   * keeps no more, since no file gave them either.
+   * keeps no more, since no file gave them either; `seen_at`: the pull that found them lost.
    */
-  readonly window_missed?: { readonly from: string; readonly to: string };
+  readonly window_missed?: { readonly from: string; readonly to: string; readonly seen_at: string };
   /** Why a report's reads fail, while they do. */
   readonly failing?: string;
 }
@@ -141,7 +141,7 @@ export function reportFreshnessOf(
     ...(report.first === undefined ? {} : { window_first: report.first, window_last: report.last! }),
     ...(report.missed === undefined
       ? {}
-      : { window_missed: { from: report.missed.from, to: report.missed.to } }),
+      : { window_missed: { from: report.missed.from, to: report.missed.to, seen_at: report.missed.at } }),
     ...(failing === undefined ? {} : { failing: failing.reason }),
   };
 }
