@@ -130,17 +130,26 @@ interface Scored extends Example {
   readonly probability: number;
 }
 
+// Rows by the calendar year (SAST) of their hour, earliest year first.
+function byYear<T extends { hour: number }>(rows: readonly T[]): Map<number, T[]> {
+  const years = new Map<number, T[]>();
+  for (const e of rows) {
+    const y = year(e.hour);
+    const list = years.get(y);
+    if (list === undefined) years.set(y, [e]);
+    else list.push(e);
+  }
+  return new Map([...years].sort((a, b) => a[0] - b[0]));
+}
+
 /** The years scored, each by a fit of the examples before it. */
 export function walkForward(all: readonly Example[]): Scored[] {
-  const years = [...new Set(all.map((e) => year(e.hour)))].sort();
-  return years.flatMap((y) => {
+  return [...byYear(all)].flatMap(([y, rows]) => {
     const start = Date.UTC(y, 0, 1) - SAST_OFFSET_MS;
     const train = all.filter((e) => e.hour < start);
     if (shedHours(train) < MIN_TRAINING_SHED_HOURS) return [];
     const fit = fitOutlook(train);
-    return all
-      .filter((e) => year(e.hour) === y)
-      .map((e) => ({ ...e, probability: outlookProbability(fit, e.inputs, e.lead) }));
+    return rows.map((e) => ({ ...e, probability: outlookProbability(fit, e.inputs, e.lead) }));
   });
 }
 
@@ -267,7 +276,8 @@ const inBucket = <T extends { lead: number }>(rows: readonly T[], name: LeadBuck
 export function evaluateOutlook(all: readonly Example[]): OutlookEvaluation {
   const scored = walkForward(all);
   const days = scoredDays(scored);
-  const years = [...new Set(scored.map((e) => year(e.hour)))];
+  const scoredByYear = byYear(scored);
+  const years = [...scoredByYear.keys()];
   return {
     years,
     buckets: LEAD_BUCKETS.map(({ name }) => ({
@@ -276,15 +286,7 @@ export function evaluateOutlook(all: readonly Example[]): OutlookEvaluation {
     })),
     perYear: years.map((y) => ({
       year: y,
-      buckets: LEAD_BUCKETS.map(({ name }) =>
-        bucketScore(
-          name,
-          inBucket(
-            scored.filter((e) => year(e.hour) === y),
-            name,
-          ),
-        ),
-      ),
+      buckets: LEAD_BUCKETS.map(({ name }) => bucketScore(name, inBucket(scoredByYear.get(y)!, name))),
     })),
     days: LEAD_BUCKETS.map(({ name }) => ({
       ...dayScore(name, inBucket(days, name)),
