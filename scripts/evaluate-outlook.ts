@@ -3,7 +3,8 @@
  * the real Eskom files (default ../shared/data/eskom: every data-request export at its top level),
  * each calendar year by a fit of the years before it, beside persistence and the same hour of the
  * 7 newest known days (`scripts/outlook-evaluation.ts`). It prints, per bucket of lead, the ROC AUC
- * and Brier score of all three and the outlook's reliability per tenth of probability.
+ * and Brier score of all three and the outlook's reliability per tenth of probability, by hour and
+ * by day (the day's chance and hours to expect, as `interval=1d` serves them).
  *
  * `--write` puts the formula fitted on every hour and the evaluation into
  * `src/features/outlook-fit.ts` and docs/api.md; a test fails while either differs from what this

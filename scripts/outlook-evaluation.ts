@@ -5,7 +5,8 @@
  * hour of the day three days before: it runs three to four days behind), and each of its hours is
  * scored against what then happened (manual load reduction above 0), beside two baselines made of
  * the same information: persistence (the newest known hour's state) and the share of the 7 newest
- * known days with load reduction at the same hour.
+ * known days with load reduction at the same hour. The days are scored too, as `interval=1d` serves
+ * them: the chance of any load reduction in the day and the hours to expect.
  *
  * Walk-forward: the hours of a calendar year (SAST) are scored by a fit of the hours before it
  * alone, and a year is scored only when those hold at least `MIN_TRAINING_SHED_HOURS` hours of
