@@ -13,7 +13,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { evaluateOutlook, fitOutlook, loadExamples } from "./outlook-evaluation.ts";
-import { evaluationArgs } from "./stress-evaluation.ts";
+import { exportArgs } from "./stress-evaluation.ts";
 import {
   dailyReliabilityTable,
   dailyTable,
@@ -29,7 +29,7 @@ const ROOT = join(import.meta.dirname, "..");
 const FIT_FILE = join(ROOT, "src", "features", "outlook-fit.ts");
 const API_DOC = join(ROOT, "docs", "api.md");
 
-const { write, dir, paths } = evaluationArgs(process.argv.slice(2), ROOT);
+const { write, dir, exports } = exportArgs(process.argv.slice(2), ROOT);
 
 /** The generated module: the shipped formula and the evaluation the docs show. */
 function fitModule(fit: OutlookFit, evaluation: OutlookEvaluation): string {
@@ -50,12 +50,12 @@ function fitModule(fit: OutlookFit, evaluation: OutlookEvaluation): string {
   ].join("\n");
 }
 
-const examples = loadExamples(paths.exports);
+const examples = loadExamples(exports);
 const evaluation = evaluateOutlook(examples);
 const fit = fitOutlook(examples);
 const out = [
   `The load-shedding outlook, walk-forward on the real Eskom files in ${dir}`,
-  `(exports: ${paths.exports.map((p) => basename(p)).join(", ")}; ${examples.length} scored hours of daily`,
+  `(exports: ${exports.map((p) => basename(p)).join(", ")}; ${examples.length} scored hours of daily`,
   ` outlooks; years scored: ${evaluation.years.join(", ") || "none"}, each by a fit of the years before it)`,
   "",
   outlookTable(evaluation),

@@ -67,51 +67,84 @@ export const CANDIDATE_COLUMNS = columns.map((c) => c.name).filter((name) => !AN
 const CANDIDATES = CANDIDATE_COLUMNS.map(requireColumn);
 
 /**
- * The files to evaluate in `dir`: the stage history, and as exports every other CSV file at the
- * folder's top level (the live portal downloads sit in folders of their own), in name order; or
- * what is missing.
+ * The data-request exports in `dir`: every CSV file at its top level but the stage history (the
+ * live portal downloads sit in folders of their own), in name order.
  */
-export function evaluationPaths(dir: string): { exports: string[]; stages: string } | { missing: string } {
-  const stages = join(dir, EVALUATION_FILES.stages);
-  if (!existsSync(stages)) return { missing: `"${stages}" is missing` };
+export function exportsIn(dir: string): string[] {
   // statSync follows a symbolic link to the file it names.
-  const exports = readdirSync(dir)
+  return readdirSync(dir)
     .filter((name) => name.toLowerCase().endsWith(".csv") && name !== EVALUATION_FILES.stages)
     .map((name) => join(dir, name))
     .filter((path) => statSync(path, { throwIfNoEntry: false })?.isFile() === true)
     .sort();
+}
+
+/** The files to evaluate in `dir`: the stage history and the exports (`exportsIn`); or what is missing. */
+export function evaluationPaths(dir: string): { exports: string[]; stages: string } | { missing: string } {
+  const stages = join(dir, EVALUATION_FILES.stages);
+  if (!existsSync(stages)) return { missing: `"${stages}" is missing` };
+  const exports = exportsIn(dir);
   if (exports.length === 0) {
     return { missing: `${dir} holds no data-request export (a CSV file beside ${EVALUATION_FILES.stages})` };
   }
   return { exports, stages };
 }
 
+// Exits 2, saying why: the command line cannot be evaluated.
+function refuse(why: string): never {
+  process.stderr.write(why + "\n");
+  process.exit(2);
+}
+
+// `[DIR] [--write]`: DIR by default ../shared/data/eskom beside `root`.
+function commandLine(argv: readonly string[], root: string): { write: boolean; dir: string } {
+  const write = argv.includes("--write");
+  const dir = resolve(argv.find((a) => !a.startsWith("--")) ?? join(root, "..", "shared", "data", "eskom"));
+  if (!existsSync(dir))
+    refuse(`Cannot evaluate: ${dir} does not exist. Pass the folder of the real Eskom files.`);
+  return { write, dir };
+}
+
+// `--write` publishes: only of the exports the published fit and tables name.
+function checkWrite(write: boolean, dir: string, exports: readonly string[]): void {
+  if (!write || arePublishedExports(exports)) return;
+  refuse(
+    `Cannot --write: the published fit comes from ${EVALUATION_FILES.exports.join(" and ")} alone, ` +
+      `and ${dir} holds ${exports.map((p) => basename(p)).join(", ")}. Evaluate other years without --write.`,
+  );
+}
+
 /**
- * The command line of an evaluation (`[DIR] [--write]`, DIR by default ../shared/data/eskom beside
- * `root`): the folder's files and whether to write; exits 2, saying why, when the files are missing
- * or `--write` is asked of other files than the published ones.
+ * The command line of the grid-stress evaluation (`[DIR] [--write]`): the folder's exports and
+ * stage history, and whether to write; exits 2, saying why, when the files are missing or
+ * `--write` is asked of other files than the published ones.
  */
 export function evaluationArgs(
   argv: readonly string[],
   root: string,
 ): { write: boolean; dir: string; paths: { exports: string[]; stages: string } } {
-  const write = argv.includes("--write");
-  const dir = resolve(argv.find((a) => !a.startsWith("--")) ?? join(root, "..", "shared", "data", "eskom"));
+  const { write, dir } = commandLine(argv, root);
   const paths = evaluationPaths(dir);
-  if ("missing" in paths) {
-    process.stderr.write(`Cannot evaluate: ${paths.missing}. Pass the folder of the real Eskom files.\n`);
-    process.exit(2);
-  }
-  if (write && !arePublishedExports(paths.exports)) {
-    // The fit the service ships and the tables docs/api.md publishes name the files they come from.
-    process.stderr.write(
-      `Cannot --write: the published fit comes from ${EVALUATION_FILES.exports.join(" and ")} alone, ` +
-        `and ${dir} holds ${paths.exports.map((p) => basename(p)).join(", ")}. ` +
-        "Evaluate other years without --write.\n",
-    );
-    process.exit(2);
-  }
+  if ("missing" in paths)
+    refuse(`Cannot evaluate: ${paths.missing}. Pass the folder of the real Eskom files.`);
+  checkWrite(write, dir, paths.exports);
   return { write, dir, paths };
+}
+
+/**
+ * The command line of an evaluation that needs the exports alone (the outlook's: its outcome is
+ * the exports' own load reduction): as `evaluationArgs`, without the stage history.
+ */
+export function exportArgs(
+  argv: readonly string[],
+  root: string,
+): { write: boolean; dir: string; exports: string[] } {
+  const { write, dir } = commandLine(argv, root);
+  const exports = exportsIn(dir);
+  if (exports.length === 0)
+    refuse(`Cannot evaluate: ${dir} holds no data-request export (a CSV file at its top level).`);
+  checkWrite(write, dir, exports);
+  return { write, dir, exports };
 }
 
 /** Whether these are exactly the exports the published evaluation and the shipped fit come from. */

@@ -150,7 +150,8 @@ test(
   { skip: REAL_DATA_SKIP },
   async (t) => {
     const dir = tempDir(t);
-    for (const name of ["eskom_data_v1-1.csv", "export_2020-04_2022-06.csv", "load_shedding_stages.csv"]) {
+    // The exports alone: the outlook's outcome is their own load reduction, not the stage history.
+    for (const name of ["eskom_data_v1-1.csv", "export_2020-04_2022-06.csv"]) {
       symlinkSync(join(REAL_DATA_DIR, name), join(dir, name));
     }
     const child = spawn(process.execPath, ["--import", "tsx", "scripts/evaluate-outlook.ts", dir], {
@@ -174,6 +175,21 @@ test(
     assert.deepEqual(OUTLOOK_EVALUATION.years, [2021, 2022]);
   },
 );
+
+test("npm run evaluate-outlook on a folder without an export says so and exits 2", async (t) => {
+  const dir = tempDir(t);
+  const child = spawn(process.execPath, ["--import", "tsx", "scripts/evaluate-outlook.ts", dir], {
+    cwd: join(import.meta.dirname, ".."),
+  });
+  let stderr = "";
+  child.stderr.on("data", (d) => (stderr += d));
+  const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+  assert.equal(code, 2);
+  assert.equal(
+    stderr,
+    `Cannot evaluate: ${dir} holds no data-request export (a CSV file at its top level).\n`,
+  );
+});
 
 test("docs/api.md shows the shipped formula and its evaluation", () => {
   const doc = readFileSync(join(import.meta.dirname, "..", "docs", "api.md"), "utf8");
