@@ -41,6 +41,7 @@ import type {
 } from "../src/features/outlook-report.ts";
 import type { Reading } from "../src/source/reading.ts";
 import { withExportStore } from "./stress-evaluation.ts";
+import { groupBy } from "../src/group-by.ts";
 import { DAY_MS, dayStart, HOUR_MS, SAST_OFFSET_MS } from "../src/time.ts";
 
 /** Days the portal runs behind: an outlook issued on day D knows the hours through D−3's last. */
@@ -132,16 +133,8 @@ interface Scored extends Example {
 }
 
 // Rows by the calendar year (SAST) of their hour, earliest year first.
-function byYear<T extends { hour: number }>(rows: readonly T[]): Map<number, T[]> {
-  const years = new Map<number, T[]>();
-  for (const e of rows) {
-    const y = year(e.hour);
-    const list = years.get(y);
-    if (list === undefined) years.set(y, [e]);
-    else list.push(e);
-  }
-  return new Map([...years].sort((a, b) => a[0] - b[0]));
-}
+const byYear = <T extends { hour: number }>(rows: readonly T[]) =>
+  new Map([...groupBy(rows, (e) => year(e.hour))].sort((a, b) => a[0] - b[0]));
 
 /** The years scored, each by a fit of the examples before it. */
 export function walkForward(all: readonly Example[]): Scored[] {
@@ -217,13 +210,7 @@ export interface ScoredDay extends Outcome {
  * the same made of each baseline's hourly values, and whether the day had load reduction.
  */
 export function scoredDays(scored: readonly Scored[]): ScoredDay[] {
-  const days = new Map<string, Scored[]>();
-  for (const e of scored) {
-    const key = `${e.issuedAt} ${sastDay(e.hour)}`;
-    const day = days.get(key);
-    if (day === undefined) days.set(key, [e]);
-    else day.push(e);
-  }
+  const days = groupBy(scored, (e) => `${e.issuedAt} ${sastDay(e.hour)}`);
   return [...days.values()].map((rows) => {
     const served = (p: (e: Scored) => number) =>
       outlookDays(

@@ -16,7 +16,7 @@ const SRC = join(import.meta.dirname, "..", "src");
  * are the ground, the wiring is the roof.
  */
 const FLOORS: readonly (readonly string[])[] = [
-  ["time.ts", "version.ts", "env-settings.ts", "listen.ts", "cache", "files"],
+  ["time.ts", "version.ts", "env-settings.ts", "listen.ts", "group-by.ts", "cache", "files"],
   ["periods.ts", "source", "limits"],
   ["store", "keys", "usage"],
   ["ingest", "records", "accounts", "sample"],

@@ -5,6 +5,7 @@
  * reduction (`outlook-model.ts`), its lead and its band; per day, the chance of any load reduction
  * and the hours to expect.
  */
+import { groupBy } from "../group-by.ts";
 import { DAY_MS, HOUR_MS } from "../time.ts";
 import { issueState, type OutlookSource, outlookInputs, shedding } from "./outlook-inputs.ts";
 import { outlookBand, outlookProbability, type OutlookFit } from "./outlook-model.ts";
@@ -80,14 +81,7 @@ export function outlookDays(
   hours: readonly OutlookHour[],
   dayStartOf: (hour: number) => number,
 ): OutlookDay[] {
-  const days = new Map<number, OutlookHour[]>();
-  for (const h of hours) {
-    const start = dayStartOf(h.hour);
-    const day = days.get(start);
-    if (day === undefined) days.set(start, [h]);
-    else day.push(h);
-  }
-  return [...days].map(([start, day]) => {
+  return [...groupBy(hours, (h) => dayStartOf(h.hour))].map(([start, day]) => {
     const probability = Math.max(...day.map((h) => h.probability));
     return {
       start,

@@ -5,6 +5,7 @@
  * 2026 forms: CRLF line ends, percentages to two decimals that add up to 100, MW to three, the
  * month to come as an empty row.
  */
+import { groupBy } from "../group-by.ts";
 import type { SampleOutages } from "./sample-export.ts";
 
 const DAY_MS = 86_400_000;
@@ -34,17 +35,6 @@ function financialYear(weekStart: number): string {
   return `${first}-${pad((first + 1) % 100)}`;
 }
 
-function groupBy(hours: readonly SampleHour[], key: (local: number) => number): Map<number, SampleHour[]> {
-  const groups = new Map<number, SampleHour[]>();
-  for (const hour of hours) {
-    const k = key(hour.local);
-    const group = groups.get(k);
-    if (group === undefined) groups.set(k, [hour]);
-    else group.push(hour);
-  }
-  return groups;
-}
-
 // The period's capability loss factors, to two decimals, and the EAF that makes them 100.
 function shares(hours: readonly SampleHour[]): [number, number, number, number] {
   const mean = (of: (h: SampleHour) => number) =>
@@ -63,7 +53,7 @@ const csv = (lines: readonly string[]) => lines.join("\r\n") + "\r\n";
  */
 export function samplePeriodFiles(hours: readonly SampleHour[]): SamplePeriodFiles {
   const first = hours[0]!.local;
-  const weeks = [...groupBy(hours, monday)].filter(([start]) => start >= first);
+  const weeks = [...groupBy(hours, (h) => monday(h.local))].filter(([start]) => start >= first);
   const weekly = ["Week Start Date,Weekly EAF,Weekly PCLF,Weekly UCLF,Weekly OCLF,Year,Fin_Year"];
   const outages = ["Week_min_DateKey,Min of UCLF+OCLF,Average of UCLF+OCLF,Max of UCLF+OCLF"];
   for (const [start, group] of weeks) {
@@ -80,7 +70,7 @@ export function samplePeriodFiles(hours: readonly SampleHour[]): SamplePeriodFil
     const d = new Date(local);
     return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
   };
-  const months = [...groupBy(hours, monthOf)].filter(([start]) => start >= first);
+  const months = [...groupBy(hours, (h) => monthOf(h.local))].filter(([start]) => start >= first);
   const monthly = ["YEAR_MONTH,EAF,PCLF,UCLF,OCLF"];
   const yearMonth = (start: number) => day(start).slice(0, 7).replace("-", "");
   for (const [start, group] of months) monthly.push(`${yearMonth(start)},${shares(group).join(",")}`);
