@@ -46,6 +46,19 @@ function madeUp(seed = 1): Example[] {
   return out;
 }
 
+// `npm run evaluate-outlook -- DIR`, run to its end.
+async function evaluateOutlookIn(dir: string) {
+  const child = spawn(process.execPath, ["--import", "tsx", "scripts/evaluate-outlook.ts", dir], {
+    cwd: join(import.meta.dirname, ".."),
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d) => (stdout += d));
+  child.stderr.on("data", (d) => (stderr += d));
+  const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+  return { code, stdout, stderr };
+}
+
 const inYear = (y: number) => (e: { hour: number }) => new Date(e.hour + 2 * HOUR).getUTCFullYear() === y;
 
 test("each year is scored by a fit of the years before it alone, and only with enough load reduction", () => {
@@ -154,14 +167,7 @@ test(
     for (const name of ["eskom_data_v1-1.csv", "export_2020-04_2022-06.csv"]) {
       symlinkSync(join(REAL_DATA_DIR, name), join(dir, name));
     }
-    const child = spawn(process.execPath, ["--import", "tsx", "scripts/evaluate-outlook.ts", dir], {
-      cwd: join(import.meta.dirname, ".."),
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+    const { code, stdout, stderr } = await evaluateOutlookIn(dir);
     assert.equal(code, 0, stderr);
     assert.ok(stdout.includes(outlookTable(OUTLOOK_EVALUATION)), "the table published");
     assert.ok(stdout.includes(reliabilityTable(OUTLOOK_EVALUATION)), "and the reliability");
@@ -176,19 +182,17 @@ test(
   },
 );
 
-test("npm run evaluate-outlook on a folder without an export says so and exits 2", async (t) => {
-  const dir = tempDir(t);
-  const child = spawn(process.execPath, ["--import", "tsx", "scripts/evaluate-outlook.ts", dir], {
-    cwd: join(import.meta.dirname, ".."),
-  });
-  let stderr = "";
-  child.stderr.on("data", (d) => (stderr += d));
-  const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
-  assert.equal(code, 2);
-  assert.equal(
-    stderr,
-    `Cannot evaluate: ${dir} holds no data-request export (a CSV file at its top level).\n`,
-  );
+test("npm run evaluate-outlook on a folder without an export, or no folder, says so and exits 2", async (t) => {
+  const empty = tempDir(t);
+  const missing = join(empty, "nowhere");
+  for (const [dir, why] of [
+    [empty, "holds no data-request export (a CSV file at its top level)."],
+    [missing, "does not exist. Pass the folder of the real Eskom files."],
+  ] as const) {
+    const { code, stderr } = await evaluateOutlookIn(dir);
+    assert.equal(code, 2);
+    assert.equal(stderr, `Cannot evaluate: ${dir} ${why}\n`);
+  }
 });
 
 test("docs/api.md shows the shipped formula and its evaluation", () => {
