@@ -100,8 +100,8 @@ function refuse(why: string): never {
 function commandLine(argv: readonly string[], root: string): { write: boolean; dir: string } {
   const write = argv.includes("--write");
   const dir = resolve(argv.find((a) => !a.startsWith("--")) ?? join(root, "..", "shared", "data", "eskom"));
-  if (!existsSync(dir))
-    refuse(`Cannot evaluate: ${dir} does not exist. Pass the folder of the real Eskom files.`);
+  if (statSync(dir, { throwIfNoEntry: false })?.isDirectory() !== true)
+    refuse(`Cannot evaluate: ${dir} is not a folder. Pass the folder of the real Eskom files.`);
   return { write, dir };
 }
 

@@ -28,7 +28,7 @@ import {
   withOutlookTables,
 } from "../src/features/outlook-report.ts";
 import { prng } from "../src/sample/sample-model.ts";
-import { REAL_DATA_DIR, REAL_DATA_SKIP, tempDir } from "./helpers.ts";
+import { REAL_DATA_DIR, REAL_DATA_SKIP, tempDir, writeFile } from "./helpers.ts";
 import { tableCells } from "./markdown-tables.ts";
 
 const HOUR = 3_600_000;
@@ -182,12 +182,16 @@ test(
   },
 );
 
-test("npm run evaluate-outlook on a folder without an export, or no folder, says so and exits 2", async (t) => {
+test("npm run evaluate-outlook on a folder without an export, no folder or a file says so and exits 2", async (t) => {
   const empty = tempDir(t);
   const missing = join(empty, "nowhere");
   for (const [dir, why] of [
     [empty, "holds no data-request export (a CSV file at its top level)."],
-    [missing, "does not exist. Pass the folder of the real Eskom files."],
+    [missing, "is not a folder. Pass the folder of the real Eskom files."],
+    [
+      writeFile(tempDir(t), "ESK2033.csv", "a file, not a folder\n"),
+      "is not a folder. Pass the folder of the real Eskom files.",
+    ],
   ] as const) {
     const { code, stderr } = await evaluateOutlookIn(dir);
     assert.equal(code, 2);
