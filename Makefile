@@ -18,7 +18,7 @@ OWN_PROCESS_TESTS := test/shared-state.test.ts test/ingest-kill.test.ts test/ser
 ALL_TESTS := $(sort $(wildcard test/*.test.ts))
 TESTS := $(filter $(ALL_TESTS),$(OWN_PROCESS_TESTS)) -- $(filter-out $(OWN_PROCESS_TESTS),$(ALL_TESTS))
 
-.PHONY: metrics-parser promtool script-clients pull verify-store serve test test-busy test-suite coverage test-node24 test-node22 lint typecheck format-check format evaluate-stress bench clean install browser redis
+.PHONY: metrics-parser promtool script-clients pull verify-store serve test test-busy test-suite coverage test-node24 test-node22 lint typecheck format-check format evaluate-stress evaluate-outlook bench clean install browser redis
 
 # Reinstall when the lock file changes; `npm ci` gives exactly the locked versions.
 node_modules/.installed: package.json package-lock.json
@@ -156,8 +156,13 @@ bench: node_modules/.installed $(call node_bin,$(NODE24_VERSION))/node
 	@command -v redis-server >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null; } || { echo "make bench needs redis-server: apt-get install -y redis-server"; exit 1; }
 	BENCH_NODE24=$(call node_bin,$(NODE24_VERSION))/node $(NODE_BIN)/tsx bench/bench.ts
 
+# The walk-forward evaluations, on ../shared/data/eskom or on the folder EVAL_DIR names (a folder of
+# data-request exports, beside load_shedding_stages.csv for grid stress).
 evaluate-stress: node_modules/.installed
-	$(NODE_BIN)/tsx scripts/evaluate-stress.ts
+	$(NODE_BIN)/tsx scripts/evaluate-stress.ts $(EVAL_DIR)
+
+evaluate-outlook: node_modules/.installed
+	$(NODE_BIN)/tsx scripts/evaluate-outlook.ts $(EVAL_DIR)
 
 clean:
 	rm -rf node_modules coverage .cache

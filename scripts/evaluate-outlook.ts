@@ -12,8 +12,8 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
+import { exportArgs, refusing } from "./evaluation-files.ts";
 import { evaluateOutlook, fitOutlook, loadExamples } from "./outlook-evaluation.ts";
-import { exportArgs } from "./stress-evaluation.ts";
 import {
   dailyReliabilityTable,
   dailyTable,
@@ -50,9 +50,10 @@ function fitModule(fit: OutlookFit, evaluation: OutlookEvaluation): string {
   ].join("\n");
 }
 
-const examples = loadExamples(exports);
-const evaluation = evaluateOutlook(examples);
-const fit = fitOutlook(examples);
+const { examples, evaluation, fit } = refusing(() => {
+  const examples = loadExamples(exports);
+  return { examples, evaluation: evaluateOutlook(examples), fit: fitOutlook(examples) };
+});
 const out = [
   `The load-shedding outlook, walk-forward on the real Eskom files in ${dir}`,
   `(exports: ${exports.map((p) => basename(p)).join(", ")}; ${examples.length} scored hours of daily`,

@@ -13,7 +13,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { calibrationTable, evaluationTable, type StressEvaluation } from "../src/features/stress-report.ts";
 import { stressTables, withStressTables } from "../src/features/stress-reference.ts";
-import { evaluate, evaluationArgs, fitV2, loadLabelledHours, type V2Fit } from "./stress-evaluation.ts";
+import { evaluationArgs, refusing } from "./evaluation-files.ts";
+import { evaluate, fitV2, loadLabelledHours, type V2Fit } from "./stress-evaluation.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 const FIT_FILE = join(ROOT, "src", "features", "stress-v2-fit.ts");
@@ -39,9 +40,10 @@ function fitModule(fit: V2Fit, evaluation: StressEvaluation): string {
   ].join("\n");
 }
 
-const hours = loadLabelledHours(paths);
-const evaluation = evaluate(hours);
-const fit = fitV2(hours);
+const { hours, evaluation, fit } = refusing(() => {
+  const hours = loadLabelledHours(paths);
+  return { hours, evaluation: evaluate(hours), fit: fitV2(hours) };
+});
 const out = [
   `Grid-stress v2, walk-forward on the real Eskom files in ${dir}`,
   `(exports: ${paths.exports.map((p) => basename(p)).join(", ")}; labels: ${basename(paths.stages)} and MLR > 0)`,

@@ -40,7 +40,7 @@ import type {
   Reliability,
 } from "../src/features/outlook-report.ts";
 import type { Reading } from "../src/source/reading.ts";
-import { withExportStore } from "./stress-evaluation.ts";
+import { CannotEvaluate, withExportStore } from "./evaluation-files.ts";
 import { groupBy } from "../src/group-by.ts";
 import { DAY_MS, dayStart, HOUR_MS, SAST_OFFSET_MS } from "../src/time.ts";
 
@@ -103,7 +103,12 @@ export function loadExamples(paths: readonly string[]): Example[] {
       day.hours.forEach((reading, h) => reading !== undefined && hours.set(day.start + h * HOUR_MS, reading));
     }
     const source = { reading: (hour: number) => hours.get(hour) };
-    return examples(source, dayStart(days[0]!) + 7 * DAY_MS, dayStart(days.at(-1)!) + DAY_MS);
+    const all = examples(source, dayStart(days[0]!) + 7 * DAY_MS, dayStart(days.at(-1)!) + DAY_MS);
+    if (all.length === 0)
+      throw new CannotEvaluate(
+        "no outlook can be issued and scored: that needs a week of hours with a manual load-reduction value (Manual Load_Reduction(MLR)) before an issue, and hours with one after it",
+      );
+    return all;
   });
 }
 
@@ -266,6 +271,12 @@ export function evaluateOutlook(all: readonly Example[]): OutlookEvaluation {
   const days = scoredDays(scored);
   const scoredByYear = byYear(scored);
   const years = [...scoredByYear.keys()];
+  if (years.length === 0) {
+    const held = [...byYear(all).keys()].join(", ");
+    throw new CannotEvaluate(
+      `no year can be scored: a year is scored by a fit of the years before it once those hold ${MIN_TRAINING_SHED_HOURS} hours of load reduction (the exports hold ${held}, with ${shedHours(all)} hours of it)`,
+    );
+  }
   return {
     years,
     buckets: LEAD_BUCKETS.map(({ name }) => ({

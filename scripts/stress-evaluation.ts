@@ -8,9 +8,7 @@
  * before it alone (2020 on 2018; 2021 on 2018 and 2020; 2022 on those and 2021). The coefficients
  * the service ships are fitted on every hour, and are out of sample for every later year.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { basename, join, resolve } from "node:path";
+import { readFileSync } from "node:fs";
 import { gridStressV2, stressHours } from "../src/datasets/grid-stress.ts";
 import { rocAuc } from "../src/features/evaluation.ts";
 import { fitLogistic } from "../src/features/logistic.ts";
@@ -23,21 +21,10 @@ import {
   v2Value,
   v2Vector,
 } from "../src/features/stress-v2.ts";
-import { ingestFiles } from "../src/ingest/ingest.ts";
 import { columns, requireColumn } from "../src/source/columns.ts";
 import { valueAt } from "../src/source/reading.ts";
-import { createReadingStore, type ReadingStore } from "../src/store/reading-store.ts";
 import { DAY_MS, dayStart, HOUR_MS } from "../src/time.ts";
-
-/**
- * The real files the published evaluation and the shipped fit come from, under the folder of the
- * Eskom data. The evaluation itself reads every export in the folder (`evaluationPaths`), so a
- * later export put beside these is judged too, each of its years by a fit of the years before it.
- */
-export const EVALUATION_FILES = {
-  exports: ["eskom_data_v1-1.csv", "export_2020-04_2022-06.csv"],
-  stages: "load_shedding_stages.csv",
-} as const;
+import { CannotEvaluate, withExportStore } from "./evaluation-files.ts";
 
 /** The L2 penalty of every fit: small against tens of thousands of hours, it only keeps rare inputs finite. */
 export const L2 = 1;
@@ -67,93 +54,6 @@ export const CANDIDATE_COLUMNS = columns.map((c) => c.name).filter((name) => !AN
 const CANDIDATES = CANDIDATE_COLUMNS.map(requireColumn);
 
 /**
- * The data-request exports in `dir`: every CSV file at its top level but the stage history (the
- * live portal downloads sit in folders of their own), in name order.
- */
-export function exportsIn(dir: string): string[] {
-  // statSync follows a symbolic link to the file it names.
-  return readdirSync(dir)
-    .filter((name) => name.toLowerCase().endsWith(".csv") && name !== EVALUATION_FILES.stages)
-    .map((name) => join(dir, name))
-    .filter((path) => statSync(path, { throwIfNoEntry: false })?.isFile() === true)
-    .sort();
-}
-
-/** The files to evaluate in `dir`: the stage history and the exports (`exportsIn`); or what is missing. */
-export function evaluationPaths(dir: string): { exports: string[]; stages: string } | { missing: string } {
-  const stages = join(dir, EVALUATION_FILES.stages);
-  if (!existsSync(stages)) return { missing: `"${stages}" is missing` };
-  const exports = exportsIn(dir);
-  if (exports.length === 0) {
-    return { missing: `${dir} holds no data-request export (a CSV file beside ${EVALUATION_FILES.stages})` };
-  }
-  return { exports, stages };
-}
-
-// Exits 2, saying why: the command line cannot be evaluated.
-function refuse(why: string): never {
-  process.stderr.write(why + "\n");
-  process.exit(2);
-}
-
-// `[DIR] [--write]`: DIR by default ../shared/data/eskom beside `root`.
-function commandLine(argv: readonly string[], root: string): { write: boolean; dir: string } {
-  const write = argv.includes("--write");
-  const dir = resolve(argv.find((a) => !a.startsWith("--")) ?? join(root, "..", "shared", "data", "eskom"));
-  if (statSync(dir, { throwIfNoEntry: false })?.isDirectory() !== true)
-    refuse(`Cannot evaluate: ${dir} is not a folder. Pass the folder of the real Eskom files.`);
-  return { write, dir };
-}
-
-// `--write` publishes: only of the exports the published fit and tables name.
-function checkWrite(write: boolean, dir: string, exports: readonly string[]): void {
-  if (!write || arePublishedExports(exports)) return;
-  refuse(
-    `Cannot --write: the published fit comes from ${EVALUATION_FILES.exports.join(" and ")} alone, ` +
-      `and ${dir} holds ${exports.map((p) => basename(p)).join(", ")}. Evaluate other years without --write.`,
-  );
-}
-
-/**
- * The command line of the grid-stress evaluation (`[DIR] [--write]`): the folder's exports and
- * stage history, and whether to write; exits 2, saying why, when the files are missing or
- * `--write` is asked of other files than the published ones.
- */
-export function evaluationArgs(
-  argv: readonly string[],
-  root: string,
-): { write: boolean; dir: string; paths: { exports: string[]; stages: string } } {
-  const { write, dir } = commandLine(argv, root);
-  const paths = evaluationPaths(dir);
-  if ("missing" in paths)
-    refuse(`Cannot evaluate: ${paths.missing}. Pass the folder of the real Eskom files.`);
-  checkWrite(write, dir, paths.exports);
-  return { write, dir, paths };
-}
-
-/**
- * The command line of an evaluation that needs the exports alone (the outlook's: its outcome is
- * the exports' own load reduction): as `evaluationArgs`, without the stage history.
- */
-export function exportArgs(
-  argv: readonly string[],
-  root: string,
-): { write: boolean; dir: string; exports: string[] } {
-  const { write, dir } = commandLine(argv, root);
-  const exports = exportsIn(dir);
-  if (exports.length === 0)
-    refuse(`Cannot evaluate: ${dir} holds no data-request export (a CSV file at its top level).`);
-  checkWrite(write, dir, exports);
-  return { write, dir, exports };
-}
-
-/** Whether these are exactly the exports the published evaluation and the shipped fit come from. */
-export function arePublishedExports(exports: readonly string[]): boolean {
-  const names = exports.map((path) => basename(path)).sort();
-  return names.join("\n") === [...EVALUATION_FILES.exports].sort().join("\n");
-}
-
-/**
  * The national stage at any instant, from the history's rows (`"created_at","stage"`, SAST, newest
  * first, hours sometimes without a leading zero): null after the last change the history records.
  */
@@ -167,7 +67,8 @@ export function stageHistory(text: string): (at: number) => number | null {
       const m = /^(\d{4}-\d{2}-\d{2}) (\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(stamp);
       const at =
         m === null ? NaN : Date.parse(`${m[1]}T${m[2]!.padStart(2, "0")}:${m[3]}:${m[4] ?? "00"}+02:00`);
-      if (Number.isNaN(at) || !/^\d$/.test(stage)) throw new Error(`Unreadable stage row: ${line}`);
+      if (Number.isNaN(at) || !/^\d$/.test(stage))
+        throw new CannotEvaluate(`the stage history has an unreadable row: ${line}`);
       return { at, stage: Number(stage) };
     })
     .sort((a, b) => a.at - b.at);
@@ -181,26 +82,6 @@ export function stageHistory(text: string): (at: number) => number | null {
     }
     return stage;
   };
-}
-
-/**
- * `use` of the exports at `paths` in one temporary store, as an operator would ingest them (where
- * two hold the same hour, the later in the list gives its values), with the store's days in order;
- * the store is removed after. Throws when an export is refused.
- */
-export function withExportStore<T>(
-  paths: readonly string[],
-  use: (store: ReadingStore, days: readonly string[]) => T,
-): T {
-  const dir = mkdtempSync(join(tmpdir(), "gds-eval-"));
-  try {
-    const summary = ingestFiles(paths, { dir });
-    if (summary.failures.length > 0) throw new Error(summary.failures.map((f) => f.message).join("\n"));
-    const store = createReadingStore({ dir, cacheDays: 10_000 });
-    return use(store, [...store.refresh().manifest.keys()]);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }
 
 /** Every hour of the exports with an index value, as the service computes it, labelled. */
@@ -230,7 +111,12 @@ function labelledHours(paths: readonly string[], stageAt: (at: number) => number
 /** Every labelled hour of the real exports, oldest first. */
 export function loadLabelledHours(paths: { exports: readonly string[]; stages: string }): LabelledHour[] {
   const stageAt = stageHistory(readFileSync(paths.stages, "utf8"));
-  return labelledHours(paths.exports, stageAt);
+  const hours = labelledHours(paths.exports, stageAt);
+  if (hours.length === 0)
+    throw new CannotEvaluate(
+      "the exports hold no hour with both a manual load-reduction value (Manual Load_Reduction(MLR)) and an index value",
+    );
+  return hours;
 }
 
 const round = (x: number, digits: number) => Number(x.toFixed(digits));
@@ -260,10 +146,10 @@ const SAST_MS = 2 * HOUR_MS;
 const sast = (hour: number) => new Date(hour + SAST_MS);
 const year = (hour: number) => sast(hour).getUTCFullYear();
 
-/** The evaluation years (SAST): every year with hours before it to fit on. */
+/** The evaluation years (SAST): every year with hours of load reduction before it to fit on. */
 export function evaluationYears(hours: readonly LabelledHour[]): number[] {
-  const years = [...new Set(hours.map((h) => year(h.hour)))];
-  return years.slice(1);
+  const firstShed = hours.reduce((first, h) => (h.mlr ? Math.min(first, year(h.hour)) : first), Infinity);
+  return [...new Set(hours.map((h) => year(h.hour)))].filter((y) => y > firstShed).sort((a, b) => a - b);
 }
 
 /** An evaluated hour: v2's probability from the fit of the hours before its year, and the base rate. */
@@ -376,6 +262,12 @@ export function calibration(hours: readonly ScoredHour[]): Calibration {
 export function evaluate(hours: readonly LabelledHour[]): StressEvaluation {
   const scored = walkForward(hours);
   const years = [...new Set(scored.map((h) => year(h.hour)))];
+  if (years.length === 0) {
+    const held = [...new Set(hours.map((h) => year(h.hour)))].join(", ");
+    throw new CannotEvaluate(
+      `no year can be scored: a year is scored by a fit of the years before it, which must hold load reduction (the exports hold ${held}, with ${hours.filter((h) => h.mlr).length} hours of it)`,
+    );
+  }
   return {
     periods: [
       ...years.map((y) => {

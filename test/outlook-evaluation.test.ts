@@ -28,7 +28,8 @@ import {
   withOutlookTables,
 } from "../src/features/outlook-report.ts";
 import { prng } from "../src/sample/sample-model.ts";
-import { REAL_DATA_DIR, REAL_DATA_SKIP, tempDir, writeFile } from "./helpers.ts";
+import { exportCsv, REAL_DATA_DIR, REAL_DATA_SKIP, sast, tempDir, writeFile } from "./helpers.ts";
+import { generateSampleExport } from "../src/sample/sample-export.ts";
 import { tableCells } from "./markdown-tables.ts";
 
 const HOUR = 3_600_000;
@@ -196,6 +197,41 @@ test("npm run evaluate-outlook on a folder without an export, no folder or a fil
     const { code, stderr } = await evaluateOutlookIn(dir);
     assert.equal(code, 2);
     assert.equal(stderr, `Cannot evaluate: ${dir} ${why}\n`);
+  }
+});
+
+test("npm run evaluate-outlook refuses exports it cannot score, saying why, and exits 2", async (t) => {
+  const sample = (days: number) => generateSampleExport({ firstDay: "2025-01-01", days });
+  const hours = (days: number) =>
+    Array.from({ length: days * 24 }, (_, h) => [
+      sast(Date.parse("2024-12-31T22:00:00Z") + h * HOUR),
+      25_000,
+    ]);
+  for (const [files, why] of [
+    [
+      { "ESK1.csv": sample(20), "notes.csv": "name,value\nfoo,1\n" },
+      'a file was refused by the ingest: Cannot ingest line 1 of "notes.csv": unknown column "name"; this is not a known Eskom Data Portal header',
+    ],
+    [{ "ESK1.csv": exportCsv(["Manual Load_Reduction(MLR)"], []) }, "the exports hold no hour (ESK1.csv)"],
+    [
+      { "ESK1.csv": exportCsv(["Residual Demand"], hours(20)) },
+      "no outlook can be issued and scored: that needs a week of hours with a manual load-reduction value (Manual Load_Reduction(MLR)) before an issue, and hours with one after it",
+    ],
+    [
+      { "ESK1.csv": sample(40) },
+      /^no year can be scored: a year is scored by a fit of the years before it once those hold 200 hours of load reduction \(the exports hold 2025, with \d+ hours of it\)$/,
+    ],
+  ] as const) {
+    const dir = tempDir(t);
+    for (const [name, text] of Object.entries(files)) writeFile(dir, name, text);
+    const { code, stdout, stderr } = await evaluateOutlookIn(dir);
+    assert.equal(code, 2, stderr);
+    assert.equal(stdout, "");
+    const [line, ...rest] = stderr.split("\n");
+    assert.ok(line!.startsWith("Cannot evaluate: "), stderr);
+    if (typeof why === "string") assert.equal(line!.slice("Cannot evaluate: ".length), why);
+    else assert.match(line!.slice("Cannot evaluate: ".length), why);
+    assert.deepEqual(rest, [""], "one sentence, no stack trace");
   }
 });
 

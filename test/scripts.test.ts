@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { readKeys } from "../src/keys/key-file.ts";
 import { calibrationTable, evaluationTable } from "../src/features/stress-report.ts";
 import { V2_EVALUATION, V2_FIT } from "../src/features/stress-v2-fit.ts";
+import { generateSampleExport } from "../src/sample/sample-export.ts";
 import { exportCsv, freePort, REAL_DATA_DIR, REAL_DATA_SKIP, tempDir, writeFile } from "./helpers.ts";
 
 const ROOT = join(import.meta.dirname, "..");
@@ -152,4 +153,20 @@ test("npm run evaluate-stress says what is missing when the real files are not t
   const again = run("scripts/evaluate-stress.ts", [dir], {});
   assert.equal(await again.done, 2);
   assert.match(again.out().stderr, /Cannot evaluate: .* holds no data-request export/);
+  // Exports it cannot score: a sentence saying why, no stack trace.
+  writeFile(dir, "ESK1.csv", generateSampleExport({ firstDay: "2025-01-01", days: 20 }));
+  writeFile(dir, "notes.csv", "name,value\nfoo,1\n");
+  const notExport = run("scripts/evaluate-stress.ts", [dir], {});
+  assert.equal(await notExport.done, 2);
+  assert.equal(
+    notExport.out().stderr,
+    'Cannot evaluate: a file was refused by the ingest: Cannot ingest line 1 of "notes.csv": unknown column "name"; this is not a known Eskom Data Portal header\n',
+  );
+  rmSync(join(dir, "notes.csv"));
+  const oneYear = run("scripts/evaluate-stress.ts", [dir], {});
+  assert.equal(await oneYear.done, 2);
+  assert.match(
+    oneYear.out().stderr,
+    /^Cannot evaluate: no year can be scored: a year is scored by a fit of the years before it, which must hold load reduction \(the exports hold 2025, with \d+ hours of it\)\n$/,
+  );
 });

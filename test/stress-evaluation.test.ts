@@ -83,7 +83,10 @@ test("the stage history: SAST, newest first, hours without a leading zero; silen
   assert.equal(stageAt(Date.parse("2022-06-21T20:01:00Z")), 2, "22:01 SAST: it ends at 22:02");
   assert.equal(stageAt(Date.parse("2022-06-21T20:02:00Z")), 0, "the last row holds at its instant");
   assert.equal(stageAt(Date.parse("2022-06-21T20:03:00Z")), null, "and after it the history says nothing");
-  assert.throws(() => stageHistory('"created_at","stage"\n"yesterday","2"'), /Unreadable stage row/);
+  assert.throws(
+    () => stageHistory('"created_at","stage"\n"yesterday","2"'),
+    /the stage history has an unreadable row: "yesterday","2"/,
+  );
 });
 
 test("calibration: ten bins of equal hours by predicted value, and Brier scores against the base rate", () => {
