@@ -206,15 +206,19 @@ test("npm run evaluate-outlook refuses exports it cannot score, saying why, and 
     Array.from({ length: days * 24 }, (_, h) => [
       sast(Date.parse("2024-12-31T22:00:00Z") + h * HOUR),
       25_000,
+      20_000,
     ]);
-  for (const [files, why] of [
+  // Twenty days without load reduction, the sixth row's thermal generation missing.
+  const noMlr = hours(20).map((row, i) => (i === 5 ? row.slice(0, 2) : row));
+  for (const [files, ...lines] of [
     [
       { "ESK1.csv": sample(20), "notes.csv": "name,value\nfoo,1\n" },
       'a file was refused by the ingest: Cannot ingest line 1 of "notes.csv": unknown column "name"; this is not a known Eskom Data Portal header',
     ],
     [{ "ESK1.csv": exportCsv(["Manual Load_Reduction(MLR)"], []) }, "the exports hold no hour (ESK1.csv)"],
     [
-      { "ESK1.csv": exportCsv(["Residual Demand"], hours(20)) },
+      { "ESK1.csv": exportCsv(["Residual Demand", "Thermal Generation"], noMlr) },
+      "Rows skipped by the ingest: 0 blank (hour not yet published), 0 all-zero placeholder (hour not yet published), 0 uncertain (not readable with certainty), 0 future (actual values of hours to come left out), 1 cut short (fewer fields than the header) (first: line 7 of ESK1.csv)",
       "no outlook can be issued and scored: that needs a week of hours with a manual load-reduction value (Manual Load_Reduction(MLR)) before an issue, and hours with one after it",
     ],
     [
@@ -227,11 +231,16 @@ test("npm run evaluate-outlook refuses exports it cannot score, saying why, and 
     const { code, stdout, stderr } = await evaluateOutlookIn(dir);
     assert.equal(code, 2, stderr);
     assert.equal(stdout, "");
-    const [line, ...rest] = stderr.split("\n");
-    assert.ok(line!.startsWith("Cannot evaluate: "), stderr);
-    if (typeof why === "string") assert.equal(line!.slice("Cannot evaluate: ".length), why);
-    else assert.match(line!.slice("Cannot evaluate: ".length), why);
-    assert.deepEqual(rest, [""], "one sentence, no stack trace");
+    // A line on the rows skipped, if any, then one sentence saying why: no stack trace.
+    const said = stderr.split("\n");
+    assert.equal(said.pop(), "");
+    assert.equal(said.length, lines.length, stderr);
+    const why = lines.at(-1)!;
+    const refusal = said.pop()!;
+    assert.ok(refusal.startsWith("Cannot evaluate: "), stderr);
+    if (typeof why === "string") assert.equal(refusal.slice("Cannot evaluate: ".length), why);
+    else assert.match(refusal.slice("Cannot evaluate: ".length), why);
+    assert.deepEqual(said, lines.slice(0, -1));
   }
 });
 
