@@ -10,11 +10,14 @@ export GDS_NODE_FLAGS := --max-old-space-size=$(NODE_HEAP_MB) --max-semi-space-s
 # so that one's waiting is another's working. Every other file runs in one more process, one file
 # after another, started first (test/run-suite.mjs and test/together.mjs say why and what it asks
 # of a file). A new file joins them unless it is named here.
-OWN_PROCESS_TESTS := test/shared-state.test.ts test/ingest-kill.test.ts test/server-lifecycle.test.ts test/scripts.test.ts \
-	test/whole-history.test.ts test/ingest-faults.test.ts test/outlook-evaluation.test.ts test/dashboard-explore.test.ts \
-	test/pull.test.ts test/webhooks-redis.test.ts test/python-client.test.ts test/dashboard-sessions.test.ts \
-	test/dashboard-browser.test.ts test/webhooks.test.ts test/docs-browser.test.ts test/dashboard-http.test.ts \
-	test/metrics.test.ts test/outlook-history.test.ts test/queries.test.ts
+OWN_PROCESS_TESTS := test/shared-state.test.ts test/ingest-kill.test.ts \
+	test/server-lifecycle.test.ts test/scripts.test.ts test/outlook-evaluation.test.ts \
+	test/dashboard-explore.test.ts test/webhooks-redis.test.ts test/whole-history.test.ts \
+	test/ingest-faults.test.ts test/dashboard-browser.test.ts test/query-edges.test.ts \
+	test/python-client.test.ts test/webhooks.test.ts test/pull.test.ts test/docs-browser.test.ts \
+	test/dashboard-http.test.ts test/metrics.test.ts test/outlook-history.test.ts \
+	test/pull-history.test.ts test/accounts-cli.test.ts test/dashboard-sessions.test.ts \
+	test/queries.test.ts
 ALL_TESTS := $(sort $(wildcard test/*.test.ts))
 TESTS := $(filter $(ALL_TESTS),$(OWN_PROCESS_TESTS)) -- $(filter-out $(OWN_PROCESS_TESTS),$(ALL_TESTS))
 
