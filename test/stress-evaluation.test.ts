@@ -8,11 +8,13 @@ import assert from "node:assert/strict";
 import {
   calibration,
   evaluate,
+  evaluationYears,
   fitV2,
   type LabelledHour,
   stageHistory,
   walkForward,
 } from "../scripts/stress-evaluation.ts";
+import { CannotEvaluate } from "../scripts/evaluation-files.ts";
 import { V2_COMPONENTS, type V2Components } from "../src/features/stress-v2.ts";
 import { prng } from "../src/sample/sample-model.ts";
 
@@ -50,6 +52,23 @@ test("each year is scored by a fit of the hours before it alone: changing a late
     again.filter((h) => !year2020(h)).map((h) => h.v2),
     scored.filter((h) => !year2020(h)).map((h) => h.v2),
     "2021 is scored by a fit that saw 2020",
+  );
+});
+
+test("a year is scored only when the years before it hold load reduction; none scored is said", () => {
+  const year2019 = (h: { hour: number }) => h.hour < Date.parse("2019-12-31T22:00:00Z");
+  const quiet2019 = madeUp().map((h) => (year2019(h) ? { ...h, mlr: false } : h));
+  assert.deepEqual(evaluationYears(quiet2019), [2021], "2020 would be scored by a fit of no load reduction");
+  assert.deepEqual(
+    evaluate(quiet2019).periods.map((p) => p.period),
+    ["2021", "all evaluated hours"],
+  );
+  const only2019 = madeUp().filter(year2019);
+  assert.throws(
+    () => evaluate(only2019),
+    (e: unknown) =>
+      e instanceof CannotEvaluate &&
+      /^no year can be scored: .*\(the exports hold 2019, with \d+ hours of it\)$/.test(e.message),
   );
 });
 
