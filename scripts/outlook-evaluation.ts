@@ -265,6 +265,13 @@ function dayScore(bucket: LeadBucket, days: readonly ScoredDay[]): DayScore {
 const inBucket = <T extends { lead: number }>(rows: readonly T[], name: LeadBucket) =>
   rows.filter((e) => bucketOf(e.lead) === name);
 
+// Each bucket's scores and reliability.
+const bucketsOf = (scored: readonly Scored[]) =>
+  LEAD_BUCKETS.map(({ name }) => ({
+    ...bucketScore(name, inBucket(scored, name)),
+    reliability: reliability(inBucket(scored, name)),
+  }));
+
 /** The whole evaluation: per bucket of lead over every scored year, and per year; by hour and by day. */
 export function evaluateOutlook(all: readonly Example[]): OutlookEvaluation {
   const scored = walkForward(all);
@@ -279,14 +286,8 @@ export function evaluateOutlook(all: readonly Example[]): OutlookEvaluation {
   }
   return {
     years,
-    buckets: LEAD_BUCKETS.map(({ name }) => ({
-      ...bucketScore(name, inBucket(scored, name)),
-      reliability: reliability(inBucket(scored, name)),
-    })),
-    perYear: years.map((y) => ({
-      year: y,
-      buckets: LEAD_BUCKETS.map(({ name }) => bucketScore(name, inBucket(scoredByYear.get(y)!, name))),
-    })),
+    buckets: bucketsOf(scored),
+    perYear: years.map((y) => ({ year: y, buckets: bucketsOf(scoredByYear.get(y)!) })),
     days: LEAD_BUCKETS.map(({ name }) => ({
       ...dayScore(name, inBucket(days, name)),
       reliability: reliability(inBucket(days, name)),

@@ -47,12 +47,15 @@ export interface Reliability {
   readonly observed: number | null;
 }
 
+/** A bucket's scores and its reliability per tenth. */
+export type BucketReliability = BucketScore & { readonly reliability: readonly Reliability[] };
+
 /** The whole evaluation. */
 export interface OutlookEvaluation {
   /** The calendar years (SAST) scored, each by a fit of the years before it. */
   readonly years: readonly number[];
-  readonly buckets: readonly (BucketScore & { readonly reliability: readonly Reliability[] })[];
-  readonly perYear: readonly { readonly year: number; readonly buckets: readonly BucketScore[] }[];
+  readonly buckets: readonly BucketReliability[];
+  readonly perYear: readonly { readonly year: number; readonly buckets: readonly BucketReliability[] }[];
   /** The same by day, as `interval=1d` serves it. */
   readonly days: readonly (DayScore & { readonly reliability: readonly Reliability[] })[];
   readonly daysPerYear: readonly { readonly year: number; readonly buckets: readonly DayScore[] }[];
@@ -109,29 +112,40 @@ export function dailyTable(evaluation: OutlookEvaluation): string {
   ].join("\n");
 }
 
-// Per bucket, each tenth of probability: mean probability / observed share (hours or days).
+type Tenths = { readonly bucket: string; readonly reliability: readonly Reliability[] };
+
+// Per bucket, each tenth of probability: mean probability / observed share (hours or days); the
+// buckets over every scored year, then each year's under its label.
 function tenthsTable(
   lead: string,
-  buckets: readonly { bucket: string; reliability: readonly Reliability[] }[],
+  buckets: readonly Tenths[],
+  years: readonly (readonly [string, readonly Tenths[]])[] = [],
 ): string {
   const tenths = Array.from({ length: 10 }, (_, i) => `${i / 10}–${(i + 1) / 10}`);
-  return [
-    `| ${lead} | ${tenths.join(" | ")} |`,
-    `| --- | ${tenths.map(() => "---").join(" | ")} |`,
-    ...buckets.map(
+  const rows = (label: string, of: readonly Tenths[]) =>
+    of.map(
       (b) =>
-        `| ${b.bucket} | ` +
+        `| ${label}${b.bucket} | ` +
         b.reliability
           .map((r) => (r.count === 0 ? "" : `${f3(r.predicted)} / ${f3(r.observed)} (${count(r.count)})`))
           .join(" | ") +
         " |",
-    ),
+    );
+  return [
+    `| ${lead} | ${tenths.join(" | ")} |`,
+    `| --- | ${tenths.map(() => "---").join(" | ")} |`,
+    ...rows("", buckets),
+    ...years.flatMap(([label, of]) => rows(label, of)),
   ].join("\n");
 }
 
-/** The reliability table: per bucket, each tenth of probability with its hours. */
+/** The reliability table: per bucket, each tenth of probability with its hours; then each year's. */
 export const reliabilityTable = (evaluation: OutlookEvaluation) =>
-  tenthsTable("lead (hours)", evaluation.buckets);
+  tenthsTable(
+    "lead (hours)",
+    evaluation.buckets,
+    evaluation.perYear.map((y) => [`${y.year}: `, y.buckets] as const),
+  );
 
 /** The days' reliability table: per bucket of their first hour's lead, each tenth with its days. */
 export const dailyReliabilityTable = (evaluation: OutlookEvaluation) =>
