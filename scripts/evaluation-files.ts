@@ -121,18 +121,32 @@ export function arePublishedExports(exports: readonly string[]): boolean {
   return names.join("\n") === [...EVALUATION_FILES.exports].sort().join("\n");
 }
 
+// Writes to the temporary store: a full disk or a folder without permission is said, not thrown.
+function attempt<T>(write: () => T): T {
+  try {
+    return write();
+  } catch (error) {
+    if (typeof (error as NodeJS.ErrnoException).code !== "string") throw error;
+    throw new CannotEvaluate(
+      `the temporary store in ${tmpdir()} cannot be written (${(error as Error).message}): ` +
+        "free some space there, or set TMPDIR to a folder with room",
+    );
+  }
+}
+
 /**
  * `use` of the exports at `paths` in one temporary store, as an operator would ingest them (where
  * two hold the same hour, the later in the list gives its values), with the store's days in order;
- * the store is removed after. `CannotEvaluate` when a file is refused or none holds an hour.
+ * the store is removed after. `CannotEvaluate` when a file is refused, none holds an hour or the
+ * store cannot be written.
  */
 export function withExportStore<T>(
   paths: readonly string[],
   use: (store: ReadingStore, days: readonly string[]) => T,
 ): T {
-  const dir = mkdtempSync(join(tmpdir(), "gds-eval-"));
+  const dir = attempt(() => mkdtempSync(join(tmpdir(), "gds-eval-")));
   try {
-    const summary = ingestFiles(paths, { dir });
+    const summary = attempt(() => ingestFiles(paths, { dir }));
     if (summary.failures.length > 0)
       throw new CannotEvaluate(
         `a file was refused by the ingest: ${summary.failures.map((f) => f.message).join("; ")}`,

@@ -7,7 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { readFileSync, symlinkSync } from "node:fs";
+import { readdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import {
   type Example,
@@ -28,7 +28,18 @@ import {
   withOutlookTables,
 } from "../src/features/outlook-report.ts";
 import { prng } from "../src/sample/sample-model.ts";
-import { exportCsv, REAL_DATA_DIR, REAL_DATA_SKIP, sast, tempDir, writeFile } from "./helpers.ts";
+import {
+  CAN_MOUNT,
+  exportCsv,
+  NEEDS_MOUNT,
+  REAL_DATA_DIR,
+  REAL_DATA_SKIP,
+  sast,
+  skipUnless,
+  smallDisk,
+  tempDir,
+  writeFile,
+} from "./helpers.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
 import { tableCells } from "./markdown-tables.ts";
 
@@ -48,9 +59,10 @@ function madeUp(seed = 1): Example[] {
 }
 
 // `npm run evaluate-outlook -- DIR`, run to its end.
-async function evaluateOutlookIn(dir: string) {
+async function evaluateOutlookIn(dir: string, env: NodeJS.ProcessEnv = process.env) {
   const child = spawn(process.execPath, ["--import", "tsx", "scripts/evaluate-outlook.ts", dir], {
     cwd: join(import.meta.dirname, ".."),
+    env,
   });
   let stdout = "";
   let stderr = "";
@@ -243,6 +255,29 @@ test("npm run evaluate-outlook refuses exports it cannot score, saying why, and 
     assert.deepEqual(said, lines.slice(0, -1));
   }
 });
+
+test(
+  "npm run evaluate-outlook on a full temporary disk says where and what to do, and leaves nothing there",
+  { skip: skipUnless(CAN_MOUNT, NEEDS_MOUNT) },
+  async (t) => {
+    const dir = tempDir(t);
+    writeFile(dir, "ESK1.csv", generateSampleExport({ firstDay: "2025-01-01", days: 200 }));
+    const disk = smallDisk(t, "1m");
+    const { code, stdout, stderr } = await evaluateOutlookIn(dir, { ...process.env, TMPDIR: disk });
+    assert.equal(code, 2, stderr);
+    assert.equal(stdout, "");
+    assert.match(
+      stderr,
+      /^Cannot evaluate: the temporary store in .* cannot be written \(ENOSPC: no space left on device, \w+\): free some space there, or set TMPDIR to a folder with room\n$/,
+    );
+    assert.ok(stderr.includes(disk), stderr);
+    assert.deepEqual(
+      readdirSync(disk).filter((name) => name.startsWith("gds-eval-")),
+      [],
+      "the temporary store is removed",
+    );
+  },
+);
 
 test("docs/api.md shows the shipped formula and its evaluation", () => {
   const doc = readFileSync(join(import.meta.dirname, "..", "docs", "api.md"), "utf8");
