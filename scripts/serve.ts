@@ -106,7 +106,12 @@ if (isSampleStore(config.dataDir)) {
   );
 }
 const host = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
-const base = `http://${host}:${config.port}`;
+// Port 0 is chosen by the system as the server listens, after these lines: they name it PORT.
+const base = `http://${host}:${config.port === 0 ? "PORT" : config.port}`;
+const portNote =
+  config.port === 0
+    ? ["(PORT: the port the system chooses as the service starts; the address it serves at, below, names it)"]
+    : [];
 // The newest six hours of the store, so the example answers on any store.
 const newest = loadManifest(config.dataDir);
 let last = Math.floor(Date.now() / HOUR_MS) * HOUR_MS;
@@ -125,6 +130,7 @@ if (readKeys(config.dataDir).length === 0) {
       "Try it:",
       "",
       `    curl -H 'X-API-KEY: ${key}' '${base}/api/v1/grid/system-state?${example}'`,
+      ...portNote,
       "",
       "Manage keys with: npm run --silent keys -- help",
       "",
@@ -141,6 +147,7 @@ if (readAccounts(config.dataDir).length === 0) {
       `    ${oneTimePassword}`,
       "",
       `Sign in at ${base}/dashboard/sign-in with username admin and this password;`,
+      ...portNote,
       "you will be asked to choose your own. Manage accounts with: npm run --silent accounts -- help",
       "",
     ].join("\n") + "\n",

@@ -8,7 +8,7 @@ import { readKeys } from "../src/keys/key-file.ts";
 import { calibrationTable, evaluationTable } from "../src/features/stress-report.ts";
 import { V2_EVALUATION, V2_FIT } from "../src/features/stress-v2-fit.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
-import { exportCsv, freePort, REAL_DATA_DIR, REAL_DATA_SKIP, tempDir, writeFile } from "./helpers.ts";
+import { exportCsv, REAL_DATA_DIR, REAL_DATA_SKIP, tempDir, writeFile } from "./helpers.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 
@@ -48,20 +48,27 @@ test("npm run ingest prints its summary, names a bad file's line, and exits non-
 
 test("make serve's script seeds an empty store, creates one key, prints a working curl, and serves", async (t) => {
   const dir = tempDir(t);
-  const port = await freePort();
-  const first = run("scripts/serve.ts", [], { DATA_DIR: dir, PORT: String(port) });
+  // Port 0: the system chooses it as the server listens, after the curl is printed with PORT.
+  const first = run("scripts/serve.ts", [], { DATA_DIR: dir, PORT: "0" });
   t.after(() => first.child.kill("SIGTERM"));
   await new Promise<void>((resolve, reject) => {
-    first.child.stderr.on("data", () => first.out().stderr.includes("listening") && resolve());
+    first.child.stderr.on("data", () => /listening on http/.test(first.out().stderr) && resolve());
     first.child.on("exit", (code) => reject(new Error(`serve exited ${code}: ${first.out().stderr}`)));
   });
   const { stderr } = first.out();
   assert.match(stderr, /generating 365 days of SAMPLE DATA, up to \d{4}-\d{2}-\d{2}T\d{2}:00:00\+00:00/);
   assert.match(stderr, /NOT Eskom.s/);
   assert.match(stderr, /make pull/);
-  const curl = /curl -H 'X-API-KEY: (gds_\S+)' '(http:\/\/\S+)'/.exec(stderr);
+  const port = /listening on http:\/\/127\.0\.0\.1:(\d+) /.exec(stderr)?.[1];
+  assert.ok(port, stderr);
+  const curl =
+    /curl -H 'X-API-KEY: (gds_\S+)' '(http:\/\/127\.0\.0\.1:PORT\/\S+)'\n\(PORT: the port the system chooses as the service starts/.exec(
+      stderr,
+    );
   assert.ok(curl, stderr);
-  const res = await fetch(curl[2]!, { headers: { "X-API-KEY": curl[1]! } });
+  assert.match(stderr, /Sign in at http:\/\/127\.0\.0\.1:PORT\/dashboard\/sign-in with /);
+  curl[2] = curl[2]!.replace("PORT", port);
+  const res = await fetch(curl[2], { headers: { "X-API-KEY": curl[1]! } });
   assert.equal(res.status, 200);
   assert.equal(res.headers.get("data-source"), "sample");
   const body = (await res.json()) as { meta: { sample?: boolean; last_available: string }; data: unknown[] };
@@ -92,7 +99,7 @@ test("make serve's script seeds an empty store, creates one key, prints a workin
   // written (its folder is a file): a warning, and the service still starts.
   rmSync(join(dir, "forecasts"), { recursive: true });
   writeFileSync(join(dir, "forecasts"), "not a folder");
-  const second = run("scripts/serve.ts", [], { DATA_DIR: dir, PORT: String(port) });
+  const second = run("scripts/serve.ts", [], { DATA_DIR: dir, PORT: port });
   t.after(() => second.child.kill("SIGTERM"));
   await new Promise<void>((resolve) =>
     second.child.stderr.on("data", () => second.out().stderr.includes("listening") && resolve()),
