@@ -55,6 +55,13 @@ test("over HTTP: the tools, their answers equal to the API's, a summary for a la
   );
   const query = tools.find((tool) => tool.name === "query_dataset")!;
   assert.deepEqual(query.inputSchema.required, ["start", "end"]);
+  // An assistant relaying the outlook is told what it cannot know, and how it did on real years.
+  const outlookTool = tools.find((tool) => tool.name === "outlook")!.description!;
+  assert.match(
+    outlookTool,
+    /not an announcement: it cannot know a stage Eskom announces after its newest data/,
+  );
+  assert.match(outlookTool, /too high in 2021 and too low in 2022: say so when relaying a number\.$/);
   assert.ok(
     (query.inputSchema.properties as Record<string, { enum?: string[] }>).interval!.enum!.includes("1mo"),
   );

@@ -22,6 +22,13 @@ const PROBABILITY: FieldDoc = {
   description: "The chance that manual load reduction is above 0 in the hour (0 to 1, 4 decimals).",
 };
 
+/**
+ * What an assistant relaying the outlook must say with it (docs/api.md, "What it cannot know", and
+ * its evaluation): a chance, not an announcement, of data days old, judged on two years.
+ */
+const CANNOT_KNOW =
+  "It is a chance computed from past hours and Eskom's demand forecast, not an announcement: it cannot know a stage Eskom announces after its newest data (the portal runs days behind; newest_actual in meta) or a unit that trips. Judged on 2021 and 2022, it ranked hours well within three days and weakly past a week, and its chances were too high in 2021 and too low in 2022: say so when relaying a number.";
+
 /** The `features.load_shedding_outlook` dataset. */
 export const loadSheddingOutlook: OutlookDataset = {
   id: "features.load_shedding_outlook",
@@ -31,7 +38,7 @@ export const loadSheddingOutlook: OutlookDataset = {
   file: "Official_hourly_forecast_for_next_3_months.csv",
   path: "/api/v1/features/load-shedding-outlook",
   scope: "features",
-  description: `The chance of load reduction in each hour from the one after the newest hour with an actual value to ${HORIZON_HOURS} hours after the outlook is issued (now, or as of any instant), per hour or per day.`,
+  description: `The chance of load reduction in each hour from the one after the newest hour with an actual value to ${HORIZON_HOURS} hours after the outlook is issued (now, or as of any instant), per hour or per day. A chance, not an announcement: it cannot know a stage announced after its newest data, or a unit that trips.`,
   derived: { "1h": true, "1d": true },
   intervals: ["1h", "1d"],
   takes: ["tz"],
@@ -48,7 +55,7 @@ export const loadSheddingOutlook: OutlookDataset = {
   },
   tool: {
     name: "outlook",
-    description: `The load-shedding outlook: for each hour from the one after the newest hour with an actual load-reduction value to ${HORIZON_HOURS} hours after it is issued, the chance of load reduction (probability), its lead in hours and its band; per day (interval 1d, SAST days by default) the chance of any and the hours to expect. Issued now, or as of an instant (as_of): the same instant gives the same answer.`,
+    description: `The load-shedding outlook: for each hour from the one after the newest hour with an actual load-reduction value to ${HORIZON_HOURS} hours after it is issued, the chance of load reduction (probability), its lead in hours and its band; per day (interval 1d, SAST days by default) the chance of any and the hours to expect. Issued now, or as of an instant (as_of): the same instant gives the same answer. ${CANNOT_KNOW}`,
   },
   meta: () => ({ derivation_method: `outlook_${OUTLOOK_VERSION}` }),
   statusMeta: {
