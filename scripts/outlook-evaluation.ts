@@ -42,6 +42,7 @@ import type {
 import type { Reading } from "../src/source/reading.ts";
 import { CannotEvaluate, withExportStore } from "./evaluation-files.ts";
 import { groupBy } from "../src/group-by.ts";
+import { periodStart } from "../src/periods.ts";
 import { DAY_MS, dayStart, HOUR_MS, SAST_OFFSET_MS } from "../src/time.ts";
 
 /** Days the portal runs behind: an outlook issued on day D knows the hours through D−3's last. */
@@ -66,7 +67,7 @@ export interface Example {
 
 const year = (hour: number) => new Date(hour + SAST_OFFSET_MS).getUTCFullYear();
 // The first instant of an hour's day in South Africa.
-const sastDay = (hour: number) => Math.floor((hour + SAST_OFFSET_MS) / DAY_MS) * DAY_MS - SAST_OFFSET_MS;
+const sastDay = (hour: number) => periodStart(hour, "1d", SAST_OFFSET_MS);
 
 /** Every outlook hour with a known outcome, issued each day from `from` to `to` (UTC ms). */
 export function examples(source: OutlookSource, from: number, to: number): Example[] {
@@ -181,7 +182,7 @@ export function reliability(scored: readonly (Outcome & { probability: number })
   });
 }
 
-function bucketScore(bucket: LeadBucket | "all", scored: readonly Scored[]): BucketScore {
+function bucketScore(bucket: LeadBucket, scored: readonly Scored[]): BucketScore {
   return {
     bucket,
     hours: scored.length,

@@ -4,8 +4,8 @@
  * contracted-demand forecast for each hour ahead from the demand file's week-ahead forecast, else
  * from the newest 3-month forecast issue seen by then. The same instant gives the same answer.
  */
-import { DAY_MS, formatInstant, HOUR_MS } from "../time.ts";
-import { formatZoned, ZONE_OFFSET_MS } from "../periods.ts";
+import { formatInstant, HOUR_MS } from "../time.ts";
+import { formatZoned, periodStart, ZONE_OFFSET_MS } from "../periods.ts";
 import { forecastHours } from "../forecasts/forecast-query.ts";
 import { type ForecastIssues, type IssueSource, NO_ISSUES } from "../forecasts/forecast-issues.ts";
 import {
@@ -82,6 +82,9 @@ function issue(source: ReadingStore, issues: IssueSource, issuedAt: number): Iss
 
 const round = (x: number, digits: number) => Number(x.toFixed(digits));
 
+/** A chance as the outlook serves it (4 decimals): the webhook's number is the API's. */
+export const servedProbability = (p: number) => round(p, 4);
+
 // The records of a piece: its hours at 1h, its days (in its zone) at 1d.
 function records(issued: Issued, piece: RangeRequest): DataRecord[] {
   const offset = ZONE_OFFSET_MS[piece.zone ?? "UTC"];
@@ -91,16 +94,15 @@ function records(issued: Issued, piece: RangeRequest): DataRecord[] {
       .filter((h) => h.hour >= from && h.hour < to)
       .map((h) => ({
         ts: formatZoned(h.hour, offset),
-        probability: round(h.probability, 4),
+        probability: servedProbability(h.probability),
         lead_h: h.lead,
         band: h.band,
       }));
   }
   // Every day the issue touches, its first and last in part (the range is the issue's own).
-  const dayOf = (hour: number) => Math.floor((hour + offset) / DAY_MS) * DAY_MS - offset;
-  return outlookDays(issued.hours, dayOf).map((d) => ({
+  return outlookDays(issued.hours, (hour) => periodStart(hour, "1d", offset)).map((d) => ({
     date: formatZoned(d.start, offset).slice(0, 10),
-    probability: round(d.probability, 4),
+    probability: servedProbability(d.probability),
     expected_hours: round(d.expectedHours, 2),
     band: d.band,
     hours: d.hours,

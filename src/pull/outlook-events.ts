@@ -12,7 +12,7 @@ import * as v from "valibot";
 import { ForecastIssues } from "../forecasts/forecast-issues.ts";
 import { outlookBand } from "../features/outlook-model.ts";
 import { loadSheddingOutlook } from "../datasets/load-shedding-outlook.ts";
-import { outlookReader } from "../datasets/outlook-reader.ts";
+import { outlookReader, servedProbability } from "../datasets/outlook-reader.ts";
 import { writeFileAtomic } from "../files/atomic-write.ts";
 import { withLock } from "../files/lock-file.ts";
 import { createReadingStore } from "../store/reading-store.ts";
@@ -42,7 +42,7 @@ export function outlookEvents(dataDir: string, now = Date.now()): number {
       (h) => h.hour >= issued.issuedAt && h.hour < issued.issuedAt + WATCHED_HOURS * HOUR_MS,
     );
     if (ahead.length === 0) return 0;
-    const probability = Math.round(Math.max(...ahead.map((h) => h.probability)) * 10_000) / 10_000;
+    const probability = servedProbability(Math.max(...ahead.map((h) => h.probability)));
     const band = outlookBand(probability);
     const path = join(dir, STATE);
     const before = existsSync(path) ? v.parse(StateSchema, JSON.parse(readFileSync(path, "utf8"))) : null;
