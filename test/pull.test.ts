@@ -551,6 +551,49 @@ test("a 4xx other than 404 is never retried", { skip: SKIP }, async (t) => {
   );
 });
 
+test(
+  "a damaged webhook state fails one pull, named and set aside; its events start afresh and the next pull is fine",
+  { skip: SKIP },
+  async (t) => {
+    const stand = await portal(t);
+    const dir = tempDir(t);
+    await subscribe(dir, {
+      account: "ops",
+      url: "https://hooks.example.org/gds",
+      events: ["load_reduction.started", "load_reduction.ended", "outlook.changed"],
+    });
+    // A hand edit cut short, and a state of the wrong shape.
+    const grid = join(dir, "webhooks", "grid-state.json");
+    const outlook = join(dir, "webhooks", "outlook-state.json");
+    writeFileSync(grid, '{"last_hour": "2023-02-1');
+    writeFileSync(outlook, '{"band": 3}\n');
+    const first = await pull(dir, stand.root);
+    assert.equal(first.ok, false);
+    const stamp = "2023-02-21T10-00-00-000Z";
+    const [gridFailure, outlookFailure, ...more] = first.files.filter((f) => f.file === "(webhook events)");
+    assert.equal(more.length, 0);
+    assert.equal(gridFailure!.result, "failed");
+    // JSON.parse's own words differ between Node's versions.
+    assert.match(
+      gridFailure!.error!,
+      new RegExp(
+        `^the grid's events: Cannot parse "grid-state.json": [^;]*JSON[^;]*; it was set aside as grid-state\\.json\\.damaged-${stamp} and this look starts afresh$`,
+      ),
+    );
+    assert.equal(
+      outlookFailure!.error,
+      `the outlook's events: Cannot read "outlook-state.json": band: Invalid type: Expected string but received 3; it was set aside as outlook-state.json.damaged-${stamp} and this look starts afresh`,
+    );
+    // Nothing is lost: each damaged file is kept as it was, and each look wrote its state anew.
+    assert.equal(readFileSync(`${grid}.damaged-${stamp}`, "utf8"), '{"last_hour": "2023-02-1');
+    assert.equal(readFileSync(`${outlook}.damaged-${stamp}`, "utf8"), '{"band": 3}\n');
+    assert.equal(JSON.parse(readFileSync(grid, "utf8")).last_hour, "2023-02-19T21:00:00+00:00");
+    assert.equal(typeof JSON.parse(readFileSync(outlook, "utf8")).band, "string");
+    const next = await pull(dir, stand.root, NOW + 3_600_000);
+    assert.equal(next.ok, true, JSON.stringify(next.files));
+  },
+);
+
 test("the switch from ';' to ',' is the same file: it goes in without a word", { skip: SKIP }, async (t) => {
   const stand = await portal(t);
   const dir = tempDir(t);

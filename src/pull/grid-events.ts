@@ -7,7 +7,7 @@
  * processes never make the same event). A store looked at for the first time starts a day back;
  * a store without subscriptions is not looked at.
  */
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
 import type { DataRecord } from "../records/dataset.ts";
@@ -18,6 +18,7 @@ import { gridStress } from "../datasets/grid-stress.ts";
 import { createReadingStore } from "../store/reading-store.ts";
 import { DAY_MS, formatInstant, HOUR_MS } from "../time.ts";
 import { enqueue, type WebhookEvent } from "../webhooks/outbox.ts";
+import { readEventState, warnOnStderr } from "../webhooks/event-state.ts";
 import { readSubscriptions, WEBHOOKS_DIR } from "../webhooks/subscriptions.ts";
 
 const STATE = "grid-state.json";
@@ -75,15 +76,22 @@ function transitions(
   return { events, after: { band, ...(reducing === null ? {} : { reducing, reduction_mw: lastMw }) } };
 }
 
-/** Makes the grid's events for the hours the store at `dataDir` gained; returns how many were queued. */
-export function gridEvents(dataDir: string, now = Date.now()): number {
+/**
+ * Makes the grid's events for the hours the store at `dataDir` gained; returns how many were
+ * queued. A damaged state is set aside and told to `warn` (`event-state.ts`): a first look.
+ */
+export function gridEvents(
+  dataDir: string,
+  now = Date.now(),
+  warn: (message: string) => void = warnOnStderr,
+): number {
   // Without subscriptions there is no one to tell: nothing is looked at or written.
   if (readSubscriptions(dataDir).length === 0) return 0;
   const dir = join(dataDir, WEBHOOKS_DIR);
   mkdirSync(dir, { recursive: true });
   return withLock(join(dir, LOCK), () => {
     const path = join(dir, STATE);
-    const before = existsSync(path) ? v.parse(StateSchema, JSON.parse(readFileSync(path, "utf8"))) : null;
+    const before = readEventState(path, StateSchema, warn, now);
     const store = createReadingStore({ dir: dataDir, cacheDays: 40 });
     const newest = store.refresh().lastActual;
     if (newest === null) return 0;

@@ -6,7 +6,7 @@
  * last in (under a lock, so two processes never make the same event). The first look only records
  * the band; a store without subscriptions is not looked at.
  */
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
 import { ForecastIssues } from "../forecasts/forecast-issues.ts";
@@ -18,6 +18,7 @@ import { withLock } from "../files/lock-file.ts";
 import { createReadingStore } from "../store/reading-store.ts";
 import { formatInstant, HOUR_MS } from "../time.ts";
 import { enqueue } from "../webhooks/outbox.ts";
+import { readEventState, warnOnStderr } from "../webhooks/event-state.ts";
 import { readSubscriptions, WEBHOOKS_DIR } from "../webhooks/subscriptions.ts";
 
 const STATE = "outlook-state.json";
@@ -29,9 +30,14 @@ const StateSchema = v.object({ band: v.string(), probability: v.number(), issued
 
 /**
  * Looks at the outlook issued at `now` and queues `outlook.changed` when the band of the coming
- * 24 hours moved since the last look; returns how many events were queued (0 or 1).
+ * 24 hours moved since the last look; returns how many events were queued (0 or 1). A damaged
+ * state is set aside and told to `warn` (`event-state.ts`): a first look, which only records.
  */
-export function outlookEvents(dataDir: string, now = Date.now()): number {
+export function outlookEvents(
+  dataDir: string,
+  now = Date.now(),
+  warn: (message: string) => void = warnOnStderr,
+): number {
   if (readSubscriptions(dataDir).length === 0) return 0;
   const dir = join(dataDir, WEBHOOKS_DIR);
   mkdirSync(dir, { recursive: true });
@@ -45,7 +51,7 @@ export function outlookEvents(dataDir: string, now = Date.now()): number {
     const probability = servedProbability(Math.max(...ahead.map((h) => h.probability)));
     const band = outlookBand(probability);
     const path = join(dir, STATE);
-    const before = existsSync(path) ? v.parse(StateSchema, JSON.parse(readFileSync(path, "utf8"))) : null;
+    const before = readEventState(path, StateSchema, warn, now);
     const issuedAt = formatInstant(issued.issuedAt);
     let queued = 0;
     if (before !== null && before.band !== band) {

@@ -170,22 +170,26 @@ function withEvents(
 }
 
 // The grid's own events after the store gained hours (`gained`), and the outlook's after every
-// pull (it is issued anew each hour); a failure to make them fails the pull, named.
+// pull (it is issued anew each hour); a failure to make them fails the pull, named, and so does a
+// damaged state of theirs, set aside, though the events were made afresh.
 function eventsFailure(dir: string, at: number, gained: boolean): FileOutcome[] {
-  const failed = (what: string, error: unknown): FileOutcome[] => [
-    { file: "(webhook events)", result: "failed", error: `${what}: ${(error as Error).message}` },
-  ];
+  const failed = (what: string, message: string): FileOutcome => ({
+    file: "(webhook events)",
+    result: "failed",
+    error: `${what}: ${message}`,
+  });
+  const out: FileOutcome[] = [];
   try {
-    if (gained) gridEvents(dir, at);
+    if (gained) gridEvents(dir, at, (m) => out.push(failed("the grid's events", m)));
   } catch (error) {
-    return failed("the grid's events", error);
+    return [...out, failed("the grid's events", (error as Error).message)];
   }
   try {
-    if (existsSync(dir)) outlookEvents(dir, at);
+    if (existsSync(dir)) outlookEvents(dir, at, (m) => out.push(failed("the outlook's events", m)));
   } catch (error) {
-    return failed("the outlook's events", error);
+    return [...out, failed("the outlook's events", (error as Error).message)];
   }
-  return [];
+  return out;
 }
 
 // Whether a stopped file's report is read: an hourly file of readings, not another's second source.
