@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { ingestFiles } from "../src/ingest/ingest.ts";
+import { processAlive } from "../src/files/process-alive.ts";
 import { skippedText } from "../src/ingest/ingest-summary.ts";
 import { createReadingStore, type ReadingStore } from "../src/store/reading-store.ts";
 
@@ -134,17 +135,33 @@ function attempt<T>(write: () => T): T {
   }
 }
 
+/** The temporary stores' names begin with this and the pid of the evaluation that made them. */
+const STORE_PREFIX = "gds-eval-";
+
+/**
+ * Removes the temporary stores in `folder` of evaluations that no longer run: one killed in its
+ * work (which is synchronous, so no handler of a signal runs) cannot remove its own.
+ */
+export function removeAbandonedStores(folder: string): void {
+  for (const name of readdirSync(folder)) {
+    const pid = new RegExp(`^${STORE_PREFIX}(\\d+)-`).exec(name)?.[1];
+    if (pid !== undefined && !processAlive(Number(pid)))
+      rmSync(join(folder, name), { recursive: true, force: true });
+  }
+}
+
 /**
  * `use` of the exports at `paths` in one temporary store, as an operator would ingest them (where
  * two hold the same hour, the later in the list gives its values), with the store's days in order;
- * the store is removed after. `CannotEvaluate` when a file is refused, none holds an hour or the
- * store cannot be written.
+ * the store is removed after, and so are those of evaluations killed before. `CannotEvaluate` when
+ * a file is refused, none holds an hour or the store cannot be written.
  */
 export function withExportStore<T>(
   paths: readonly string[],
   use: (store: ReadingStore, days: readonly string[]) => T,
 ): T {
-  const dir = attempt(() => mkdtempSync(join(tmpdir(), "gds-eval-")));
+  attempt(() => removeAbandonedStores(tmpdir()));
+  const dir = attempt(() => mkdtempSync(join(tmpdir(), `${STORE_PREFIX}${process.pid}-`)));
   try {
     const summary = attempt(() => ingestFiles(paths, { dir }));
     if (summary.failures.length > 0)

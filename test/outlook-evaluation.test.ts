@@ -7,7 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync, symlinkSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import {
   type Example,
@@ -278,6 +278,33 @@ test(
     );
   },
 );
+
+test("a killed evaluation's temporary store is removed by the next evaluation; a running one's is not", async (t) => {
+  const dir = tempDir(t);
+  writeFile(dir, "ESK1.csv", generateSampleExport({ firstDay: "2025-01-01", days: 40 }));
+  const tmp = tempDir(t);
+  // (tsx keeps its cache there too.)
+  const stores = () =>
+    readdirSync(tmp)
+      .filter((name) => name.startsWith("gds-eval-"))
+      .sort();
+  // Killed (as kill -9 would) once the ingest into its store is written, mid-evaluation.
+  const killed = await evaluateOutlookIn(dir, {
+    ...process.env,
+    TMPDIR: tmp,
+    GDS_FAILPOINT: "ingest:manifest-written",
+  });
+  assert.equal(killed.code, null, killed.stderr);
+  const [left, ...more] = stores();
+  assert.match(left ?? "", /^gds-eval-\d+-/);
+  assert.equal(more.length, 0);
+  // This process's own (it runs), and a name without a pid, are none of the sweep's business.
+  const running = `gds-eval-${process.pid}-running`;
+  for (const name of [running, "gds-eval-notes"]) mkdirSync(join(tmp, name));
+  const next = await evaluateOutlookIn(dir, { ...process.env, TMPDIR: tmp });
+  assert.equal(next.code, 2, "40 days: no year to score");
+  assert.deepEqual(stores(), [running, "gds-eval-notes"].sort());
+});
 
 test("docs/api.md shows the shipped formula and its evaluation", () => {
   const doc = readFileSync(join(import.meta.dirname, "..", "docs", "api.md"), "utf8");
