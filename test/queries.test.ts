@@ -138,6 +138,27 @@ test("tz: the same hours, stamped +02:00; a bare date is 00:00 SAST; UTC days di
   assert.notEqual(await day("UTC"), await day("Africa/Johannesburg"));
 });
 
+test("an error quotes a long value of the request by its start and its length, not whole", async (t) => {
+  const server = await setUp(t);
+  const long = "x".repeat(10_000);
+  const said = `${"x".repeat(60)}… (10000 characters)`;
+  for (const [query, detail] of [
+    [`start=2024-03-01&end=2024-03-02&columns=${long}`, `Unknown column '${said}' in 'columns'.`],
+    [`start=${long}&end=2024-03-02`, `'start' is not an ISO-8601 date-time: '${said}'.`],
+    [`start=2024-03-01&end=2024-03-02&${long}=1`, `Unknown query parameter: '${said}'.`],
+    [`start=2024-03-01&end=2024-03-02&interval=${long}`, `Unsupported interval '${said}'.`],
+    [`start=2024-03-01&end=2024-03-02&tz=${long}`, `not '${said}'.`],
+    // 100 characters are still quoted whole.
+    [`start=2024-03-01&end=2024-03-02&columns=${"y".repeat(100)}`, `Unknown column '${"y".repeat(100)}' in`],
+  ]) {
+    const res = await server.get(`/api/v1/grid/system-state?${query}`);
+    assert.equal(res.status, 400);
+    const body = (await res.json()) as { detail: string };
+    assert.ok(body.detail.includes(detail!), body.detail);
+    assert.ok(body.detail.length < 1000, `${body.detail.length} characters`);
+  }
+});
+
 test("columns narrows the records, stamp first; unknown names and missing aggregates are 400s that list what is valid", async (t) => {
   const server = await setUp(t);
   const res = await server.get("/api/v1/grid/system-state?start=2024-03-01&end=2024-03-02&columns=wind_mw");

@@ -51,3 +51,14 @@ export function writeError(reply: Reply, error: unknown): void {
   reply.header("Content-Length", Buffer.byteLength(payload));
   reply.end(known.status, payload);
 }
+
+/** The longest value of a request an error quotes whole; a longer one is cut, its length said. */
+export const ECHO_CHARS = 100;
+
+/**
+ * A value of the request as an error quotes it: whole up to `ECHO_CHARS` characters, else its
+ * start and how long it was, so that a 10 KB `columns` does not come back whole.
+ */
+export function echo(value: string): string {
+  return value.length <= ECHO_CHARS ? value : `${value.slice(0, 60)}… (${value.length} characters)`;
+}

@@ -14,7 +14,7 @@ import {
 import type { Format } from "./negotiation.ts";
 import { DAY_MS } from "../time.ts";
 import { type Period, PERIODS, ZONE_OFFSET_MS, type Zone } from "../periods.ts";
-import { badRequest } from "./http-error.ts";
+import { badRequest, echo } from "./http-error.ts";
 import {
   IntervalSchema,
   REQUEST_INTERVALS,
@@ -171,7 +171,7 @@ export function checkNames(
   if (unknown.length > 0) {
     throw badRequest(
       "unknown_parameter",
-      `Unknown query parameter${unknown.length > 1 ? "s" : ""}: ${unknown.map((n) => `'${n}'`).join(", ")}. ` +
+      `Unknown query parameter${unknown.length > 1 ? "s" : ""}: ${unknown.map((n) => `'${echo(n)}'`).join(", ")}. ` +
         `Allowed: ${allowed.join(", ")}.`,
     );
   }
@@ -179,7 +179,7 @@ export function checkNames(
   if (repeated !== undefined) {
     throw badRequest(
       "invalid_parameter",
-      `Query parameter '${repeated}' is given more than once; give it once.`,
+      `Query parameter '${echo(repeated)}' is given more than once; give it once.`,
     );
   }
 }
@@ -200,7 +200,7 @@ export function parseOptions(
     if (!result.success) {
       throw badRequest(
         "invalid_parameter",
-        `Query parameter '${name}' must be ${extra.expected}, not '${raw}'.`,
+        `Query parameter '${name}' must be ${extra.expected}, not '${echo(raw)}'.`,
       );
     }
     options[name] = result.output;
@@ -214,13 +214,13 @@ export function parseInterval(raw: string, rules: RangeRules | undefined): Reque
   if (rules?.intervals !== undefined && !(interval.success && rules.intervals.includes(interval.output))) {
     throw badRequest(
       "unsupported_interval",
-      `Unsupported interval '${raw}'. Supported intervals of ${rules.id}: ${rules.intervals.join(", ")}.`,
+      `Unsupported interval '${echo(raw)}'. Supported intervals of ${rules.id}: ${rules.intervals.join(", ")}.`,
     );
   }
   if (!interval.success) {
     throw badRequest(
       "unsupported_interval",
-      `Unsupported interval '${raw}'. Supported intervals: ${REQUEST_INTERVALS.join(", ")}.`,
+      `Unsupported interval '${echo(raw)}'. Supported intervals: ${REQUEST_INTERVALS.join(", ")}.`,
     );
   }
   return interval.output;
@@ -253,16 +253,17 @@ function checkSpan(start: number, end: number, interval: Interval, streams: bool
 
 function instant(params: URLSearchParams, name: string): Instant {
   const raw = params.get(name)!;
+  const said = echo(raw);
   const result = v.safeParse(InstantSchema, raw);
   if (result.success) return result.output;
   const problem = result.issues[0].message;
   const detail =
     problem === "no_offset"
-      ? `'${name}' has no UTC offset: '${raw}'. Add 'Z' for UTC or an offset such as '+02:00' (e.g. '${raw}Z').`
+      ? `'${name}' has no UTC offset: '${said}'. Add 'Z' for UTC or an offset such as '+02:00' (e.g. '${said}Z').`
       : problem === "impossible"
-        ? `'${name}' is not a real date-time: '${raw}'.`
+        ? `'${name}' is not a real date-time: '${said}'.`
         : problem === "out_of_range"
-          ? `'${name}' is outside the years 1900 to 9999 (in UTC, after its offset): '${raw}'.`
-          : `'${name}' is not an ISO-8601 date-time: '${raw}'. Use e.g. 2024-01-01T00:00:00Z or 2024-01-01.`;
+          ? `'${name}' is outside the years 1900 to 9999 (in UTC, after its offset): '${said}'.`
+          : `'${name}' is not an ISO-8601 date-time: '${said}'. Use e.g. 2024-01-01T00:00:00Z or 2024-01-01.`;
   throw badRequest("invalid_datetime", detail);
 }

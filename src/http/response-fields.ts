@@ -6,7 +6,7 @@
  */
 import { aggregateName, aggregatesOf } from "../records/aggregates.ts";
 import { type DataRecord, type DatasetDoc, type FieldDoc, servedFieldsOf } from "../records/dataset.ts";
-import { badRequest } from "./http-error.ts";
+import { badRequest, echo } from "./http-error.ts";
 import type { ParsedRange } from "./range-query.ts";
 
 /** The fields of a response to `range`, in served order; throws a 400 for an unknown column. */
@@ -41,7 +41,7 @@ function unknownColumn(dataset: DatasetDoc, range: ParsedRange, name: string, va
   }
   return badRequest(
     "invalid_parameter",
-    `Unknown column '${name}' in 'columns'. Valid columns here: ${valid.join(", ")}.`,
+    `Unknown column '${echo(name)}' in 'columns'. Valid columns here: ${valid.join(", ")}.`,
   );
 }
 

@@ -11,6 +11,7 @@ import {
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { echo } from "../http/http-error.ts";
 import type { DatasetDefinition } from "../datasets/registry.ts";
 import { VERSION } from "../version.ts";
 import type { ApiCaller } from "./api-caller.ts";
@@ -36,7 +37,10 @@ export function createMcpServer(datasets: readonly DatasetDefinition[], api: Api
     if (tool === undefined) {
       return {
         content: [
-          { type: "text", text: `No tool '${request.params.name}': ${tools.map((t) => t.name).join(", ")}.` },
+          {
+            type: "text",
+            text: `No tool '${echo(request.params.name)}': ${tools.map((t) => t.name).join(", ")}.`,
+          },
         ],
         isError: true,
       };

@@ -13,6 +13,7 @@ import type { DatasetParameter } from "../records/dataset.ts";
 import { AS_OF_PARAMETER } from "../http/dataset-handler.ts";
 import { RANGE_PARAMETERS } from "../http/range-query.ts";
 import { OUTLOOK_TZ } from "../http/outlook-query.ts";
+import { echo } from "../http/http-error.ts";
 import { jsonSchema } from "../http/route-doc.ts";
 import type { ApiAnswer, ApiCaller } from "./api-caller.ts";
 
@@ -200,7 +201,7 @@ function datasetTools(all: readonly DatasetDefinition[]): Tool[] {
   const ids = datasets.map((d) => d.id);
   const byId = (id: unknown) => datasets.find((d) => d.id === id);
   const unknown = (id: unknown) =>
-    failure(`No dataset '${String(id)}'. The datasets are: ${ids.join(", ")}.`);
+    failure(`No dataset '${echo(String(id))}'. The datasets are: ${ids.join(", ")}.`);
   const query: Tool = {
     name: "query_dataset",
     description: `The records of a dataset in [start, end). Ask for what you need: a daily or monthly mean is interval 1d or 1mo (with agg min, max or sum), not thousands of hours; columns narrows the fields. Up to ${MAX_RECORDS} records are answered in full; more give a summary and the URL of the whole as CSV or Parquet. Ranges: 366 days at 1h, 7,320 at 1d and longer.`,
