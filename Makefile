@@ -164,8 +164,9 @@ bench: node_modules/.installed $(call node_bin,$(NODE24_VERSION))/node
 evaluate-stress: node_modules/.installed
 	$(NODE_BIN)/tsx scripts/evaluate-stress.ts $(EVAL_DIR)
 
+# EVAL_STORE=DATA_DIR judges the shipped outlook on that store's own history instead.
 evaluate-outlook: node_modules/.installed
-	$(NODE_BIN)/tsx scripts/evaluate-outlook.ts $(EVAL_DIR)
+	$(NODE_BIN)/tsx scripts/evaluate-outlook.ts $(if $(EVAL_STORE),--store $(EVAL_STORE),$(EVAL_DIR))
 
 clean:
 	rm -rf node_modules coverage .cache

@@ -9,11 +9,16 @@
  * `--write` puts the formula fitted on every hour and the evaluation into
  * `src/features/outlook-fit.ts` and docs/api.md; a test fails while either differs from what this
  * prints. The scored years never choose anything: each is scored by a fit of the years before it.
+ *
+ * `--store DATA_DIR` judges the outlook the service ships on a store's own history instead: each
+ * day's outlook as the API issues it as of 06:00 SAST, against the store's newest values
+ * (`scripts/outlook-store-evaluation.ts`), in the same tables.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { basename, join } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { exportArgs, refusing } from "./evaluation-files.ts";
-import { evaluateOutlook, fitOutlook, loadExamples } from "./outlook-evaluation.ts";
+import { evaluateOutlook, fitOutlook, loadExamples, summarise } from "./outlook-evaluation.ts";
+import { storeOutlooks } from "./outlook-store-evaluation.ts";
 import {
   dailyReliabilityTable,
   dailyTable,
@@ -23,13 +28,13 @@ import {
   reliabilityTable,
   withOutlookTables,
 } from "../src/features/outlook-report.ts";
-import type { OutlookFit } from "../src/features/outlook-model.ts";
+import { type OutlookFit, OUTLOOK_VERSION } from "../src/features/outlook-model.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 const FIT_FILE = join(ROOT, "src", "features", "outlook-fit.ts");
 const API_DOC = join(ROOT, "docs", "api.md");
 
-const { write, dir, exports } = exportArgs(process.argv.slice(2), ROOT);
+const argv = process.argv.slice(2);
 
 /** The generated module: the shipped formula and the evaluation the docs show. */
 function fitModule(fit: OutlookFit, evaluation: OutlookEvaluation): string {
@@ -50,34 +55,68 @@ function fitModule(fit: OutlookFit, evaluation: OutlookEvaluation): string {
   ].join("\n");
 }
 
-const { examples, evaluation, fit } = refusing(() => {
-  const examples = loadExamples(exports);
-  return { examples, evaluation: evaluateOutlook(examples), fit: fitOutlook(examples) };
-});
-const out = [
-  `The load-shedding outlook, walk-forward on the real Eskom files in ${dir}`,
-  `(exports: ${exports.map((p) => basename(p)).join(", ")}; ${examples.length} scored hours of daily`,
-  ` outlooks; years scored: ${evaluation.years.join(", ") || "none"}, each by a fit of the years before it)`,
-  "",
-  outlookTable(evaluation),
-  "",
-  "Reliability: mean probability / share with load reduction (hours), per tenth of probability:",
-  reliabilityTable(evaluation),
-  "",
-  "By day (SAST), as interval=1d serves it: the chance of any load reduction in the day (its likeliest",
-  "hour's) and the hours to expect, per bucket of the lead of the day's first hour:",
-  dailyTable(evaluation),
-  "",
-  "The days' reliability: mean chance / share of days with load reduction (days), per tenth:",
-  dailyReliabilityTable(evaluation),
-  "",
-  "The formula fitted on every hour (what the service ships):",
-  JSON.stringify(fit),
-];
-process.stdout.write(out.join("\n") + "\n");
+// The tables of an evaluation, under the lines that say what was judged.
+function tables(heading: readonly string[], evaluation: OutlookEvaluation): string[] {
+  return [
+    ...heading,
+    "",
+    outlookTable(evaluation),
+    "",
+    "Reliability: mean probability / share with load reduction (hours), per tenth of probability:",
+    reliabilityTable(evaluation),
+    "",
+    "By day (SAST), as interval=1d serves it: the chance of any load reduction in the day (its likeliest",
+    "hour's) and the hours to expect, per bucket of the lead of the day's first hour:",
+    dailyTable(evaluation),
+    "",
+    "The days' reliability: mean chance / share of days with load reduction (days), per tenth:",
+    dailyReliabilityTable(evaluation),
+  ];
+}
 
-if (write) {
-  writeFileSync(FIT_FILE, fitModule(fit, evaluation));
-  writeFileSync(API_DOC, withOutlookTables(readFileSync(API_DOC, "utf8"), outlookTables(fit, evaluation)));
-  process.stdout.write(`Wrote ${FIT_FILE} and ${API_DOC}; run prettier on them.\n`);
+const day = (ms: number) => new Date(ms + 2 * 3_600_000).toISOString().slice(0, 10);
+
+if (argv.includes("--store")) {
+  const at = argv.indexOf("--store");
+  const store = argv[at + 1];
+  if (store === undefined || store.startsWith("--") || argv.length !== 2) {
+    process.stderr.write(
+      "Usage: npm run evaluate-outlook -- --store DATA_DIR (alone: --write publishes the exports' evaluation)\n",
+    );
+    process.exit(2);
+  }
+  const dir = resolve(store);
+  const { outlooks, evaluation } = refusing(() => {
+    const outlooks = storeOutlooks(dir);
+    return { outlooks, evaluation: summarise(outlooks.scored) };
+  });
+  const heading = [
+    `The load-shedding outlook (${OUTLOOK_VERSION}, as shipped), as of 06:00 SAST each day of the store's history in ${dir}`,
+    `(${outlooks.issues} outlooks issued from ${day(outlooks.first)} to ${day(outlooks.last)}, from what the store had received by then;`,
+    ` ${outlooks.scored.length} scored hours, each against the store's newest value)`,
+  ];
+  process.stdout.write(tables(heading, evaluation).join("\n") + "\n");
+} else {
+  const { write, dir, exports } = exportArgs(argv, ROOT);
+  const { examples, evaluation, fit } = refusing(() => {
+    const examples = loadExamples(exports);
+    return { examples, evaluation: evaluateOutlook(examples), fit: fitOutlook(examples) };
+  });
+  const heading = [
+    `The load-shedding outlook, walk-forward on the real Eskom files in ${dir}`,
+    `(exports: ${exports.map((p) => basename(p)).join(", ")}; ${examples.length} scored hours of daily`,
+    ` outlooks; years scored: ${evaluation.years.join(", ") || "none"}, each by a fit of the years before it)`,
+  ];
+  const out = [
+    ...tables(heading, evaluation),
+    "",
+    "The formula fitted on every hour (what the service ships):",
+    JSON.stringify(fit),
+  ];
+  process.stdout.write(out.join("\n") + "\n");
+  if (write) {
+    writeFileSync(FIT_FILE, fitModule(fit, evaluation));
+    writeFileSync(API_DOC, withOutlookTables(readFileSync(API_DOC, "utf8"), outlookTables(fit, evaluation)));
+    process.stdout.write(`Wrote ${FIT_FILE} and ${API_DOC}; run prettier on them.\n`);
+  }
 }

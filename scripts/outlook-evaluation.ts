@@ -39,6 +39,12 @@ import type {
   OutlookEvaluation,
   Reliability,
 } from "../src/features/outlook-report.ts";
+import {
+  formulaWeights,
+  mixedChance,
+  RECORD_DAYS,
+  sameHourForecast,
+} from "../src/features/outlook-record.ts";
 import type { Reading } from "../src/source/reading.ts";
 import { CannotEvaluate, withExportStore } from "./evaluation-files.ts";
 import { groupBy } from "../src/group-by.ts";
@@ -133,23 +139,71 @@ export function fitOutlook(train: readonly Example[]): OutlookFit {
   return Object.fromEntries(fits) as OutlookFit;
 }
 
-/** A scored example: the outlook's probability from the fit of the years before its own. */
-interface Scored extends Example {
+/** One hour of an issued outlook with its outcome: what the scores and tables read. */
+export interface ScoredHour {
+  readonly issuedAt: number;
+  readonly hour: number;
+  readonly lead: number;
+  readonly shed: boolean;
+  /** The outlook's chance, and the baselines' (persistence, the same hour of 7 days). */
   readonly probability: number;
+  readonly persistence: number;
+  readonly sameHour: number;
+}
+
+/**
+ * A scored example: the formula's chance from the fit of the years before its own, and the
+ * outlook's, the formula and the same-hour forecast weighed by their record (`withRecord`).
+ */
+interface Scored extends Example, ScoredHour {
+  readonly formula: number;
+}
+
+/**
+ * The outlook's chances as `issueOutlook` serves them, from examples with the formula's chance:
+ * each issue's weights from the record of the issues of the `RECORD_DAYS` days before it, on
+ * their examples up to its newest actual hour (the hours known when it is issued).
+ */
+export function withRecord<T extends Example & { formula: number }>(
+  rows: readonly T[],
+): (T & { probability: number })[] {
+  const byIssue = groupBy(rows, (e) => e.issuedAt);
+  const recorded = (e: T) => ({ ...e, sameHour: sameHourForecast(e.sameHour) });
+  return [...byIssue].flatMap(([issuedAt, own]) => {
+    const t0 = own[0]!.hour - own[0]!.lead * HOUR_MS;
+    const days = Array.from({ length: RECORD_DAYS }, (_, k) =>
+      (byIssue.get(issuedAt - (k + 1) * DAY_MS) ?? []).filter((e) => e.hour <= t0).map(recorded),
+    );
+    const weights = formulaWeights(days);
+    return own.map((e) => ({
+      ...e,
+      probability: mixedChance(weights, e.lead, e.formula, sameHourForecast(e.sameHour)),
+    }));
+  });
 }
 
 // Rows by the calendar year (SAST) of their hour, earliest year first.
 const byYear = <T extends { hour: number }>(rows: readonly T[]) =>
   new Map([...groupBy(rows, (e) => year(e.hour))].sort((a, b) => a[0] - b[0]));
 
-/** The years scored, each by a fit of the examples before it. */
+// How far before a year its hours' issues and their records reach, and after it its hours' issues.
+const YEAR_MARGIN_MS = (RECORD_DAYS + 14) * DAY_MS;
+
+/**
+ * The years scored, each by a fit of the examples before it: the formula's chances, and the
+ * outlook's from them and their record (the issues before the year's first scored by its fit too,
+ * as the service's record is scored by the formula it ships).
+ */
 export function walkForward(all: readonly Example[]): Scored[] {
-  return [...byYear(all)].flatMap(([y, rows]) => {
+  return [...byYear(all)].flatMap(([y]) => {
     const start = Date.UTC(y, 0, 1) - SAST_OFFSET_MS;
+    const end = Date.UTC(y + 1, 0, 1) - SAST_OFFSET_MS;
     const train = all.filter((e) => e.hour < start);
     if (shedHours(train) < MIN_TRAINING_SHED_HOURS) return [];
     const fit = fitOutlook(train);
-    return rows.map((e) => ({ ...e, probability: outlookProbability(fit, e.inputs, e.lead) }));
+    const near = all.filter((e) => e.issuedAt >= start - YEAR_MARGIN_MS && e.issuedAt < end + YEAR_MARGIN_MS);
+    const scored = near.map((e) => ({ ...e, formula: outlookProbability(fit, e.inputs, e.lead) }));
+    return withRecord(scored).filter((e) => year(e.hour) === y);
   });
 }
 
@@ -182,7 +236,7 @@ export function reliability(scored: readonly (Outcome & { probability: number })
   });
 }
 
-function bucketScore(bucket: LeadBucket, scored: readonly Scored[]): BucketScore {
+function bucketScore(bucket: LeadBucket, scored: readonly ScoredHour[]): BucketScore {
   return {
     bucket,
     hours: scored.length,
@@ -215,10 +269,10 @@ export interface ScoredDay extends Outcome {
  * and hours to expect (`outlookDays` of `src/features/outlook.ts`, the code `interval=1d` runs),
  * the same made of each baseline's hourly values, and whether the day had load reduction.
  */
-export function scoredDays(scored: readonly Scored[]): ScoredDay[] {
+export function scoredDays(scored: readonly ScoredHour[]): ScoredDay[] {
   const days = groupBy(scored, (e) => `${e.issuedAt} ${sastDay(e.hour)}`);
   return [...days.values()].map((rows) => {
-    const served = (p: (e: Scored) => number) =>
+    const served = (p: (e: ScoredHour) => number) =>
       outlookDays(
         rows.map((e) => ({ hour: e.hour, lead: e.lead, probability: p(e), band: outlookBand(p(e)) })),
         sastDay,
@@ -267,7 +321,7 @@ const inBucket = <T extends { lead: number }>(rows: readonly T[], name: LeadBuck
   rows.filter((e) => bucketOf(e.lead) === name);
 
 // Each bucket's scores and reliability.
-const bucketsOf = (scored: readonly Scored[]) =>
+const bucketsOf = (scored: readonly ScoredHour[]) =>
   LEAD_BUCKETS.map(({ name }) => ({
     ...bucketScore(name, inBucket(scored, name)),
     reliability: reliability(inBucket(scored, name)),
@@ -276,15 +330,20 @@ const bucketsOf = (scored: readonly Scored[]) =>
 /** The whole evaluation: per bucket of lead over every scored year, and per year; by hour and by day. */
 export function evaluateOutlook(all: readonly Example[]): OutlookEvaluation {
   const scored = walkForward(all);
-  const days = scoredDays(scored);
-  const scoredByYear = byYear(scored);
-  const years = [...scoredByYear.keys()];
-  if (years.length === 0) {
+  if (scored.length === 0) {
     const held = [...byYear(all).keys()].join(", ");
     throw new CannotEvaluate(
       `no year can be scored: a year is scored by a fit of the years before it once those hold ${MIN_TRAINING_SHED_HOURS} hours of load reduction (the exports hold ${held}, with ${shedHours(all)} hours of it)`,
     );
   }
+  return summarise(scored);
+}
+
+/** The scores and tables of some scored hours: per bucket of lead, over all and per year; by hour and by day. */
+export function summarise(scored: readonly ScoredHour[]): OutlookEvaluation {
+  const days = scoredDays(scored);
+  const scoredByYear = byYear(scored);
+  const years = [...scoredByYear.keys()];
   return {
     years,
     buckets: bucketsOf(scored),

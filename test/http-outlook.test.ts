@@ -36,7 +36,7 @@ test("issued as of an instant: hours from the one after the newest actual hour t
   const newest = Date.parse(body.meta.newest_actual as string);
   assert.equal(body.meta.dataset, "features.load_shedding_outlook");
   assert.equal(body.meta.timezone, "Africa/Johannesburg");
-  assert.equal(body.meta.version, "v1");
+  assert.equal(body.meta.version, "v2");
   assert.equal(body.meta.issued_at, asOf.replace("Z", "+00:00").replace(/\.(\d{3})\+/, ".$1+"));
   assert.equal(Date.parse(body.data[0]!.ts as string), newest + HOUR);
   const last = Math.floor((Date.parse(asOf) + 168 * HOUR) / HOUR) * HOUR;
@@ -49,12 +49,16 @@ test("issued as of an instant: hours from the one after the newest actual hour t
     assert.ok(p >= 0 && p <= 1);
     assert.equal(record.band, p >= 0.8 ? "critical" : p >= 0.6 ? "high" : p >= 0.3 ? "moderate" : "low");
   }
-  assert.deepEqual(body.meta.inputs, {
+  const { formula_weights: weights, ...inputs } = body.meta.inputs;
+  assert.deepEqual(inputs, {
     readings_as_of: body.meta.issued_at,
     week_ahead_forecast_hours: body.data.length,
     forecast_issue: null,
     forecast_issue_hours: 0,
   });
+  // The formula's weight per bucket of lead, from its record of the 28 days before.
+  assert.deepEqual(Object.keys(weights as object), ["1-24", "25-72", "73-168", "over 168"]);
+  for (const w of Object.values(weights as object)) assert.ok(w >= 0 && w <= 1, `${w}`);
   // Five evenings of load reduction: tomorrow evening is likelier than its small hours.
   const at = (h: string) => body.data.find((r) => (r.ts as string).endsWith(`T${h}:00:00+02:00`))!;
   assert.ok((at("19").probability as number) > 5 * (at("03").probability as number));

@@ -28,9 +28,13 @@ import {
   withOutlookTables,
 } from "../src/features/outlook-report.ts";
 import { prng } from "../src/sample/sample-model.ts";
+import { markSample } from "../src/store/sample-mark.ts";
+import { CannotEvaluate } from "../scripts/evaluation-files.ts";
+import { storeOutlooks } from "../scripts/outlook-store-evaluation.ts";
 import {
   CAN_MOUNT,
   exportCsv,
+  ingestTexts,
   NEEDS_MOUNT,
   REAL_DATA_DIR,
   REAL_DATA_SKIP,
@@ -42,6 +46,7 @@ import {
 } from "./helpers.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
 import { tableCells } from "./markdown-tables.ts";
+import { COLUMNS, history } from "./outlook-store.ts";
 
 const HOUR = 3_600_000;
 
@@ -53,14 +58,19 @@ function madeUp(seed = 1): Example[] {
     const inputs = OUTLOOK_INPUTS.map(() => random() * 2 - 1);
     const shed = inputs[0]! + 0.6 * (random() - 0.5) > 0.4;
     const lead = 1 + Math.floor(random() * 240);
-    out.push({ issuedAt: t - lead * HOUR, hour: t, lead, inputs, shed, persistence: 0, sameHour: random() });
+    // The same-hour share knows nothing here: the outlook's chance ranks as the formula's does.
+    out.push({ issuedAt: t - lead * HOUR, hour: t, lead, inputs, shed, persistence: 0, sameHour: 0.5 });
   }
   return out;
 }
 
 // `npm run evaluate-outlook -- DIR`, run to its end.
 async function evaluateOutlookIn(dir: string, env: NodeJS.ProcessEnv = process.env) {
-  const child = spawn(process.execPath, ["--import", "tsx", "scripts/evaluate-outlook.ts", dir], {
+  return runEvaluateOutlook([dir], env);
+}
+
+async function runEvaluateOutlook(args: readonly string[], env: NodeJS.ProcessEnv = process.env) {
+  const child = spawn(process.execPath, ["--import", "tsx", "scripts/evaluate-outlook.ts", ...args], {
     cwd: join(import.meta.dirname, ".."),
     env,
   });
@@ -81,11 +91,12 @@ test("each year is scored by a fit of the years before it alone, and only with e
     [...new Set(scored.map((e) => new Date(e.hour + 2 * HOUR).getUTCFullYear()))],
     [2020, 2021],
   );
-  // 2020's outcomes flipped: 2020's probabilities (from 2019's fit) stay, 2021's move.
+  // 2020's outcomes flipped: 2020's formula (from 2019's fit) stays, 2021's moves. (The outlook's
+  // chances of 2020 move too: their record reads the outcomes known when each was issued.)
   const flipped = walkForward(all.map((e) => (inYear(2020)(e) ? { ...e, shed: !e.shed } : e)));
   assert.deepEqual(
-    flipped.filter(inYear(2020)).map((e) => e.probability),
-    scored.filter(inYear(2020)).map((e) => e.probability),
+    flipped.filter(inYear(2020)).map((e) => e.formula),
+    scored.filter(inYear(2020)).map((e) => e.formula),
   );
   assert.notDeepEqual(
     flipped.filter(inYear(2021)).map((e) => e.probability),
@@ -138,6 +149,7 @@ test("a day of an outlook is scored as interval=1d serves it: its likeliest hour
     issuedAt: t0 + 57 * HOUR,
     hour: t0 + (i + 1) * HOUR,
     lead: i + 1,
+    formula: (i + 1) / 100,
     probability: (i + 1) / 100,
     shed: i + 1 === 26,
     persistence: 1,
@@ -304,6 +316,41 @@ test("a killed evaluation's temporary store is removed by the next evaluation; a
   const next = await evaluateOutlookIn(dir, { ...process.env, TMPDIR: tmp });
   assert.equal(next.code, 2, "40 days: no year to score");
   assert.deepEqual(stores(), [running, "gds-eval-notes"].sort());
+});
+
+test("evaluate-outlook --store refuses what has no history to judge, saying why, and exits 2", async (t) => {
+  const empty = tempDir(t);
+  const sample = tempDir(t);
+  ingestTexts(sample, { "ESK1.csv": generateSampleExport({ firstDay: "2025-01-01", days: 40 }) });
+  markSample(sample);
+  // Real-looking hours, stored at once today: nothing was received before the days they are of.
+  const atOnce = tempDir(t);
+  ingestTexts(atOnce, { "ESK1.csv": exportCsv(COLUMNS, history(Date.parse("2025-03-01T04:00:00Z"), 10)) });
+  for (const [dir, why] of [
+    [join(empty, "nowhere"), `${join(empty, "nowhere")} is not a folder: pass a DATA_DIR`],
+    [empty, `${empty} holds no stored hour`],
+    [sample, `${sample} holds generated sample data, not Eskom's: there is nothing to judge`],
+    [
+      atOnce,
+      /^no outlook issued as of a day in the store's history \(since its first ingest, .*\) has an hour with a known outcome: .* A store filled at once \(npm run ingest\) has no past to replay: judge its exports with npm run evaluate-outlook -- DIR$/,
+    ],
+  ] as const) {
+    assert.throws(
+      () => storeOutlooks(dir),
+      (e) =>
+        e instanceof CannotEvaluate && (typeof why === "string" ? e.message === why : why.test(e.message)),
+      dir,
+    );
+  }
+  // The command says it in one line, exit status 2; and how it is called, when it is not.
+  const refused = await runEvaluateOutlook(["--store", empty]);
+  assert.deepEqual(
+    [refused.code, refused.stdout, refused.stderr],
+    [2, "", `Cannot evaluate: ${empty} holds no stored hour\n`],
+  );
+  const misused = await runEvaluateOutlook(["--store", empty, "--write"]);
+  assert.equal(misused.code, 2);
+  assert.match(misused.stderr, /^Usage: npm run evaluate-outlook -- --store DATA_DIR/);
 });
 
 test("docs/api.md shows the shipped formula and its evaluation", () => {

@@ -6,7 +6,10 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { storeOutlooks } from "../scripts/outlook-store-evaluation.ts";
 import { skipUnless, startServer, tempDir } from "./helpers.ts";
 import { startPortal } from "./portal-stand-in.ts";
 import { BUILD_UP, type Download, downloads, HISTORY, replayDownloads } from "./portal-history.ts";
@@ -77,5 +80,53 @@ test(
     );
     assert.ok(newest.filter((n) => n !== null).length >= 3, JSON.stringify(newest));
     earlier.forEach((d, i) => assert.ok(newest[i] == null || Date.parse(newest[i]) <= d.at, d.name));
+  },
+);
+
+// `npm run evaluate-outlook -- ARGS`, run to its end.
+async function evaluateOutlook(...args: string[]) {
+  const child = spawn(process.execPath, ["--import", "tsx", "scripts/evaluate-outlook.ts", ...args], {
+    cwd: join(import.meta.dirname, ".."),
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d) => (stdout += d));
+  child.stderr.on("data", (d) => (stderr += d));
+  const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+  return { code, stdout, stderr };
+}
+
+test(
+  "evaluate-outlook --store judges the replayed downloads with the chances the API issued as of each day",
+  { skip: SKIP },
+  async (t) => {
+    const list = downloads().filter((d) => d.at < Date.parse("2024-01-01T00:00:00Z"));
+    const dir = tempDir(t);
+    await replayDownloads(await startPortal(t), dir, list);
+    const outlooks = storeOutlooks(dir);
+    const issues = [...new Set(outlooks.scored.map((e) => e.issuedAt))];
+    assert.equal(issues.length, outlooks.issues);
+    assert.ok(issues.length >= 3, `${issues.length} outlooks with a known outcome`);
+    const server = await startServer(t, dir);
+    for (const issuedAt of issues) {
+      const res = await server.get(`${PATH}?as_of=${new Date(issuedAt).toISOString()}`);
+      const served = new Map(
+        ((await res.json()) as { data: { ts: string; probability: number; lead_h: number }[] }).data.map(
+          (r) => [Date.parse(r.ts), r],
+        ),
+      );
+      for (const e of outlooks.scored.filter((s) => s.issuedAt === issuedAt)) {
+        const record = served.get(e.hour)!;
+        assert.deepEqual([record.probability, record.lead_h], [Number(e.probability.toFixed(4)), e.lead]);
+      }
+    }
+    const { code, stdout, stderr } = await evaluateOutlook("--store", dir);
+    assert.equal(code, 0, stderr);
+    assert.ok(
+      stdout.startsWith("The load-shedding outlook (v2, as shipped), as of 06:00 SAST each day"),
+      stdout,
+    );
+    assert.ok(stdout.includes(`${outlooks.scored.length} scored hours`), stdout);
+    assert.match(stdout, /^\| 1-24 \| [\d,]+ \([\d,]+\) \|/m);
   },
 );

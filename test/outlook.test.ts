@@ -49,12 +49,13 @@ const sourceOf = (hours: Map<number, Reading>) => ({ reading: (hour: number) => 
 
 function outlook(hours: Map<number, Reading>, issuedAt = T0 + 3 * DAY + 7 * HOUR) {
   const source = sourceOf(hours);
-  return issueOutlook(source, {
+  const issued = issueOutlook(source, {
     t0: T0,
     issuedAt,
     fit: OUTLOOK_FIT,
     forecast: (hour) => storedForecast(source, hour),
   });
+  return issued === null ? null : issued.hours;
 }
 
 test("the outlook reads nothing after its newest actual hour but Eskom's forecast of the hours ahead", () => {

@@ -24,10 +24,10 @@ const PROBABILITY: FieldDoc = {
 
 /**
  * What an assistant relaying the outlook must say with it (docs/api.md, "What it cannot know", and
- * its evaluation): a chance, not an announcement, of data days old, judged on two years.
+ * its evaluation): a chance, not an announcement, of data days old, judged on few years.
  */
 const CANNOT_KNOW =
-  "It is a chance computed from past hours and Eskom's demand forecast, not an announcement: it cannot know a stage Eskom announces after its newest data (the portal runs days behind; newest_actual in meta) or a unit that trips. Judged on 2021 and 2022, it ranked hours well within three days and weakly past a week, and its chances were too high in 2021 and too low in 2022: say so when relaying a number.";
+  "It is a chance computed from past hours and Eskom's demand forecast, not an announcement: it cannot know a stage Eskom announces after its newest data (the portal runs days behind; newest_actual in meta) or a unit that trips. Judged on 2021, 2022 and the months of October 2022 to May 2023, it ranked hours well within three days and weakly past a week, and its chances were too high in years of short episodes and too low in months of load shedding without end: say so when relaying a number.";
 
 /** The `features.load_shedding_outlook` dataset. */
 export const loadSheddingOutlook: OutlookDataset = {
@@ -71,7 +71,7 @@ export const loadSheddingOutlook: OutlookDataset = {
     inputs: {
       type: "object",
       description:
-        "What it read: the store as it stood at readings_as_of; how many hours ahead took their demand forecast from the demand file (week_ahead_forecast_hours) and from the 3-month forecast issue first seen at forecast_issue (forecast_issue_hours).",
+        "What it read: the store as it stood at readings_as_of; how many hours ahead took their demand forecast from the demand file (week_ahead_forecast_hours) and from the 3-month forecast issue first seen at forecast_issue (forecast_issue_hours); and the fitted formula's weight in each bucket of lead (formula_weights: 1-24, 25-72, 73-168, over 168), from how it and the same hour of the last 7 days did in the 28 days before, the same-hour share having the rest.",
     },
   },
   fields: {

@@ -18,6 +18,7 @@ import {
 import { OUTLOOK_FIT } from "../features/outlook-fit.ts";
 import { storedForecast } from "../features/outlook-inputs.ts";
 import { OUTLOOK_VERSION } from "../features/outlook-model.ts";
+import type { FormulaWeights } from "../features/outlook-record.ts";
 import { Lru } from "../cache/lru.ts";
 import { coveredRange, type DataRecord, type DatasetDoc, type RangeRequest } from "../records/dataset.ts";
 import type { RecordReader, RecordView } from "../records/record-reader.ts";
@@ -40,6 +41,8 @@ export interface Issued {
   /** The newest hour with an actual load-reduction value, or null when there is none to start from. */
   readonly t0: number | null;
   readonly hours: readonly OutlookHour[];
+  /** The formula's weight in each bucket of lead, from the outlook's record (null: no outlook). */
+  readonly weights: FormulaWeights | null;
   /** The hours ahead whose demand forecast came from the demand file, and from a 3-month issue. */
   readonly forecastHours: { readonly weekAhead: number; readonly issue: number };
   /** When the 3-month forecast issue used was first seen, or null when none was. */
@@ -56,28 +59,43 @@ export function issuedWindow(issued: Issued): { start: number; end: number } {
 function issue(source: ReadingStore, issues: IssueSource, issuedAt: number): Issued {
   const last = source.refresh().lastActual;
   const t0 = last === null ? null : newestActualHour(source, issuedAt, last);
-  const none = { issuedAt, t0, hours: [], forecastHours: { weekAhead: 0, issue: 0 }, forecastIssue: null };
+  const none = {
+    issuedAt,
+    t0,
+    hours: [],
+    weights: null,
+    forecastHours: { weekAhead: 0, issue: 0 },
+    forecastIssue: null,
+  };
   if (t0 === null) return none;
   const to = Math.floor((issuedAt + HORIZON_HOURS * HOUR_MS) / HOUR_MS) * HOUR_MS + HOUR_MS;
   const ahead = new Map(
     forecastHours(issues, { from: t0 + HOUR_MS, to, asOf: issuedAt, mode: "latest" }).map((h) => [h.hour, h]),
   );
+  // The demand file's week-ahead forecast of an hour, else the newest 3-month issue's.
+  const forecastOf = (hour: number) => {
+    const weekAhead = storedForecast(source, hour);
+    if (weekAhead !== null) return { contracted: weekAhead, issuedAt: null };
+    const fromIssue = ahead.get(hour);
+    return fromIssue === undefined || Number.isNaN(fromIssue.contracted) ? null : fromIssue;
+  };
+  const forecast = (hour: number) => forecastOf(hour)?.contracted ?? null;
+  const issued = issueOutlook(source, { t0, issuedAt, fit: OUTLOOK_FIT, forecast });
+  if (issued === null) return none;
+  const { hours, weights } = issued;
+  // Where the forecasts of its own hours came from (its record reads those of hours gone by).
   const used = { weekAhead: 0, issue: 0 };
   let forecastIssue: number | null = null;
-  const forecast = (hour: number) => {
-    const weekAhead = storedForecast(source, hour);
-    if (weekAhead !== null) {
-      used.weekAhead++;
-      return weekAhead;
+  for (const { hour } of hours) {
+    const from = forecastOf(hour);
+    if (from === null) continue;
+    if (from.issuedAt === null) used.weekAhead++;
+    else {
+      used.issue++;
+      forecastIssue = Math.max(forecastIssue ?? 0, from.issuedAt);
     }
-    const fromIssue = ahead.get(hour);
-    if (fromIssue === undefined || Number.isNaN(fromIssue.contracted)) return null;
-    used.issue++;
-    forecastIssue = Math.max(forecastIssue ?? 0, fromIssue.issuedAt);
-    return fromIssue.contracted;
-  };
-  const hours = issueOutlook(source, { t0, issuedAt, fit: OUTLOOK_FIT, forecast });
-  return hours === null ? none : { issuedAt, t0, hours, forecastHours: used, forecastIssue };
+  }
+  return { issuedAt, t0, hours, weights, forecastHours: used, forecastIssue };
 }
 
 const round = (x: number, digits: number) => Number(x.toFixed(digits));
@@ -121,6 +139,10 @@ function status(issued: Issued, range: RangeRequest): Record<string, unknown> {
       week_ahead_forecast_hours: issued.forecastHours.weekAhead,
       forecast_issue: issued.forecastIssue === null ? null : formatInstant(issued.forecastIssue, true),
       forecast_issue_hours: issued.forecastHours.issue,
+      formula_weights:
+        issued.weights === null
+          ? null
+          : Object.fromEntries(Object.entries(issued.weights).map(([b, w]) => [b, round(w, 4)])),
     },
   };
 }

@@ -10,7 +10,7 @@ import { STRESS_BANDS, type StressBand, stressBand } from "./stress-formula.ts";
 import { OUTLOOK_INPUTS, type OutlookInput } from "./outlook-inputs.ts";
 
 /** The formula's version, in every answer's `meta`. */
-export const OUTLOOK_VERSION = "v1";
+export const OUTLOOK_VERSION = "v2";
 
 /** The buckets of lead, in hours past the newest actual hour; the last is open-ended. */
 export const LEAD_BUCKETS = [
