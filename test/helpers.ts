@@ -398,6 +398,24 @@ export async function killWhen(child: ChildProcess, reached: () => boolean, labe
   return when;
 }
 
+/** `node --import tsx SCRIPT ARGS` from the repository's root, run to its end: how it exited, what it said. */
+export async function runScript(
+  script: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+) {
+  const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
+    cwd: join(import.meta.dirname, ".."),
+    env,
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d) => (stdout += d));
+  child.stderr.on("data", (d) => (stderr += d));
+  const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+  return { code, stdout, stderr };
+}
+
 /**
  * Starts `script` (the server's entry point by default) as its own process on `dir`, on a free
  * port, and resolves once it has said where it listens and `ready` holds for what it printed. The

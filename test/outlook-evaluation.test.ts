@@ -6,7 +6,6 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import {
@@ -35,6 +34,7 @@ import {
   CAN_MOUNT,
   exportCsv,
   ingestTexts,
+  runScript,
   NEEDS_MOUNT,
   REAL_DATA_DIR,
   REAL_DATA_SKIP,
@@ -69,18 +69,8 @@ async function evaluateOutlookIn(dir: string, env: NodeJS.ProcessEnv = process.e
   return runEvaluateOutlook([dir], env);
 }
 
-async function runEvaluateOutlook(args: readonly string[], env: NodeJS.ProcessEnv = process.env) {
-  const child = spawn(process.execPath, ["--import", "tsx", "scripts/evaluate-outlook.ts", ...args], {
-    cwd: join(import.meta.dirname, ".."),
-    env,
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d) => (stdout += d));
-  child.stderr.on("data", (d) => (stderr += d));
-  const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
-  return { code, stdout, stderr };
-}
+const runEvaluateOutlook = (args: readonly string[], env: NodeJS.ProcessEnv = process.env) =>
+  runScript("scripts/evaluate-outlook.ts", args, env);
 
 const inYear = (y: number) => (e: { hour: number }) => new Date(e.hour + 2 * HOUR).getUTCFullYear() === y;
 

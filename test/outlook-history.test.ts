@@ -6,11 +6,9 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { storeOutlooks } from "../scripts/outlook-store-evaluation.ts";
-import { skipUnless, startServer, tempDir } from "./helpers.ts";
+import { runScript, skipUnless, startServer, tempDir } from "./helpers.ts";
 import { startPortal } from "./portal-stand-in.ts";
 import { BUILD_UP, type Download, downloads, HISTORY, replayDownloads } from "./portal-history.ts";
 
@@ -83,19 +81,6 @@ test(
   },
 );
 
-// `npm run evaluate-outlook -- ARGS`, run to its end.
-async function evaluateOutlook(...args: string[]) {
-  const child = spawn(process.execPath, ["--import", "tsx", "scripts/evaluate-outlook.ts", ...args], {
-    cwd: join(import.meta.dirname, ".."),
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d) => (stdout += d));
-  child.stderr.on("data", (d) => (stderr += d));
-  const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
-  return { code, stdout, stderr };
-}
-
 test(
   "evaluate-outlook --store judges the replayed downloads with the chances the API issued as of each day",
   { skip: SKIP },
@@ -120,7 +105,7 @@ test(
         assert.deepEqual([record.probability, record.lead_h], [Number(e.probability.toFixed(4)), e.lead]);
       }
     }
-    const { code, stdout, stderr } = await evaluateOutlook("--store", dir);
+    const { code, stdout, stderr } = await runScript("scripts/evaluate-outlook.ts", ["--store", dir]);
     assert.equal(code, 0, stderr);
     assert.ok(
       stdout.startsWith("The load-shedding outlook (v2, as shipped), as of 06:00 SAST each day"),

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { examples, withRecord } from "../scripts/outlook-evaluation.ts";
 import { issueOutlook } from "../src/features/outlook.ts";
 import { OUTLOOK_FIT } from "../src/features/outlook-fit.ts";
-import { storedForecast } from "../src/features/outlook-inputs.ts";
+import { type OutlookSource, storedForecast } from "../src/features/outlook-inputs.ts";
 import { outlookProbability } from "../src/features/outlook-model.ts";
 import { formulaWeights, mixedChance, type RecordedHour } from "../src/features/outlook-record.ts";
 import { columns, requireColumn } from "../src/source/columns.ts";
@@ -73,6 +73,13 @@ function madeUp(allDay = 0): { reading: (hour: number) => Reading | undefined; e
   return { reading: (t) => hours.get(t), end };
 }
 
+// The outlook the service issues for the issue of an example: from its newest actual hour, at its time.
+function issuedAs(source: OutlookSource, example: { issuedAt: number; hour: number; lead: number }) {
+  const t0 = example.hour - example.lead * HOUR;
+  const forecast = (h: number) => storedForecast(source, h);
+  return issueOutlook(source, { t0, issuedAt: example.issuedAt, fit: OUTLOOK_FIT, forecast })!;
+}
+
 test("the evaluation's replay of the record gives the chances the service issues", () => {
   const source = madeUp();
   // Issued each day at 06:00 SAST from the last hour of the day three days before, as replayed.
@@ -88,13 +95,7 @@ test("the evaluation's replay of the record gives the chances the service issues
   let weighed = 0;
   for (const issuedAt of issues) {
     const rows = scored.filter((e) => e.issuedAt === issuedAt);
-    const t0 = rows[0]!.hour - rows[0]!.lead * HOUR;
-    const issued = issueOutlook(source, {
-      t0,
-      issuedAt,
-      fit: OUTLOOK_FIT,
-      forecast: (h) => storedForecast(source, h),
-    })!;
+    const issued = issuedAs(source, rows[0]!);
     assert.deepEqual(
       issued.hours.map((h) => h.probability),
       rows.map((e) => e.probability),
@@ -110,14 +111,8 @@ test("load reduction in every hour for weeks: the formula, which never learnt it
   // The issue of a day eight days before the end: five weeks of load reduction in every hour behind it.
   const [first] = examples(source, source.end - 8 * DAY, source.end - 7 * DAY);
   const { issuedAt } = first!;
-  const t0 = first!.hour - first!.lead * HOUR;
   const rows = examples(source, issuedAt - DAY, issuedAt + DAY).filter((e) => e.issuedAt === issuedAt);
-  const issued = issueOutlook(source, {
-    t0,
-    issuedAt,
-    fit: OUTLOOK_FIT,
-    forecast: (h) => storedForecast(source, h),
-  })!;
+  const issued = issuedAs(source, first!);
   assert.ok(issued.weights["73-168"] < 0.05, JSON.stringify(issued.weights));
   const late = rows.filter((e) => e.lead > 72);
   assert.ok(late.length > 90 && late.every((e) => e.shed));
