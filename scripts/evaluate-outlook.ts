@@ -29,6 +29,8 @@ import {
   withOutlookTables,
 } from "../src/features/outlook-report.ts";
 import { type OutlookFit, OUTLOOK_VERSION } from "../src/features/outlook-model.ts";
+import { formatZoned } from "../src/periods.ts";
+import { SAST_OFFSET_MS } from "../src/time.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 const FIT_FILE = join(ROOT, "src", "features", "outlook-fit.ts");
@@ -74,7 +76,7 @@ function tables(heading: readonly string[], evaluation: OutlookEvaluation): stri
   ];
 }
 
-const day = (ms: number) => new Date(ms + 2 * 3_600_000).toISOString().slice(0, 10);
+const day = (ms: number) => formatZoned(ms, SAST_OFFSET_MS).slice(0, 10);
 
 if (argv.includes("--store")) {
   const at = argv.indexOf("--store");

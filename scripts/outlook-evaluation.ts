@@ -86,14 +86,15 @@ export function examples(source: OutlookSource, from: number, to: number): Examp
     for (let hour = t0 + HOUR_MS; hour <= issuedAt + HORIZON_HOURS * HOUR_MS; hour += HOUR_MS) {
       const outcome = shedding(source, hour);
       if (outcome === null) continue;
+      const sameHour = sameHourShare(source, state, hour);
       out.push({
         issuedAt,
         hour,
         lead: (hour - t0) / HOUR_MS,
-        inputs: outlookInputs(source, state, hour, storedForecast(source, hour)),
+        inputs: outlookInputs(source, state, hour, storedForecast(source, hour), sameHour),
         shed: outcome === 1,
         persistence: state.now,
-        sameHour: sameHourShare(source, state, hour),
+        sameHour,
       });
     }
   }
@@ -168,7 +169,12 @@ export function withRecord<T extends Example & { formula: number }>(
   rows: readonly T[],
 ): (T & { probability: number })[] {
   const byIssue = groupBy(rows, (e) => e.issuedAt);
-  const recorded = (e: T) => ({ ...e, sameHour: sameHourForecast(e.sameHour) });
+  const recorded = (e: T) => ({
+    lead: e.lead,
+    formula: e.formula,
+    sameHour: sameHourForecast(e.sameHour),
+    shed: e.shed,
+  });
   return [...byIssue].flatMap(([issuedAt, own]) => {
     const t0 = own[0]!.hour - own[0]!.lead * HOUR_MS;
     const days = Array.from({ length: RECORD_DAYS }, (_, k) =>

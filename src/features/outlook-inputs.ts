@@ -130,11 +130,17 @@ const logOdds = (share: number, n: number) => Math.log((share * n + 0.5) / ((1 -
 
 /**
  * The inputs for the target hour `t` (after `state.t0`), in the order of `OUTLOOK_INPUTS`;
- * `forecast` is Eskom's contracted-demand forecast for `t` (null when none is known).
+ * `forecast` is Eskom's contracted-demand forecast for `t` (null when none is known), and
+ * `sameHour` its `sameHourShare`, for a caller that needs that share too.
  */
-export function outlookInputs(source: OutlookSource, state: IssueState, t: number, forecast: number | null) {
+export function outlookInputs(
+  source: OutlookSource,
+  state: IssueState,
+  t: number,
+  forecast: number | null,
+  sameHour = sameHourShare(source, state, t),
+) {
   const lead = (t - state.t0) / HOUR_MS;
-  const sameHour = sameHourShare(source, state, t);
   const last = shedding(source, t - knownDaysBack(state, t)) ?? state.now;
   const fade = Math.exp(-lead / PERSISTENCE_HOURS);
   const local = new Date(t + SAST_OFFSET_MS);

@@ -80,9 +80,10 @@ function forecasts(
   const last = Math.min(until, Math.floor((issuedAt + HORIZON_HOURS * HOUR_MS) / HOUR_MS) * HOUR_MS);
   for (let hour = t0 + HOUR_MS; hour <= last; hour += HOUR_MS) {
     const lead = (hour - t0) / HOUR_MS;
-    const inputs = outlookInputs(source, state, hour, request.forecast(hour));
+    const share = sameHourShare(source, state, hour);
+    const inputs = outlookInputs(source, state, hour, request.forecast(hour), share);
     const formula = outlookProbability(request.fit, inputs, lead);
-    out.push({ hour, lead, formula, sameHour: sameHourForecast(sameHourShare(source, state, hour)) });
+    out.push({ hour, lead, formula, sameHour: sameHourForecast(share) });
   }
   return out;
 }
@@ -93,9 +94,9 @@ function forecasts(
  * hours up to `t0` whose outcome is known.
  */
 function record(source: OutlookSource, request: OutlookRequest): RecordedHour[][] {
+  const { t0, issuedAt } = request;
   const days: RecordedHour[][] = [];
   for (let k = 1; k <= RECORD_DAYS; k++) {
-    const { t0, issuedAt } = request;
     const earlier = forecasts(source, request, t0 - k * DAY_MS, issuedAt - k * DAY_MS, t0);
     const known: RecordedHour[] = [];
     for (const h of earlier ?? []) {
