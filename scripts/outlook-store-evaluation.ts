@@ -7,7 +7,7 @@
  * gained after that formula was fitted (a deployment's own months, or downloads replayed through
  * the pull, each at its time).
  */
-import { existsSync } from "node:fs";
+import { statSync } from "node:fs";
 import { outlookReader } from "../src/datasets/outlook-reader.ts";
 import { ForecastIssues } from "../src/forecasts/forecast-issues.ts";
 import { issueState, sameHourShare, shedding } from "../src/features/outlook-inputs.ts";
@@ -29,7 +29,8 @@ export interface StoreOutlooks {
 
 /** Every outlook issued as of 06:00 SAST each day of the store's history, scored on its newest values. */
 export function storeOutlooks(dir: string): StoreOutlooks {
-  if (!existsSync(dir)) throw new CannotEvaluate(`${dir} is not a folder: pass a DATA_DIR`);
+  if (statSync(dir, { throwIfNoEntry: false })?.isDirectory() !== true)
+    throw new CannotEvaluate(`${dir} is not a folder: pass a DATA_DIR`);
   const store = createReadingStore({ dir, cacheDays: 10_000 });
   const held = store.refresh();
   if (held.unavailable !== undefined)

@@ -310,6 +310,7 @@ test("a killed evaluation's temporary store is removed by the next evaluation; a
 
 test("evaluate-outlook --store refuses what has no history to judge, saying why, and exits 2", async (t) => {
   const empty = tempDir(t);
+  const aFile = writeFile(tempDir(t), "manifest.json", "{}\n");
   const sample = tempDir(t);
   ingestTexts(sample, { "ESK1.csv": generateSampleExport({ firstDay: "2025-01-01", days: 40 }) });
   markSample(sample);
@@ -318,6 +319,7 @@ test("evaluate-outlook --store refuses what has no history to judge, saying why,
   ingestTexts(atOnce, { "ESK1.csv": exportCsv(COLUMNS, history(Date.parse("2025-03-01T04:00:00Z"), 10)) });
   for (const [dir, why] of [
     [join(empty, "nowhere"), `${join(empty, "nowhere")} is not a folder: pass a DATA_DIR`],
+    [aFile, `${aFile} is not a folder: pass a DATA_DIR`],
     [empty, `${empty} holds no stored hour`],
     [sample, `${sample} holds generated sample data, not Eskom's: there is nothing to judge`],
     [
