@@ -159,6 +159,11 @@ test(
     assert.deepEqual(hook!.datasets, ["grid.system_state"]);
     assert.ok(!hook!.events.includes("forecast.issued") && hook!.events.includes("data.published"));
     await page.goto(server.url + "/dashboard/webhooks");
+    // On a desktop the URL's column is not squeezed to a few letters a line beside the events.
+    const url = page.locator('td[data-label="URL"] code.url');
+    const box = (await url.boundingBox())!;
+    const lineHeight = await url.evaluate((el) => parseFloat(getComputedStyle(el).lineHeight) || 20);
+    assert.ok(box.height < 2.5 * lineHeight, `the URL takes ${box.height}px, ${lineHeight}px a line`);
     await shoot(page, "webhooks");
     await page.click("text=Deliveries");
     await page.click("text=Send test event");

@@ -48,6 +48,13 @@ test("sample magnitudes look like the real exports", () => {
   const mlr = column("manual_load_reduction_mlr");
   const shed = mlr.filter((v) => v > 0).length;
   assert.ok(shed > 0 && shed < mlr.length / 10, `load reduction in ${shed} hours`);
+  // As in the real exports (2020-22), no load reduction is ever negative, and other interruptions
+  // are 0 in most hours (there: 89%).
+  for (const name of ["manual_load_reduction_mlr", "ils_usage", "ios_excl_ils_and_mlr"])
+    assert.ok(Math.min(...column(name)) >= 0, `${name} is never negative`);
+  const ios = column("ios_excl_ils_and_mlr");
+  const quiet = ios.filter((v) => v === 0).length / ios.length;
+  assert.ok(quiet > 0.8 && quiet < 0.95, `other interruptions 0 in ${quiet} of hours`);
   // The identities the real exports hold.
   const re = column("total_re");
   const parts = ["wind", "pv", "csp", "other_re"].map(column);
