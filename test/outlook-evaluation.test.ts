@@ -6,6 +6,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import {
@@ -343,6 +344,13 @@ test("evaluate-outlook --store refuses what has no history to judge, saying why,
   const misused = await runEvaluateOutlook(["--store", empty, "--write"]);
   assert.equal(misused.code, 2);
   assert.match(misused.stderr, /^Usage: npm run evaluate-outlook -- --store DATA_DIR/);
+  // `make evaluate-outlook EVAL_STORE=` passes the folder as a store, not as a folder of exports.
+  const make = spawnSync("make", ["--no-print-directory", "evaluate-outlook", `EVAL_STORE=${empty}`], {
+    cwd: join(import.meta.dirname, ".."),
+    encoding: "utf8",
+  });
+  assert.equal(make.status, 2, make.stderr);
+  assert.match(make.stderr, new RegExp(`^Cannot evaluate: ${empty} holds no stored hour$`, "m"));
 });
 
 test("docs/api.md shows the shipped formula and its evaluation", () => {
