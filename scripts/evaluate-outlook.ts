@@ -22,10 +22,14 @@ import { storeOutlooks } from "./outlook-store-evaluation.ts";
 import {
   dailyReliabilityTable,
   dailyTable,
+  meetsTheBar,
   type OutlookEvaluation,
   outlookTable,
   outlookTables,
+  RELIABILITY_MIN_COUNT,
+  RELIABILITY_TOLERANCE,
   reliabilityTable,
+  verdictTable,
   withOutlookTables,
 } from "../src/features/outlook-report.ts";
 import { type OutlookFit, OUTLOOK_VERSION } from "../src/features/outlook-model.ts";
@@ -73,6 +77,11 @@ function tables(heading: readonly string[], evaluation: OutlookEvaluation): stri
     "",
     "The days' reliability: mean chance / share of days with load reduction (days), per tenth:",
     dailyReliabilityTable(evaluation),
+    "",
+    "Against the bar: in every bucket of lead, over all the years scored and in each, AUC and Brier",
+    `better than both baselines, and every tenth of ${RELIABILITY_MIN_COUNT} hours or more within ${RELIABILITY_TOLERANCE} of what happened:`,
+    verdictTable(evaluation),
+    `It ${meetsTheBar(evaluation) ? "meets" : "does not meet"} the bar.`,
   ];
 }
 

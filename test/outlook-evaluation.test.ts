@@ -24,7 +24,11 @@ import {
   dailyTable,
   outlookTable,
   outlookTables,
+  bucketVerdicts,
+  meetsTheBar,
+  type OutlookEvaluation,
   reliabilityTable,
+  verdictTable,
   withOutlookTables,
 } from "../src/features/outlook-report.ts";
 import { prng } from "../src/sample/sample-model.ts";
@@ -132,6 +136,49 @@ test("the reliability table bins by tenth of probability, the last tenth holding
   assert.deepEqual([tenths[2]!.predicted, tenths[2]!.observed], [null, null]);
 });
 
+test("the bar: better than both baselines, and every tenth of 100 hours or more within 0.1", () => {
+  const tenth = (count: number, predicted: number, observed: number) => ({
+    tenth: 0,
+    count,
+    predicted,
+    observed,
+  });
+  const bucket = (auc: number, brier: number, reliability: ReturnType<typeof tenth>[]) => ({
+    bucket: "1-24",
+    hours: 1_000,
+    shedHours: 100,
+    outlook: { auc, brier },
+    persistence: { auc: 0.8, brier: 0.1 },
+    sameHour: { auc: 0.7, brier: 0.12 },
+    reliability,
+  });
+  // 0.1 off is within; 99 hours do not count, however far off; a tie is not better.
+  const met = bucket(0.9, 0.05, [tenth(100, 0.25, 0.15), tenth(99, 0.9, 0.1), tenth(0, 0, 0)]);
+  const verdicts = bucketVerdicts([
+    met,
+    bucket(0.8, 0.05, [tenth(150, 0.5, 0.39)]),
+    bucket(0.9, 0.1, [tenth(150, 0.5, 0.5)]),
+  ]);
+  assert.deepEqual(
+    verdicts.map((v) => [v.auc, v.brier, v.within, v.tenths]),
+    [
+      [true, true, 1, 1],
+      [false, true, 0, 1],
+      [true, false, 1, 1],
+    ],
+  );
+  const evaluation = (buckets: ReturnType<typeof bucket>[], perYear = buckets) =>
+    ({ ...OUTLOOK_EVALUATION, buckets, perYear: [{ year: 2021, buckets: perYear }] }) as OutlookEvaluation;
+  assert.equal(meetsTheBar(evaluation([met])), true);
+  // Pooled is not enough: every year must meet it too.
+  assert.equal(meetsTheBar(evaluation([met], [bucket(0.9, 0.05, [tenth(100, 0.3, 0.15)])])), false);
+  assert.match(verdictTable(evaluation([met])), /^\| 1-24 \| yes \/ yes \| 1 of 1 \|$/m);
+  assert.match(
+    verdictTable(evaluation([met], [bucket(0.8, 0.05, [])])),
+    /^\| 2021: 1-24 \| \*\*no\*\* \/ yes \| 0 of 0 \|$/m,
+  );
+});
+
 test("a day of an outlook is scored as interval=1d serves it: its likeliest hour, its hours summed", () => {
   // One outlook whose newest actual hour is 23:00 SAST: a whole day, then 6 hours of the next.
   const t0 = Date.parse("2021-03-01T21:00:00Z");
@@ -189,6 +236,8 @@ test(
     assert.ok(stdout.includes(reliabilityTable(OUTLOOK_EVALUATION)), "and the reliability");
     assert.ok(stdout.includes(dailyTable(OUTLOOK_EVALUATION)), "the days' table");
     assert.ok(stdout.includes(dailyReliabilityTable(OUTLOOK_EVALUATION)), "and their reliability");
+    assert.ok(stdout.includes(verdictTable(OUTLOOK_EVALUATION)), "the evaluation against the bar");
+    assert.ok(stdout.includes("It does not meet the bar.\n"), "and what it comes to");
     assert.deepEqual(
       JSON.parse(stdout.trimEnd().split("\n").at(-1)!),
       OUTLOOK_FIT,

@@ -151,6 +151,62 @@ export const reliabilityTable = (evaluation: OutlookEvaluation) =>
 export const dailyReliabilityTable = (evaluation: OutlookEvaluation) =>
   tenthsTable("lead of the day's first hour", evaluation.days);
 
+/** The bar the outlook is held to: each tenth of probability with this many hours or more… */
+export const RELIABILITY_MIN_COUNT = 100;
+/** …is within this of the share of its hours that had load reduction. */
+export const RELIABILITY_TOLERANCE = 0.1;
+
+/** A bucket against the bar: whether it beats both baselines, and its tenths within tolerance. */
+export interface BucketVerdict {
+  readonly bucket: string;
+  readonly auc: boolean;
+  readonly brier: boolean;
+  /** Tenths with `RELIABILITY_MIN_COUNT` hours or more, and those within `RELIABILITY_TOLERANCE`. */
+  readonly tenths: number;
+  readonly within: number;
+}
+
+/** Each bucket against the bar: AUC and Brier better than both baselines, and its reliability. */
+export function bucketVerdicts(buckets: readonly BucketReliability[]): BucketVerdict[] {
+  return buckets.map((b) => {
+    const counted = b.reliability.filter((r) => r.count >= RELIABILITY_MIN_COUNT);
+    const near = counted.filter(
+      (r) => Math.abs((r.predicted ?? 0) - (r.observed ?? 0)) <= RELIABILITY_TOLERANCE,
+    );
+    return {
+      bucket: b.bucket,
+      auc: b.outlook.auc > b.persistence.auc && b.outlook.auc > b.sameHour.auc,
+      brier: b.outlook.brier < b.persistence.brier && b.outlook.brier < b.sameHour.brier,
+      tenths: counted.length,
+      within: near.length,
+    };
+  });
+}
+
+/** Whether every bucket of an evaluation, over all its years and in each, meets the whole bar. */
+export function meetsTheBar(evaluation: OutlookEvaluation): boolean {
+  return [evaluation.buckets, ...evaluation.perYear.map((y) => y.buckets)]
+    .flatMap(bucketVerdicts)
+    .every((v) => v.auc && v.brier && v.within === v.tenths);
+}
+
+/** The evaluation against the bar, a row per bucket over every scored year, then each year's. */
+export function verdictTable(evaluation: OutlookEvaluation): string {
+  const yes = (x: boolean) => (x ? "yes" : "**no**");
+  const rows = (label: string, buckets: readonly BucketReliability[]) =>
+    bucketVerdicts(buckets).map(
+      (v) =>
+        `| ${label}${v.bucket} | ${yes(v.auc)} / ${yes(v.brier)} | ` +
+        `${v.within === v.tenths ? "" : "**"}${v.within} of ${v.tenths}${v.within === v.tenths ? "" : "**"} |`,
+    );
+  return [
+    `| lead (hours) | better than both baselines: AUC / Brier | tenths of ${RELIABILITY_MIN_COUNT}+ hours within ${RELIABILITY_TOLERANCE} of what happened |`,
+    "| --- | --- | --- |",
+    ...rows("", evaluation.buckets),
+    ...evaluation.perYear.flatMap((y) => rows(`${y.year}: `, y.buckets)),
+  ].join("\n");
+}
+
 /** The formula's weights: a row per input, a column per bucket of lead. */
 export function outlookFormulaTable(fit: OutlookFit): string {
   const buckets = LEAD_BUCKETS.map((b) => b.name);
@@ -173,6 +229,7 @@ export function outlookTables(fit: OutlookFit, evaluation: OutlookEvaluation): R
     reliability: reliabilityTable(evaluation),
     daily: dailyTable(evaluation),
     "daily-reliability": dailyReliabilityTable(evaluation),
+    verdict: verdictTable(evaluation),
   };
 }
 
