@@ -64,13 +64,20 @@ export interface OutlookEvaluation {
 const f3 = (x: number | null) => (x === null || Number.isNaN(x) ? "n/a" : x.toFixed(3));
 const count = (n: number) => n.toLocaleString("en-US");
 
+type Scores = Pick<BucketScore, "outlook" | "persistence" | "sameHour">;
+
+// Whether the outlook's AUC and its Brier score are each better than both baselines'.
+const beatsBoth = (b: Scores) => ({
+  auc: b.outlook.auc > b.persistence.auc && b.outlook.auc > b.sameHour.auc,
+  brier: b.outlook.brier < b.persistence.brier && b.outlook.brier < b.sameHour.brier,
+});
+
 // A score, in bold where it beats both others.
-function cells(b: Pick<BucketScore, "outlook" | "persistence" | "sameHour">): string {
+function cells(b: Scores): string {
   const bold = (x: number, better: boolean) => (better ? `**${f3(x)}**` : f3(x));
-  const aucBest = b.outlook.auc > b.persistence.auc && b.outlook.auc > b.sameHour.auc;
-  const brierBest = b.outlook.brier < b.persistence.brier && b.outlook.brier < b.sameHour.brier;
+  const best = beatsBoth(b);
   return (
-    `${bold(b.outlook.auc, aucBest)} / ${bold(b.outlook.brier, brierBest)} | ` +
+    `${bold(b.outlook.auc, best.auc)} / ${bold(b.outlook.brier, best.brier)} | ` +
     `${f3(b.persistence.auc)} / ${f3(b.persistence.brier)} | ${f3(b.sameHour.auc)} / ${f3(b.sameHour.brier)}`
   );
 }
@@ -175,8 +182,7 @@ export function bucketVerdicts(buckets: readonly BucketReliability[]): BucketVer
     );
     return {
       bucket: b.bucket,
-      auc: b.outlook.auc > b.persistence.auc && b.outlook.auc > b.sameHour.auc,
-      brier: b.outlook.brier < b.persistence.brier && b.outlook.brier < b.sameHour.brier,
+      ...beatsBoth(b),
       tenths: counted.length,
       within: near.length,
     };
