@@ -48,8 +48,8 @@ test("sample magnitudes look like the real exports", () => {
   const mlr = column("manual_load_reduction_mlr");
   const shed = mlr.filter((v) => v > 0).length;
   assert.ok(shed > 0 && shed < mlr.length / 10, `load reduction in ${shed} hours`);
-  // As in the real exports (2020-22), no load reduction is ever negative, and other interruptions
-  // are 0 in most hours (there: 89%).
+  // No load reduction below 0 (the real 2020-22 export: once, by 0.1 MW), and other interruptions
+  // 0 in most hours (there: 89%).
   for (const name of ["manual_load_reduction_mlr", "ils_usage", "ios_excl_ils_and_mlr"])
     assert.ok(Math.min(...column(name)) >= 0, `${name} is never negative`);
   const ios = column("ios_excl_ils_and_mlr");
