@@ -111,7 +111,9 @@ test(
     const key = (await page.textContent("#new-key"))!.trim();
     assert.match(key, /^gds_[0-9A-Za-z]{49}$/);
     assert.match((await page.textContent("main"))!, /only time the full key is shown/);
-    assert.equal(await page.isVisible("button[data-copy]"), true, "the script shows the copy button");
+    // The page's script shows the copy button once it has run: wait for that (isVisible, a look at
+    // one instant, failed when both cores were busy and the script had not run yet).
+    await page.locator("button[data-copy]").waitFor({ state: "visible" });
     await shoot(page, "key-created");
     await page.reload();
     assert.ok(!(await page.content()).includes(key), "a reload never shows the key again");
