@@ -398,7 +398,10 @@ export async function killWhen(child: ChildProcess, reached: () => boolean, labe
   return when;
 }
 
-/** `node --import tsx SCRIPT ARGS` from the repository's root, run to its end: how it exited, what it said. */
+/**
+ * `node --import tsx SCRIPT ARGS` from the repository's root, run to its end: how it exited, what it
+ * said. It waits for `close`, not `exit`: the child's output may still be in its pipes at `exit`.
+ */
 export async function runScript(
   script: string,
   args: readonly string[],
@@ -412,7 +415,7 @@ export async function runScript(
   let stderr = "";
   child.stdout.on("data", (d) => (stdout += d));
   child.stderr.on("data", (d) => (stderr += d));
-  const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
   return { code, stdout, stderr };
 }
 

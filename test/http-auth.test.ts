@@ -1,16 +1,13 @@
 import { createAccount } from "../src/accounts/account-admin.ts";
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { request } from "node:http";
-import { join } from "node:path";
 import { createKey, revokeKey, setKeyLimits } from "../src/keys/key-admin.ts";
 import { readKeys, readUsage } from "../src/keys/key-file.ts";
-import { startServer, tempDir } from "./helpers.ts";
+import { runScript, startServer, tempDir } from "./helpers.ts";
 
 const STATE = "/api/v1/grid/system-state?start=2024-01-01&end=2024-01-02";
 const MIX = "/api/v1/generation/mix?start=2024-01-01&end=2024-01-02";
-const ROOT = join(import.meta.dirname, "..");
 
 function clock(start = Date.parse("2026-01-01T00:00:00Z")) {
   let t = start;
@@ -182,18 +179,15 @@ test("last use is recorded, and written at most once a minute per key", async (t
   assert.equal(readUsage(dir)[record.id], "2026-01-01T00:01:01.000Z");
 });
 
-function runCli(dir: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "scripts/keys.ts", ...args], {
-      cwd: ROOT,
-      env: { ...process.env, DATA_DIR: dir },
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("exit", (code) => resolve({ code: code ?? -1, stdout, stderr }));
+async function runCli(
+  dir: string,
+  args: string[],
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const { code, stdout, stderr } = await runScript("scripts/keys.ts", args, {
+    ...process.env,
+    DATA_DIR: dir,
   });
+  return { code: code ?? -1, stdout, stderr };
 }
 
 test("concurrent `keys create` commands while the server runs lose no key, and each key works", async (t) => {

@@ -4,7 +4,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,7 +21,7 @@ import { readPullState, writePullState } from "../src/pull/pull-state.ts";
 import { replayArchive, ReplayError } from "../src/pull/replay.ts";
 import { AcceptError, acceptHeader } from "../src/pull/accept-header.ts";
 import { generateSampleExport } from "../src/sample/sample-export.ts";
-import { REAL_DATA_DIR, ingestTexts, skipUnless, snapshotDir, tempDir } from "./helpers.ts";
+import { REAL_DATA_DIR, ingestTexts, runScript, skipUnless, snapshotDir, tempDir } from "./helpers.ts";
 import { startPortal } from "./portal-stand-in.ts";
 
 const SNAPSHOT = join(REAL_DATA_DIR, "portal_snapshot_2023-02-21");
@@ -167,20 +167,12 @@ test(
     const stand = await startPortal(t);
     for (const file of THREE_FILES) stand.publish(file, readFileSync(join(SNAPSHOT, file)));
     const run = () =>
-      new Promise<{ code: number | null; stderr: string }>((resolve) => {
-        const child = spawn(process.execPath, ["--import", "tsx", "scripts/pull.ts"], {
-          cwd: join(import.meta.dirname, ".."),
-          env: {
-            ...process.env,
-            DATA_DIR: dir,
-            PORTAL_URL: stand.root,
-            PULL_BACKOFF_S: "0.01",
-            PORTAL_FILES: THREE_FILES.join(","),
-          },
-        });
-        let stderr = "";
-        child.stderr.on("data", (d) => (stderr += d));
-        child.on("exit", (code) => resolve({ code, stderr }));
+      runScript("scripts/pull.ts", [], {
+        ...process.env,
+        DATA_DIR: dir,
+        PORTAL_URL: stand.root,
+        PULL_BACKOFF_S: "0.01",
+        PORTAL_FILES: THREE_FILES.join(","),
       });
     const first = await run();
     assert.equal(first.code, 0, first.stderr);

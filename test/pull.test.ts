@@ -4,7 +4,6 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
@@ -24,6 +23,7 @@ import { readAttempts, sha256Of } from "../src/pull/archive.ts";
 import {
   freePort,
   REAL_DATA_DIR,
+  runScript,
   skipUnless,
   snapshotDir,
   startServer,
@@ -37,7 +37,6 @@ const SKIP = skipUnless(
   existsSync(SNAPSHOT),
   `the portal snapshot is not at ${SNAPSHOT}; these tests need ../shared/data/eskom beside the checkout`,
 );
-const ROOT = join(import.meta.dirname, "..");
 // 2023-02-21 12:00 SAST, when the snapshot was taken.
 const NOW = Date.parse("2023-02-21T10:00:00Z");
 const FAST = { timeoutMs: 2000, attempts: 3, backoffMs: 5, maxBackoffMs: 20 };
@@ -676,23 +675,13 @@ test(
 
 /** Runs `scripts/pull.ts` with `args` against `root` into `dir`. */
 function runPull(dir: string, root: string, args: string[], env: Record<string, string> = {}) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "scripts/pull.ts", ...args], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        DATA_DIR: dir,
-        PORTAL_URL: root,
-        PULL_BACKOFF_S: "0.01",
-        PORTAL_FILES: THREE_FILES.join(","),
-        ...env,
-      },
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("exit", (code) => resolve({ code, stdout, stderr }));
+  return runScript("scripts/pull.ts", args, {
+    ...process.env,
+    DATA_DIR: dir,
+    PORTAL_URL: root,
+    PULL_BACKOFF_S: "0.01",
+    PORTAL_FILES: THREE_FILES.join(","),
+    ...env,
   });
 }
 
