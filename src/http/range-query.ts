@@ -253,9 +253,9 @@ function checkSpan(start: number, end: number, interval: Interval, streams: bool
 
 function instant(params: URLSearchParams, name: string): Instant {
   const raw = params.get(name)!;
-  const said = echo(raw);
   const result = v.safeParse(InstantSchema, raw);
   if (result.success) return result.output;
+  const said = echo(raw);
   const problem = result.issues[0].message;
   const detail =
     problem === "no_offset"
