@@ -1,7 +1,7 @@
 /** The command-line entry points, run as a user runs them. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readKeys } from "../src/keys/key-file.ts";
@@ -156,6 +156,16 @@ test("npm run evaluate-stress says what is missing when the real files are not t
   const evaluate = run("scripts/evaluate-stress.ts", [dir], {});
   assert.equal(await evaluate.done, 2);
   assert.match(evaluate.out().stderr, /Cannot evaluate: ".*load_shedding_stages.csv" is missing/);
+  // `make evaluate-stress EVAL_DIR=` judges that folder, not ../shared/data/eskom.
+  const make = spawnSync("make", ["--no-print-directory", "evaluate-stress", `EVAL_DIR=${dir}`], {
+    cwd: ROOT,
+    encoding: "utf8",
+  });
+  assert.equal(make.status, 2, make.stderr);
+  assert.match(
+    make.stderr,
+    new RegExp(`^Cannot evaluate: "${join(dir, "load_shedding_stages.csv")}" is missing`, "m"),
+  );
   writeFile(dir, "load_shedding_stages.csv", '"created_at","stage"\n"2022-06-01 10:00:00","2"\n');
   const again = run("scripts/evaluate-stress.ts", [dir], {});
   assert.equal(await again.done, 2);
