@@ -9,7 +9,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import { type Attempt, boundKey, SIGN_IN_BOUNDS, type SignInThrottle } from "./sign-in-throttle.ts";
-import { SharedStateUnavailable } from "../shared/shared-state-unavailable.ts";
+import { unlessAway } from "../shared/shared-state-unavailable.ts";
 
 // KEYS: one sorted set per bound. ARGV: now, id, then a window and a limit per bound.
 // Returns the whole seconds to wait (0 when the attempt took its place).
@@ -43,15 +43,6 @@ redis.call('DEL', KEYS[1])
 return 1
 `;
 
-// While Redis is away no attempt can be counted, so none is let through: a 503 to retry.
-async function unlessAway<T>(command: Promise<T>): Promise<T> {
-  try {
-    return await command;
-  } catch (error) {
-    throw new SharedStateUnavailable(error);
-  }
-}
-
 type Scripted = Redis & {
   gdsSignInBegin(...args: (string | number)[]): Promise<number>;
   gdsSignInSucceeded(...args: string[]): Promise<number>;
@@ -78,6 +69,7 @@ export function createRedisSignInThrottle(
   return {
     async begin(username, address) {
       const attempt: Attempt = { username, address, at: now(), id: randomBytes(12).toString("base64url") };
+      // While Redis is away no attempt can be counted, so none is let through: a 503 to retry.
       const wait = await unlessAway(
         scripted.gdsSignInBegin(...keysOf(attempt), attempt.at, attempt.id, ...bounds),
       );

@@ -9,3 +9,16 @@ export class SharedStateUnavailable extends Error {
     this.name = "SharedStateUnavailable";
   }
 }
+
+/**
+ * `command`'s answer, any failure of it (a command past its bound on a busy Redis, a lost
+ * connection) as `SharedStateUnavailable`: for a store on Redis alone, where every failure of a
+ * command means that Redis is out of reach. Its callers' own errors stay theirs: wrap the command.
+ */
+export async function unlessAway<T>(command: Promise<T>): Promise<T> {
+  try {
+    return await command;
+  } catch (error) {
+    throw new SharedStateUnavailable(error);
+  }
+}
